@@ -44,8 +44,9 @@ Tensor Tensor::zeros(DType dtype, Shape shape) {
   // 64-byte alignment so kernels may use aligned vector loads.
   auto *block = static_cast<uint8_t *>(::operator new[](n ? n : 1, std::align_val_t(64)));
   std::memset(block, 0, n);
-  t.owner_ = std::shared_ptr<const void>(
-      block, [](const void *p) { ::operator delete[](const_cast<void *>(p), std::align_val_t(64)); });
+  t.owner_ = std::shared_ptr<const void>(block, [](const void *p) {
+    ::operator delete[](const_cast<void *>(p), std::align_val_t(64));
+  });
   t.data_ = block;
   return t;
 }

@@ -1,0 +1,220 @@
+//===- test/scheduler/scheduler_test.cc - Batching and the dispatch loop ---===//
+#include "scheduler/batching.h"
+#include "scheduler/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <mutex>
+
+namespace rs::scheduler {
+namespace {
+
+/// An i32 tensor of `rows` rows of width 2 whose values are base + i.
+Tensor rowsTensor(int64_t rows, int32_t base) {
+  Tensor t = Tensor::zeros(DType::kI32, {rows, 2});
+  for (int64_t i = 0; i < rows * 2; ++i)
+    t.mutableDataAs<int32_t>()[i] = base + static_cast<int32_t>(i);
+  return t;
+}
+
+std::vector<int32_t> values(const Tensor &t) {
+  return std::vector<int32_t>(t.dataAs<int32_t>(), t.dataAs<int32_t>() + t.numElements());
+}
+
+/// A fake device: doubles every element, records batch sizes, can be held closed.
+struct FakeDevice {
+  std::mutex mu;
+  std::vector<int64_t> batch_sizes;
+  std::promise<void> gate;
+  std::shared_future<void> opened = gate.get_future().share();
+  bool hold = false;
+
+  RunFn runFn() {
+    return [this](const std::string &, int64_t batch_size,
+                  std::vector<Tensor> inputs) -> Result<std::vector<Tensor>> {
+      if (hold)
+        opened.wait();
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        batch_sizes.push_back(batch_size);
+      }
+      if (batch_size > 0 && inputs[0].shape()[0] != batch_size)
+        return internalError() << "input rows " << inputs[0].shape()[0] << " != batch size "
+                               << batch_size;
+      Tensor out = Tensor::copyOf(DType::kI32, inputs[0].shape(), inputs[0].bytes());
+      for (int64_t i = 0; i < out.numElements(); ++i)
+        out.mutableDataAs<int32_t>()[i] *= 2;
+      return std::vector<Tensor>{out};
+    };
+  }
+};
+
+ModelBatching batching(std::vector<int64_t> sizes) { return {std::move(sizes), {0}, {0}}; }
+
+/// Submits and returns a future of the outputs.
+std::future<Result<std::vector<Tensor>>>
+submitAsync(Scheduler &s, const std::string &model, Tensor input,
+            std::optional<Clock::time_point> deadline = {}) {
+  auto p = std::make_shared<std::promise<Result<std::vector<Tensor>>>>();
+  auto f = p->get_future();
+  s.submit(model, {std::move(input)}, deadline,
+           [p](Result<std::vector<Tensor>> r) { p->set_value(std::move(r)); });
+  return f;
+}
+
+TEST(Batching, ChooseBatchSize) {
+  std::vector<int64_t> sizes{1, 4, 8};
+  EXPECT_EQ(chooseBatchSize(sizes, 1, BatchSizePolicy::kAll), 1);
+  EXPECT_EQ(chooseBatchSize(sizes, 2, BatchSizePolicy::kAll), 4);
+  EXPECT_EQ(chooseBatchSize(sizes, 5, BatchSizePolicy::kAll), 8);
+  EXPECT_EQ(chooseBatchSize(sizes, 1, BatchSizePolicy::kLargest), 8);
+}
+
+TEST(Batching, SplitRowsIsFixedByShape) {
+  auto pieces = splitRows(19, 8);
+  ASSERT_EQ(pieces.size(), 3u);
+  EXPECT_EQ(pieces[0].begin, 0);
+  EXPECT_EQ(pieces[1].begin, 8);
+  EXPECT_EQ(pieces[2].begin, 16);
+  EXPECT_EQ(pieces[2].count, 3);
+}
+
+TEST(Batching, GatherAndSliceRowsAlongInnerAxis) {
+  // Shape [2, 3] with the batch on axis 1.
+  Tensor a = Tensor::zeros(DType::kI32, {2, 1});
+  a.mutableDataAs<int32_t>()[0] = 1;
+  a.mutableDataAs<int32_t>()[1] = 2;
+  Tensor b = Tensor::zeros(DType::kI32, {2, 1});
+  b.mutableDataAs<int32_t>()[0] = 3;
+  b.mutableDataAs<int32_t>()[1] = 4;
+  std::vector<BatchPart> parts{{&a, {0, 1}}, {&b, {0, 1}}};
+  Tensor g = gatherRows(parts, 1, 3);
+  EXPECT_EQ(g.shape(), (Shape{2, 3}));
+  EXPECT_EQ(values(g), (std::vector<int32_t>{1, 3, 0, 2, 4, 0}));
+  Tensor s = sliceRows(g, 1, {1, 1});
+  EXPECT_EQ(values(s), (std::vector<int32_t>{3, 4}));
+}
+
+TEST(Scheduler, CoalescesQueuedRequestsIntoSmallestSize) {
+  FakeDevice dev;
+  dev.hold = true;
+  Scheduler s({.coalescing = true}, dev.runFn());
+  s.addModel("m", batching({1, 4, 8}));
+  s.start();
+  auto f0 = submitAsync(s, "m", rowsTensor(1, 0)); // runs alone, held at the gate
+  while (s.queueDepth("m") != 0)
+    std::this_thread::yield();
+  auto f1 = submitAsync(s, "m", rowsTensor(1, 100));
+  auto f2 = submitAsync(s, "m", rowsTensor(2, 200));
+  dev.gate.set_value();
+  auto r0 = f0.get(), r1 = f1.get(), r2 = f2.get();
+  ASSERT_TRUE(r0.isOk());
+  ASSERT_TRUE(r1.isOk()) << r1.status().toString();
+  EXPECT_EQ(values((*r1)[0]), (std::vector<int32_t>{200, 202}));
+  EXPECT_EQ(values((*r2)[0]), (std::vector<int32_t>{400, 402, 404, 406}));
+  EXPECT_EQ(dev.batch_sizes, (std::vector<int64_t>{1, 4}));
+}
+
+TEST(Scheduler, NoCoalescingServesOneRequestPerDispatch) {
+  FakeDevice dev;
+  dev.hold = true;
+  Scheduler s({.coalescing = false}, dev.runFn());
+  s.addModel("m", batching({1, 4, 8}));
+  s.start();
+  auto f0 = submitAsync(s, "m", rowsTensor(1, 0));
+  while (s.queueDepth("m") != 0)
+    std::this_thread::yield();
+  auto f1 = submitAsync(s, "m", rowsTensor(1, 100));
+  auto f2 = submitAsync(s, "m", rowsTensor(2, 200));
+  dev.gate.set_value();
+  EXPECT_TRUE(f0.get().isOk());
+  EXPECT_TRUE(f1.get().isOk());
+  EXPECT_TRUE(f2.get().isOk());
+  EXPECT_EQ(dev.batch_sizes, (std::vector<int64_t>{1, 1, 4}));
+}
+
+TEST(Scheduler, LargestPolicyAlwaysRunsLargestProgram) {
+  FakeDevice dev;
+  Scheduler s({.coalescing = false, .batch_sizes = BatchSizePolicy::kLargest}, dev.runFn());
+  s.addModel("m", batching({1, 4, 8}));
+  s.start();
+  auto r = submitAsync(s, "m", rowsTensor(3, 10)).get();
+  ASSERT_TRUE(r.isOk());
+  EXPECT_EQ((*r)[0].shape(), (Shape{3, 2}));
+  EXPECT_EQ(values((*r)[0]), (std::vector<int32_t>{20, 22, 24, 26, 28, 30}));
+  EXPECT_EQ(dev.batch_sizes, (std::vector<int64_t>{8}));
+}
+
+TEST(Scheduler, SplitsLargeRequestsTheSameWayEveryTime) {
+  FakeDevice dev;
+  Scheduler s({.coalescing = true}, dev.runFn());
+  s.addModel("m", batching({1, 4, 8}));
+  s.start();
+  Tensor in = rowsTensor(19, 0);
+  auto r = submitAsync(s, "m", in).get();
+  ASSERT_TRUE(r.isOk()) << r.status().toString();
+  ASSERT_EQ((*r)[0].shape(), (Shape{19, 2}));
+  auto v = values((*r)[0]);
+  for (int32_t i = 0; i < 38; ++i)
+    ASSERT_EQ(v[static_cast<size_t>(i)], 2 * i);
+  EXPECT_EQ(dev.batch_sizes, (std::vector<int64_t>{8, 8, 4}));
+}
+
+TEST(Scheduler, FullQueueIsResourceExhausted) {
+  FakeDevice dev;
+  dev.hold = true;
+  Scheduler s({.coalescing = false, .max_queue_depth = 1}, dev.runFn());
+  s.addModel("m", batching({1}));
+  s.start();
+  auto f0 = submitAsync(s, "m", rowsTensor(1, 0));
+  while (s.queueDepth("m") != 0)
+    std::this_thread::yield();
+  auto f1 = submitAsync(s, "m", rowsTensor(1, 0));
+  auto r2 = submitAsync(s, "m", rowsTensor(1, 0)).get();
+  EXPECT_EQ(r2.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(r2.status().message(), "model 'm': queue is full (1 requests)");
+  dev.gate.set_value();
+  EXPECT_TRUE(f0.get().isOk());
+  EXPECT_TRUE(f1.get().isOk());
+}
+
+TEST(Scheduler, ExpiredRequestsAreDroppedBeforeExecution) {
+  FakeDevice dev;
+  Scheduler s({}, dev.runFn());
+  s.addModel("m", batching({1}));
+  s.start();
+  auto r = submitAsync(s, "m", rowsTensor(1, 0), Clock::now() - std::chrono::seconds(1)).get();
+  EXPECT_EQ(r.status().code(), StatusCode::kDeadlineExceeded);
+  EXPECT_TRUE(dev.batch_sizes.empty());
+}
+
+TEST(Scheduler, UnknownAndRemovedModelsAreNotFound) {
+  FakeDevice dev;
+  dev.hold = true;
+  Scheduler s({.coalescing = false}, dev.runFn());
+  s.addModel("m", batching({1}));
+  s.start();
+  EXPECT_EQ(submitAsync(s, "x", rowsTensor(1, 0)).get().status().code(), StatusCode::kNotFound);
+  auto f0 = submitAsync(s, "m", rowsTensor(1, 0));
+  while (s.queueDepth("m") != 0)
+    std::this_thread::yield();
+  auto f1 = submitAsync(s, "m", rowsTensor(1, 0));
+  s.removeModel("m");
+  EXPECT_EQ(f1.get().status().code(), StatusCode::kNotFound);
+  dev.gate.set_value();
+  EXPECT_TRUE(f0.get().isOk());
+}
+
+TEST(Scheduler, StopFailsQueuedRequests) {
+  FakeDevice dev;
+  Scheduler s({}, dev.runFn());
+  s.addModel("m", batching({1}));
+  // Not started: the request stays queued until stop().
+  auto f = submitAsync(s, "m", rowsTensor(1, 0));
+  s.stop();
+  EXPECT_EQ(f.get().status().code(), StatusCode::kUnavailable);
+}
+
+} // namespace
+} // namespace rs::scheduler

@@ -1,0 +1,141 @@
+//===- runtime/model_repository.cc - Loaded models of one worker ------------===//
+#include "runtime/model_repository.h"
+
+#include "bundle/bundle.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <filesystem>
+#include <sstream>
+
+namespace rs::runtime {
+namespace {
+
+std::vector<TensorSpec> wireSpecs(const std::vector<bundle::TensorSpec> &specs) {
+  std::vector<TensorSpec> out;
+  for (const auto &s : specs)
+    out.push_back({s.name, s.dtype, s.wireShape()});
+  return out;
+}
+
+/// "image: f32[-1,8,8,1]" for each spec, comma-separated (the `model loaded` line).
+std::string specsText(const std::vector<bundle::TensorSpec> &specs) {
+  std::ostringstream os;
+  for (size_t i = 0; i < specs.size(); ++i)
+    os << (i ? ", " : "") << specs[i].name << ": " << specs[i].toString();
+  return os.str();
+}
+
+std::string batchSizesText(const std::vector<int64_t> &sizes) {
+  if (sizes.empty())
+    return "unbatched";
+  std::ostringstream os;
+  os << '[';
+  for (size_t i = 0; i < sizes.size(); ++i)
+    os << (i ? ", " : "") << sizes[i];
+  os << ']';
+  return os.str();
+}
+
+} // namespace
+
+Result<std::vector<Tensor>> LoadedModel::run(int64_t batch_size, std::vector<Tensor> inputs) const {
+  // An unbatched model (no batch axis) has one program, whatever its file's size key.
+  auto it = batch_size == 0 && programs.size() == 1 ? programs.begin() : programs.find(batch_size);
+  if (it == programs.end())
+    return notFound() << "model '" << name << "': no compiled executable for batch size "
+                      << batch_size;
+  inputs.insert(inputs.end(), weights.begin(), weights.end());
+  return it->second->execute(inputs);
+}
+
+ModelRepository::ModelRepository(std::shared_ptr<Backend> backend) : backend_(std::move(backend)) {}
+
+Status ModelRepository::loadModel(const std::string &dir) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::string name = std::filesystem::path(dir).filename().string();
+  auto load = [&]() -> Result<std::shared_ptr<const LoadedModel>> {
+    RS_ASSIGN_OR_RETURN(bundle::Bundle b, bundle::loadBundle(dir));
+    auto model = std::make_shared<LoadedModel>();
+    model->name = name;
+    model->dir = dir;
+    model->manifest = b.manifest;
+    model->weights = b.weights;
+    for (const auto &[size, program] : b.programs) {
+      CompileOptions options;
+      auto exe = backend_->compile(program.module, options);
+      if (!exe.isOk())
+        return exe.status().withPrefix(program.path);
+      model->programs[size] = std::move(exe).value();
+      if (b.manifest.batched())
+        model->batch_sizes.push_back(size);
+    }
+    model->metadata.name = name;
+    model->metadata.platform = backend_->deviceInfo().platform;
+    model->metadata.inputs = wireSpecs(b.manifest.executable_inputs);
+    model->metadata.outputs = wireSpecs(b.manifest.executable_outputs);
+    return std::shared_ptr<const LoadedModel>(std::move(model));
+  };
+  Result<std::shared_ptr<const LoadedModel>> loaded = load();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ModelState state{name, dir, nullptr, Status::ok()};
+  if (loaded.isOk()) {
+    state.model = *loaded;
+    const LoadedModel &m = **loaded;
+    int64_t weight_bytes = 0;
+    for (const Tensor &w : m.weights)
+      weight_bytes += w.byteSize();
+    spdlog::info("model loaded name={} source=startup inputs=[{}] outputs=[{}] batch_sizes={} "
+                 "weights={} weight_bytes={} platform={} load_seconds={:.3f}",
+                 name, specsText(m.manifest.executable_inputs),
+                 specsText(m.manifest.executable_outputs), batchSizesText(m.batch_sizes),
+                 m.weights.size(), weight_bytes, m.metadata.platform, seconds);
+  } else {
+    state.status = loaded.status();
+    spdlog::error("model load failed name={} dir={} reason={}", name, dir,
+                  loaded.status().message());
+  }
+  Status result = state.status;
+  std::lock_guard<std::mutex> lock(mu_);
+  models_[name] = std::move(state);
+  return result;
+}
+
+Status ModelRepository::loadRepository(const std::string &model_repo,
+                                       const std::vector<std::string> &include) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(model_repo, ec))
+    return notFound() << "model repository '" << model_repo << "' is not a directory";
+  for (const std::string &dir : bundle::discoverBundles(model_repo)) {
+    const std::string name = std::filesystem::path(dir).filename().string();
+    if (!include.empty() && std::find(include.begin(), include.end(), name) == include.end())
+      continue;
+    (void)loadModel(dir); // failures are recorded per model
+  }
+  return Status::ok();
+}
+
+void ModelRepository::removeModel(const std::string &name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  models_.erase(name);
+}
+
+std::optional<ModelState> ModelRepository::state(const std::string &name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = models_.find(name);
+  if (it == models_.end())
+    return std::nullopt;
+  return it->second;
+}
+
+std::vector<ModelState> ModelRepository::states() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<ModelState> out;
+  for (const auto &[name, s] : models_)
+    out.push_back(s);
+  return out;
+}
+
+} // namespace rs::runtime

@@ -1,0 +1,34 @@
+//===- runtime/request_validation.h - Check a request against a manifest ---===//
+//
+// Input validation happens before queueing (reference-system.md §5.2): every declared
+// input present once, no undeclared input, datatype equal, rank equal, fixed dims equal,
+// every input with the same row count along its batch axis, at least one row. Requested
+// outputs must be declared. Shapes are row-major (the manifest's letters reversed).
+//
+// Errors are InvalidArgument and name the tensor and the reason, e.g.
+// `input 'image': shape [1,8,8] does not match the model's [-1,8,8,1]`.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundle/manifest.h"
+#include "runtime/inference.h"
+
+#include <vector>
+
+namespace rs::runtime {
+
+/// A request checked against its model: inputs in manifest order, and the row count
+/// along the batch axis (0 for an unbatched model).
+struct ValidatedInputs {
+  std::vector<Tensor> inputs;
+  int64_t rows = 0;
+  /// Indices into the manifest's executable_outputs, in the order to return them.
+  std::vector<size_t> outputs;
+};
+
+/// Checks `request` against `manifest`. See the file comment for the rules.
+Result<ValidatedInputs> validateRequest(const bundle::Manifest &manifest,
+                                        const InferRequest &request);
+
+} // namespace rs::runtime

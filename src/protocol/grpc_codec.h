@@ -1,0 +1,67 @@
+//===- protocol/grpc_codec.h - KServe V2 gRPC messages <-> runtime types ----===//
+//
+// Pure conversions between the `inference.GRPCInferenceService` messages
+// (protocol/proto/grpc_service.proto) and the protocol-neutral runtime types
+// (runtime/inference.h). Server side: decode ModelInferRequest, encode ModelInferResponse
+// and metadata. Client side (the `infer` tool, gateway, tests): the reverse.
+//
+// Tensor data (KServe V2 gRPC "Tensor Data"): either every input is in
+// `raw_input_contents` (one entry per input, same order; little-endian, row-major, no
+// padding; BOOL one byte 0/1), or each input carries typed `contents` in the field of its
+// datatype: BOOL bool_contents, INT8/INT16/INT32 int_contents, INT64 int64_contents,
+// UINT8/UINT16/UINT32 uint_contents, UINT64 uint64_contents, FP32 fp32_contents, FP64
+// fp64_contents. FP16/BF16 travel raw only; BYTES is not supported. Outputs are always
+// encoded raw, in `raw_output_contents`.
+//
+// Validation happens before any allocation sized by the client (wire_tensor.h), and every
+// error is InvalidArgument (Unimplemented for shared memory and classification, which this
+// server does not offer yet), with a message that starts with the model and request id and
+// names the tensor and the reason, e.g.
+//   model 'digits', request '7': input 'image': raw content has 100 bytes but shape
+//   [1,8,8,1] of FP32 needs 256 bytes
+//
+// Request parameters: `reactant_timeout_ns` (int64) sets InferRequest::deadline (see
+// deadline.h); `binary_data_output`, `binary_data` and other parameters are ignored.
+// The gRPC call deadline is the server's to apply (steadyDeadline in deadline.h).
+//
+// Thread safety: pure functions.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "protocol/proto/grpc_service.pb.h"
+#include "runtime/inference.h"
+#include "support/status.h"
+
+namespace rs::protocol {
+
+// ---- Server side ------------------------------------------------------------
+
+/// Decodes and validates a ModelInferRequest (rules above). Tensors are copied into owned,
+/// aligned buffers. `now` anchors the `reactant_timeout_ns` parameter.
+Result<runtime::InferRequest> decodeModelInferRequest(const inference::ModelInferRequest &msg,
+                                                      runtime::Clock::time_point now);
+
+/// Fills `out` from `response`: model_name, model_version, id, and per output its name,
+/// datatype, shape and bytes in raw_output_contents. `out` is cleared first.
+void encodeModelInferResponse(const runtime::InferResponse &response,
+                              inference::ModelInferResponse *out);
+
+/// Fills `out` (cleared first) from server metadata.
+void encodeServerMetadata(const runtime::ServerMetadata &metadata,
+                          inference::ServerMetadataResponse *out);
+/// Fills `out` (cleared first) from model metadata; shapes keep -1 for variable axes.
+void encodeModelMetadata(const runtime::ModelMetadata &metadata,
+                         inference::ModelMetadataResponse *out);
+
+// ---- Client side ------------------------------------------------------------
+
+/// Builds a ModelInferRequest with every input in raw_input_contents and the requested
+/// outputs (no parameters). The deadline is not encoded; set it on the ClientContext.
+inference::ModelInferRequest encodeModelInferRequest(const runtime::InferRequest &request);
+
+/// Decodes a ModelInferResponse (raw_output_contents or typed contents), validated with the
+/// same rules as requests.
+Result<runtime::InferResponse> decodeModelInferResponse(const inference::ModelInferResponse &msg);
+
+} // namespace rs::protocol

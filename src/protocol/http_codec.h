@@ -1,0 +1,110 @@
+//===- protocol/http_codec.h - KServe V2 REST bodies <-> runtime types -------===//
+//
+// Pure conversions between KServe V2 HTTP/REST inference bodies and the runtime types
+// (runtime/inference.h), with the binary tensor data extension (KServe V2 "Binary Tensor
+// Data Extension", Triton docs/protocol/extension_binary_data.md).
+//
+// Request body: JSON
+//   {"id": "...", "parameters": {"binary_data_output": true, "reactant_timeout_ns": N},
+//    "inputs": [{"name", "shape", "datatype", "data": [...] | "parameters":
+//                {"binary_data_size": N}}],
+//    "outputs": [{"name", "parameters": {"binary_data": true}}]}
+// When the header `Inference-Header-Content-Length: L` is present, the first L bytes of
+// the body are the JSON and the rest holds, in input order, the raw bytes of every input
+// that declares `binary_data_size` (little-endian, row-major, no padding, BOOL one byte).
+//
+// Validation, all before any allocation sized by the client: L is a decimal number no
+// larger than the body; the JSON parses; every tensor's datatype and shape pass
+// checkWireTensor(); each binary_data_size equals the shape's byte size; the binary sizes
+// sum (overflow-checked) to exactly the bytes after the JSON; `data` element counts,
+// nesting and element types fit the shape and datatype (json_tensor.h). Errors are
+// InvalidArgument (Unimplemented for shared memory and classification) and start with the
+// model and request id, then name the tensor and the reason.
+//
+// Response body: {"model_name", "model_version", "id" (when set), "outputs": [{"name",
+// "datatype", "shape", "data"}]}. An output goes binary (`parameters: {"binary_data_size":
+// N}` and bytes after the JSON, with Inference-Header-Content-Length set) when the client
+// asked for it (per-output `binary_data` overrides the request's `binary_data_output`), and
+// also, whatever was asked, when it has no exact JSON form (FP16, BF16, a NaN or infinity).
+//
+// Thread safety: pure functions.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "runtime/inference.h"
+#include "support/status.h"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rs::protocol {
+
+/// The header giving the JSON length of a body with binary tensors after it.
+inline constexpr const char *kInferenceHeaderContentLength = "Inference-Header-Content-Length";
+
+/// How the client wants outputs returned.
+struct OutputEncoding {
+  /// Request parameter `binary_data_output`.
+  bool binary_by_default = false;
+  /// Per requested output, its `binary_data` parameter when given.
+  std::vector<std::pair<std::string, bool>> per_output;
+
+  /// The choice for output `name` (per-output setting, else the default).
+  bool binaryFor(std::string_view name) const;
+};
+
+/// A decoded REST inference request.
+struct HttpInferRequest {
+  runtime::InferRequest request;
+  OutputEncoding output_encoding;
+};
+
+/// A REST body: JSON, then binary tensors when `json_length` is set (its value goes in the
+/// Inference-Header-Content-Length header).
+struct HttpBody {
+  std::string body;
+  std::optional<size_t> json_length;
+};
+
+/// The model addressed by the URL (`/v2/models/{name}[/versions/{version}]/infer`).
+struct ModelRef {
+  std::string name;
+  std::string version;
+};
+
+// ---- Server side ------------------------------------------------------------
+
+/// Decodes and validates a REST inference request body (rules above). `header_length` is
+/// the raw Inference-Header-Content-Length header value, if present; `now` anchors the
+/// `reactant_timeout_ns` parameter.
+Result<HttpInferRequest> decodeHttpInferRequest(const ModelRef &model, std::string_view body,
+                                                std::optional<std::string_view> header_length,
+                                                runtime::Clock::time_point now);
+
+/// Encodes a response (rules above).
+HttpBody encodeHttpInferResponse(const runtime::InferResponse &response,
+                                 const OutputEncoding &encoding);
+
+/// `{"name","version","extensions":[...]}`.
+std::string serverMetadataJson(const runtime::ServerMetadata &metadata);
+/// `{"name","versions":[...],"platform","inputs":[{"name","datatype","shape"}],"outputs":[...]}`.
+std::string modelMetadataJson(const runtime::ModelMetadata &metadata);
+
+// ---- Client side ------------------------------------------------------------
+
+/// Encodes a request: inputs as binary data when `binary_inputs` (or when a tensor has no
+/// exact JSON form), else as flat JSON `data`; requested outputs with their `binary_data`
+/// choice from `outputs`, whose default becomes `binary_data_output`.
+HttpBody encodeHttpInferRequest(const runtime::InferRequest &request, bool binary_inputs,
+                                const OutputEncoding &outputs);
+
+/// Decodes a response body (JSON `data` or binary outputs), validated like requests.
+Result<runtime::InferResponse>
+decodeHttpInferResponse(std::string_view body, std::optional<std::string_view> header_length);
+
+} // namespace rs::protocol

@@ -1,0 +1,40 @@
+//===- protocol/wire_tensor.cc - Checked wire tensor descriptions ----------===//
+#include "protocol/wire_tensor.h"
+
+#include <limits>
+
+namespace rs::protocol {
+
+Result<WireTensorLayout> checkWireTensor(std::string_view what, std::string_view datatype,
+                                         std::span<const int64_t> shape) {
+  if (datatype == "BYTES")
+    return invalidArgument() << what << ": datatype BYTES is not supported";
+  std::optional<DType> dtype = dtypeFromWireName(datatype);
+  if (!dtype)
+    return invalidArgument() << what << ": unknown datatype '" << datatype << "'";
+  if (static_cast<int64_t>(shape.size()) > kMaxWireRank)
+    return invalidArgument() << what << ": rank " << shape.size() << " exceeds the maximum "
+                             << kMaxWireRank;
+  Result<int64_t> count = checkedElementCount(shape);
+  if (!count.isOk())
+    return count.status().withPrefix(what);
+  int64_t elem = dtypeSize(*dtype);
+  if (*count > std::numeric_limits<int64_t>::max() / elem)
+    return invalidArgument() << what << ": shape " << shapeToString(shape) << " of " << datatype
+                             << " is too large (byte size overflows int64)";
+  WireTensorLayout layout;
+  layout.dtype = *dtype;
+  layout.shape.assign(shape.begin(), shape.end());
+  layout.num_elements = *count;
+  layout.byte_size = *count * elem;
+  return layout;
+}
+
+std::string describeLayout(const WireTensorLayout &layout) {
+  return "shape " + shapeToString(layout.shape) + " of " + std::string(dtypeWireName(layout.dtype));
+}
+
+std::string inputWhat(std::string_view name) { return "input '" + std::string(name) + "'"; }
+std::string outputWhat(std::string_view name) { return "output '" + std::string(name) + "'"; }
+
+} // namespace rs::protocol

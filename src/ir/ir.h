@@ -14,6 +14,15 @@
 // holding stablehlo.add and stablehlo.return. Property names and attribute kinds are those
 // of the generic form that MLIR prints for the same op (see reference/stablehlo.md).
 //
+// Properties vs attributes (normalised by the parser, whatever the spelling): an
+// attribute whose name has no '.' is inherent and goes to Operation::properties; a
+// dialect-prefixed one (mhlo.sharding, sdy.sharding, jax.result_info) goes to
+// Operation::attributes. Both lists are sorted by name. So `<{k = 1}>`, `{k = 1}` and
+// a pretty form's trailing `{k = 1}` give the same Operation. Defaults that pretty
+// printers elide are filled in (chlo.top_k is_stable = true); func.func arg_attrs /
+// res_attrs holding only empty dictionaries are dropped. #stablehlo.dot/gather/scatter
+// structs keep their fields in MLIR's order without empty lists.
+//
 // Values: one table per module (Module::value_types); a ValueId indexes it. Ids are given
 // in definition order while parsing, so print-then-parse gives the same ids.
 // Functions are "func.func" operations in Module::ops, with properties sym_name (String),

@@ -1,0 +1,469 @@
+//===- ir/parse_dense.cc - StableHLO parser: dense<...> literals ----------===//
+//
+// dense<...> : tensor<...> in all the spellings exporters use: splats (`dense<1.0>`),
+// nested lists, per-element hex bit patterns of floats (`0x7F80` for bf16), booleans,
+// complex pairs `(1.0, 2.0)`, and whole-tensor hex blobs `dense<"0x...">` (little-endian
+// raw bytes; a blob of one element's size is a splat). The literal is tokenised into a
+// flat list of scalars plus its nested shape, then converted once the type is known.
+// Element types the Tensor cannot hold (i4, f8, quantized) keep the verbatim text as an
+// opaque attribute. Also dense_resource<...> and the `{-# dialect_resources #-}` trailer.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/float_bits.h"
+#include "ir/parser_impl.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+namespace rs::ir::detail {
+namespace {
+
+struct Scalar {
+  Token tok; // kInteger, kFloat, or kBareId true/false
+  bool neg = false;
+};
+
+struct Literal {
+  std::vector<Scalar> scalars; // complex: re, im pairs
+  Shape dims;                  // nesting extents, outermost first
+  int leaf_depth = -1;
+  bool is_list = false;
+  bool complex = false;
+  bool is_hex_blob = false;
+  std::string blob;
+};
+
+bool isHexText(std::string_view t) { return t.size() > 2 && t[0] == '0' && t[1] == 'x'; }
+
+bool decodeHexBlob(std::string_view hex, std::string *out) {
+  if (hex.size() < 2 || hex[0] != '0' || hex[1] != 'x' || hex.size() % 2)
+    return false;
+  out->clear();
+  out->reserve(hex.size() / 2 - 1);
+  auto val = [](char c) -> int {
+    if (c >= '0' && c <= '9')
+      return c - '0';
+    if (c >= 'a' && c <= 'f')
+      return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+      return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 2; i < hex.size(); i += 2) {
+    int hi = val(hex[i]), lo = val(hex[i + 1]);
+    if (hi < 0 || lo < 0)
+      return false;
+    out->push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return true;
+}
+
+bool parseU64(std::string_view text, uint64_t *out) {
+  int base = 10;
+  if (isHexText(text)) {
+    base = 16;
+    text.remove_prefix(2);
+  }
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), *out, base);
+  return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+/// Copies the first element over all `n` (doubling copies: fast for big splats).
+void fillSplat(uint8_t *data, int64_t esize, int64_t n) {
+  int64_t done = n > 0 ? 1 : 0;
+  while (done < n) {
+    int64_t chunk = std::min(done, n - done);
+    std::memcpy(data + done * esize, data, static_cast<size_t>(chunk * esize));
+    done += chunk;
+  }
+}
+
+double parseDecimal(std::string_view text, bool *ok) {
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  *ok = ptr == text.data() + text.size() &&
+        (ec == std::errc() || ec == std::errc::result_out_of_range);
+  if (ec == std::errc::result_out_of_range) // overflow to inf / underflow to 0, as strtod
+    v = std::strtod(std::string(text).c_str(), nullptr);
+  return v;
+}
+
+} // namespace
+
+Status Parser::parseFloatLiteral(const Token &lit, bool neg, DType dt, double *out) {
+  int64_t width = dtypeSize(dt) * 8;
+  if (lit.kind == Tok::kInteger && isHexText(lit.text)) {
+    uint64_t bits = 0;
+    if (neg || !parseU64(lit.text, &bits) || (width < 64 && (bits >> width) != 0))
+      return errorAt(lit.pos,
+                     "hexadecimal float literal does not fit " + std::string(dtypeMlirName(dt)));
+    if (dt == DType::kF64) {
+      std::memcpy(out, &bits, 8);
+    } else if (dt == DType::kF32) {
+      uint32_t b = static_cast<uint32_t>(bits);
+      float f = 0;
+      std::memcpy(&f, &b, 4);
+      *out = f;
+    } else if (dt == DType::kF16) {
+      *out = halfBitsToDouble(static_cast<uint16_t>(bits));
+    } else {
+      *out = bf16BitsToDouble(static_cast<uint16_t>(bits));
+    }
+    return Status::ok();
+  }
+  bool ok = false;
+  double v = parseDecimal(lit.text, &ok);
+  if (!ok)
+    return errorAt(lit.pos, "malformed float literal '" + std::string(lit.text) + "'");
+  *out = neg ? -v : v;
+  return Status::ok();
+}
+
+namespace {
+
+/// Writes one element of type `dt` from a literal scalar (or a complex pair).
+struct ElementWriter {
+  Parser &p;
+  DType dt;
+
+  Status writeInt(const Scalar &s, uint8_t *dst) {
+    if (s.tok.kind == Tok::kBareId) {
+      if (dt != DType::kBool)
+        return p.errorAt(s.tok.pos,
+                         "expected integer literal, got '" + std::string(s.tok.text) + "'");
+      *dst = s.tok.text == "true";
+      return Status::ok();
+    }
+    uint64_t mag = 0;
+    if (s.tok.kind != Tok::kInteger || !parseU64(s.tok.text, &mag))
+      return p.errorAt(s.tok.pos,
+                       "expected integer literal, got '" + std::string(s.tok.text) + "'");
+    int64_t bits = dtypeSize(dt) * 8;
+    bool sign = isSigned(dt);
+    // MLIR's iN are signless: a non-negative literal may use all N bits.
+    bool fits = true;
+    if (dt == DType::kBool)
+      fits = !s.neg && mag <= 1;
+    else if (s.neg)
+      fits = sign && mag <= (uint64_t{1} << (bits - 1));
+    else if (bits < 64)
+      fits = mag < (uint64_t{1} << bits);
+    if (!fits)
+      return p.errorAt(s.tok.pos, "integer literal " + std::string(s.neg ? "-" : "") +
+                                      std::string(s.tok.text) + " does not fit " +
+                                      std::string(dtypeMlirName(dt)));
+    uint64_t v = s.neg ? 0 - mag : mag;
+    std::memcpy(dst, &v, static_cast<size_t>(dtypeSize(dt))); // little-endian host
+    return Status::ok();
+  }
+
+  Status writeFloat(const Scalar &s, DType ft, uint8_t *dst) {
+    if (s.tok.kind == Tok::kBareId)
+      return p.errorAt(s.tok.pos, "expected float literal, got '" + std::string(s.tok.text) + "'");
+    bool hex = s.tok.kind == Tok::kInteger && isHexText(s.tok.text);
+    if (ft == DType::kF32 && !hex) { // correctly rounded straight from the decimal text
+      float f = 0;
+      auto [ptr, ec] = std::from_chars(s.tok.text.data(), s.tok.text.data() + s.tok.text.size(), f);
+      if (ptr != s.tok.text.data() + s.tok.text.size() ||
+          (ec != std::errc() && ec != std::errc::result_out_of_range))
+        return p.errorAt(s.tok.pos, "malformed float literal '" + std::string(s.tok.text) + "'");
+      if (ec == std::errc::result_out_of_range)
+        f = std::strtof(std::string(s.tok.text).c_str(), nullptr);
+      if (s.neg)
+        f = -f;
+      std::memcpy(dst, &f, 4);
+      return Status::ok();
+    }
+    if (hex && (ft == DType::kF16 || ft == DType::kBF16 || ft == DType::kF32)) {
+      uint64_t bits = 0;
+      int64_t width = dtypeSize(ft) * 8;
+      if (s.neg || !parseU64(s.tok.text, &bits) || (bits >> width) != 0)
+        return p.errorAt(s.tok.pos, "hexadecimal float literal does not fit " +
+                                        std::string(dtypeMlirName(ft)));
+      std::memcpy(dst, &bits, static_cast<size_t>(dtypeSize(ft)));
+      return Status::ok();
+    }
+    double v = 0;
+    RS_RETURN_IF_ERROR(p.parseFloatLiteral(s.tok, s.neg, ft, &v));
+    if (ft == DType::kF64) {
+      std::memcpy(dst, &v, 8);
+    } else if (ft == DType::kF32) {
+      float f = static_cast<float>(v);
+      std::memcpy(dst, &f, 4);
+    } else {
+      uint16_t b = ft == DType::kF16 ? doubleToHalfBits(v) : doubleToBF16Bits(v);
+      std::memcpy(dst, &b, 2);
+    }
+    return Status::ok();
+  }
+
+  /// `s` points at one scalar (two for complex).
+  Status write(const Scalar *s, uint8_t *dst) {
+    if (isComplex(dt)) {
+      DType part = dt == DType::kComplex64 ? DType::kF32 : DType::kF64;
+      RS_RETURN_IF_ERROR(writeFloat(s[0], part, dst));
+      return writeFloat(s[1], part, dst + dtypeSize(part));
+    }
+    if (isFloat(dt))
+      return writeFloat(*s, dt, dst);
+    return writeInt(*s, dst);
+  }
+};
+
+} // namespace
+
+namespace {
+
+struct LiteralParser {
+  Parser &p;
+  Literal &lit;
+  int depth = 0;
+
+  Status scalar() {
+    Scalar s;
+    s.neg = p.consumeIf(Tok::kMinus);
+    if (!p.is(Tok::kInteger) && !p.is(Tok::kFloat) &&
+        !(!s.neg && (p.isKeyword("true") || p.isKeyword("false"))))
+      return p.errorExpected("element literal");
+    s.tok = p.tok();
+    p.advance();
+    lit.scalars.push_back(s);
+    return Status::ok();
+  }
+
+  Status leaf(int d) {
+    if (lit.leaf_depth < 0)
+      lit.leaf_depth = d;
+    else if (lit.leaf_depth != d)
+      return p.errorAt(p.tok().pos, "dense literal has inconsistent nesting");
+    if (p.is(Tok::kLParen)) {
+      if (!lit.scalars.empty() && !lit.complex)
+        return p.errorAt(p.tok().pos, "dense literal mixes complex and real elements");
+      lit.complex = true;
+      p.advance();
+      RS_RETURN_IF_ERROR(scalar());
+      RS_RETURN_IF_ERROR(p.expect(Tok::kComma, "','"));
+      RS_RETURN_IF_ERROR(scalar());
+      return p.expect(Tok::kRParen, "')'");
+    }
+    if (lit.complex)
+      return p.errorAt(p.tok().pos, "dense literal mixes complex and real elements");
+    return scalar();
+  }
+
+  Status element(int d) {
+    if (!p.is(Tok::kLSquare))
+      return leaf(d);
+    if (d >= kMaxDepth)
+      return p.errorAt(p.tok().pos, "dense literal nested too deeply");
+    lit.is_list = true;
+    p.advance();
+    int64_t count = 0;
+    if (!p.is(Tok::kRSquare)) {
+      while (true) {
+        RS_RETURN_IF_ERROR(element(d + 1));
+        ++count;
+        if (!p.consumeIf(Tok::kComma))
+          break;
+      }
+    }
+    RS_RETURN_IF_ERROR(p.expect(Tok::kRSquare, "']'"));
+    // Inner lists finish first, so extents are filled by depth, -1 until known.
+    if (static_cast<int>(lit.dims.size()) <= d)
+      lit.dims.resize(static_cast<size_t>(d) + 1, -1);
+    int64_t &extent = lit.dims[static_cast<size_t>(d)];
+    if (extent >= 0 && extent != count)
+      return p.errorAt(p.tok().pos, "dense literal has inconsistent nesting");
+    extent = count;
+    return Status::ok();
+  }
+};
+
+} // namespace
+
+Status Parser::parseDense(Attribute *out, Type *type_out) {
+  size_t start = tok().pos;
+  advance(); // dense
+  RS_RETURN_IF_ERROR(expect(Tok::kLess, "'<'"));
+  Literal lit;
+  size_t lit_pos = tok().pos;
+  bool empty = false;
+  if (is(Tok::kGreater)) {
+    empty = true;
+  } else if (is(Tok::kString)) {
+    std::string hex;
+    if (!decodeStringLiteral(tok().text, &hex) || !decodeHexBlob(hex, &lit.blob))
+      return errorAt(tok().pos, "expected hexadecimal blob \"0x...\"");
+    lit.is_hex_blob = true;
+    advance();
+  } else {
+    LiteralParser lp{*this, lit};
+    RS_RETURN_IF_ERROR(lp.element(0));
+  }
+  RS_RETURN_IF_ERROR(expect(Tok::kGreater, "'>'"));
+  RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
+  size_t type_pos = tok().pos;
+  Type t;
+  RS_RETURN_IF_ERROR(parseType(&t));
+  size_t end = type_pos;
+  {
+    // end of the type text: the start of the current token, minus trailing space
+    end = tok().pos;
+    while (end > type_pos && (src_[end - 1] == ' ' || src_[end - 1] == '\n' ||
+                              src_[end - 1] == '\t' || src_[end - 1] == '\r'))
+      --end;
+  }
+  if (type_out)
+    *type_out = t;
+  *out = Attribute();
+  bool static_shape = true;
+  for (int64_t d : t.shape)
+    static_shape = static_shape && d >= 0;
+  if (!t.isTensor() || !static_shape || t.element == DType::kInvalid) {
+    if (t.kind != TypeKind::kOther)
+      return errorAt(type_pos, "expected static tensor type for dense literal");
+    out->kind = AttrKind::kOpaque;
+    out->str = std::string(src_.substr(start, end - start));
+    out->tensor_type = std::make_shared<Type>(t);
+    return Status::ok();
+  }
+  Result<int64_t> count = checkedElementCount(t.shape);
+  int64_t esize = dtypeSize(t.element);
+  if (!count.isOk() || *count > kMaxDenseBytes / esize)
+    return errorAt(type_pos, "dense constant of type " + t.toString() + " is too large");
+  int64_t n = *count;
+  Tensor tensor = Tensor::zeros(t.element, t.shape);
+  uint8_t *data = tensor.mutableData();
+  if (lit.is_hex_blob) {
+    auto blob_size = static_cast<int64_t>(lit.blob.size());
+    if (blob_size == n * esize) {
+      std::memcpy(data, lit.blob.data(), lit.blob.size());
+    } else if (blob_size == esize) {
+      if (n > 0)
+        std::memcpy(data, lit.blob.data(), static_cast<size_t>(esize));
+      fillSplat(data, esize, n);
+    } else {
+      return errorAt(lit_pos, "hex data has " + std::to_string(blob_size) + " bytes, type " +
+                                  t.toString() + " needs " + std::to_string(n * esize));
+    }
+    if (t.element == DType::kBool)
+      for (int64_t i = 0; i < n; ++i)
+        data[i] = data[i] != 0;
+  } else if (!empty || n != 0) {
+    if (empty)
+      return errorAt(lit_pos, "empty dense literal for type " + t.toString());
+    if (lit.complex != isComplex(t.element))
+      return errorAt(lit_pos, std::string(lit.complex ? "complex" : "real") +
+                                  " literal for element type " +
+                                  std::string(dtypeMlirName(t.element)));
+    ElementWriter w{*this, t.element};
+    size_t per = lit.complex ? 2 : 1;
+    if (!lit.is_list) {
+      RS_RETURN_IF_ERROR(w.write(lit.scalars.data(), data));
+      fillSplat(data, esize, n);
+    } else {
+      if (lit.dims != t.shape)
+        return errorAt(lit_pos, "dense literal of shape " + shapeToString(lit.dims) +
+                                    " does not match type " + t.toString());
+      if (lit.scalars.size() != static_cast<size_t>(n) * per)
+        return errorAt(lit_pos, "dense literal has the wrong number of elements");
+      for (int64_t i = 0; i < n; ++i)
+        RS_RETURN_IF_ERROR(w.write(&lit.scalars[static_cast<size_t>(i) * per], data + i * esize));
+    }
+  }
+  out->kind = AttrKind::kDenseElements;
+  out->tensor = std::move(tensor);
+  out->tensor_type = std::make_shared<Type>(std::move(t));
+  return Status::ok();
+}
+
+Status Parser::parseDenseResource(Attribute *out, Type *type_out) {
+  advance(); // dense_resource
+  RS_RETURN_IF_ERROR(expect(Tok::kLess, "'<'"));
+  if (!is(Tok::kBareId) && !is(Tok::kString))
+    return errorExpected("resource name");
+  std::string name(tok().text);
+  size_t name_pos = tok().pos;
+  advance();
+  RS_RETURN_IF_ERROR(expect(Tok::kGreater, "'>'"));
+  RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
+  size_t type_pos = tok().pos;
+  Type t;
+  RS_RETURN_IF_ERROR(parseType(&t));
+  if (type_out)
+    *type_out = t;
+  auto it = resources_.find(name);
+  if (it == resources_.end())
+    return errorAt(name_pos, "unknown dense resource '" + name + "'");
+  if (!t.isTensor() || t.element == DType::kInvalid)
+    return errorAt(type_pos, "expected static tensor type for dense_resource");
+  Result<int64_t> count = checkedElementCount(t.shape);
+  int64_t esize = dtypeSize(t.element);
+  if (!count.isOk() || *count > kMaxDenseBytes / esize)
+    return errorAt(type_pos, "dense resource of type " + t.toString() + " is too large");
+  const std::string &blob = it->second; // 4 bytes of alignment, then the data
+  if (blob.size() < 4 || static_cast<int64_t>(blob.size() - 4) != *count * esize)
+    return errorAt(name_pos, "dense resource '" + name + "' has " +
+                                 std::to_string(blob.size() < 4 ? 0 : blob.size() - 4) +
+                                 " bytes, type " + t.toString() + " needs " +
+                                 std::to_string(*count * esize));
+  *out = Attribute();
+  out->kind = AttrKind::kDenseElements;
+  out->tensor =
+      Tensor::copyOf(t.element, t.shape,
+                     std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(blob.data()) + 4,
+                                              blob.size() - 4));
+  out->tensor_type = std::make_shared<Type>(std::move(t));
+  return Status::ok();
+}
+
+// {-# dialect_resources: { builtin: { name: "0x..." } } #-}
+Status Parser::parseResources() {
+  RS_RETURN_IF_ERROR(expect(Tok::kMetaOpen, "'{-#'"));
+  while (!is(Tok::kMetaClose)) {
+    if (!is(Tok::kBareId))
+      return errorExpected("resource section name");
+    bool dialect = tok().text == "dialect_resources";
+    advance();
+    RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
+    RS_RETURN_IF_ERROR(expect(Tok::kLBrace, "'{'"));
+    while (!is(Tok::kRBrace)) {
+      if (!is(Tok::kBareId))
+        return errorExpected("resource group");
+      bool builtin = dialect && tok().text == "builtin";
+      advance();
+      RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
+      RS_RETURN_IF_ERROR(expect(Tok::kLBrace, "'{'"));
+      while (!is(Tok::kRBrace)) {
+        if (!is(Tok::kBareId) && !is(Tok::kString))
+          return errorExpected("resource name");
+        std::string key(tok().text);
+        advance();
+        RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
+        if (is(Tok::kString)) {
+          std::string hex, bytes;
+          if (builtin && decodeStringLiteral(tok().text, &hex) && decodeHexBlob(hex, &bytes))
+            resources_[key] = std::move(bytes);
+          advance();
+        } else {
+          Attribute ignored;
+          RS_RETURN_IF_ERROR(parseAttribute(&ignored));
+        }
+        if (!consumeIf(Tok::kComma))
+          break;
+      }
+      RS_RETURN_IF_ERROR(expect(Tok::kRBrace, "'}'"));
+      if (!consumeIf(Tok::kComma))
+        break;
+    }
+    RS_RETURN_IF_ERROR(expect(Tok::kRBrace, "'}'"));
+    if (!consumeIf(Tok::kComma))
+      break;
+  }
+  return expect(Tok::kMetaClose, "'#-}'");
+}
+
+} // namespace rs::ir::detail

@@ -1,0 +1,198 @@
+//===- ir/parser_impl.h - Private declarations of the StableHLO parser ----===//
+//
+// The recursive-descent parser behind parser.h. One Parser parses one module text; its
+// methods are spread over files of one purpose each:
+//   parser.cc            tokens, diagnostics, value scopes, module, generic ops, regions
+//   parse_types.cc       types and the `: ...` type section of pretty ops
+//   parse_attributes.cc  attributes, dictionaries, #stablehlo enums and structs
+//   parse_dense.cc       dense<...> literals, dense_resource blobs
+//   pretty_ops.cc        table-driven pretty forms (operands, `key = value` items)
+//   pretty_ops_special.cc  pretty forms with their own syntax (func, while, reduce, ...)
+//
+// Every method returns a Status; the first error stops the parse. Nesting depth is
+// bounded (kMaxDepth) so hostile input cannot overflow the stack.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ir/ir.h"
+#include "ir/lexer.h"
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace rs::ir::detail {
+
+/// Largest nesting of regions, types and attributes accepted.
+constexpr int kMaxDepth = 256;
+/// Largest dense constant (bytes) the parser materialises.
+constexpr int64_t kMaxDenseBytes = int64_t{1} << 32;
+
+/// A block argument before it gets a ValueId: `%name: type`.
+struct ArgDecl {
+  std::string name;
+  Type type;
+  size_t pos = 0;
+};
+
+/// The `: ...` part of a pretty op: either a function type `(a, b) -> r` / `a -> (r, s)`
+/// (functional = true) or a plain list of types.
+struct TypeSection {
+  bool functional = false;
+  std::vector<Type> inputs;  // functional: operand types; else: the list
+  std::vector<Type> results; // functional only
+};
+
+/// The op being parsed: what a pretty-form handler fills in.
+struct OpState {
+  Operation op;
+  size_t pos = 0;      // start of the statement
+  int num_results = 0; // results bound on the left of '='
+  std::vector<Type> result_types;
+};
+
+class Parser {
+public:
+  Parser(std::string_view text, std::string_view file, int first_line);
+  Result<Module> run();
+
+  //===--- tokens and diagnostics (parser.cc) ---------------------------===//
+  const Token &tok() const { return tok_; }
+  void advance() { tok_ = lex_.lex(); }
+  bool is(Tok k) const { return tok_.kind == k; }
+  bool isKeyword(std::string_view kw) const { return tok_.kind == Tok::kBareId && tok_.text == kw; }
+  bool consumeIf(Tok k);
+  bool consumeKeyword(std::string_view kw);
+  Status expect(Tok k, std::string_view what);
+  Status expectKeyword(std::string_view kw);
+  /// "<file>:<line>:<col>: error: expected <what>, got '<token>'" at the current token.
+  Status errorExpected(std::string_view what) const;
+  /// "<file>:<line>:<col>: error: <msg>" at byte offset `pos`.
+  Status errorAt(size_t pos, std::string_view msg) const;
+  Token peek();
+  /// True when the character right after the current token is `c` (no space between).
+  bool nextCharIs(char c) const;
+  Location locationAt(size_t pos) const;
+  std::string_view source() const { return src_; }
+
+  /// Depth guard for recursion: returns an error past kMaxDepth.
+  Status enter();
+  void leave() { --depth_; }
+
+  //===--- values and scopes (parser.cc) --------------------------------===//
+  ValueId newValue(const Type &type);
+  Status defineName(std::string_view name, size_t pos, ValueId first, int count);
+  /// `%x` or `%x#n` at the current token.
+  Status parseValueUse(ValueId *out);
+  /// A comma-separated list of value uses (possibly empty when `allow_empty`).
+  Status parseValueUseList(std::vector<ValueId> *out);
+  void pushScope(bool isolated);
+  void popScope();
+  const Type &valueType(ValueId v) const { return module_.value_types[static_cast<size_t>(v)]; }
+
+  //===--- operations and regions (parser.cc) ---------------------------===//
+  Status parseOperation(std::vector<Operation> *out);
+  /// The generic form after the op name string.
+  Status parseGenericBody(OpState &st);
+  /// `{ ... }` region. When `entry` is given the entry block has those arguments
+  /// (pretty forms); otherwise a `^bb0(...)` label may declare them.
+  Status parseRegion(Region *out, const std::vector<ArgDecl> *entry, bool isolated);
+  Status parseBlockArgs(std::vector<ArgDecl> *out); // `(%a: T, ...)`
+  Status skipOptionalLoc();
+  /// Skips a balanced (...), [...], {...} or <...> group starting at the current token
+  /// and returns its source text.
+  Status skipBalanced(std::string_view *text);
+
+  //===--- types (parse_types.cc) ---------------------------------------===//
+  bool atTypeStart() const;
+  Status parseType(Type *out);
+  Status parseTypeList(std::vector<Type> *out); // `a, b, c` (at least one)
+  /// `(a, b) -> r`, `(a) -> (r, s)` or `a -> r` (chlo). The current token starts it.
+  Status parseFunctionType(Type *out);
+  Status parseTypeSection(TypeSection *out); // after ':'
+  /// Sets st.result_types from a type section (see pretty_ops.cc for the rules).
+  Status assignResultTypes(OpState &st, const TypeSection &ts);
+
+  //===--- attributes (parse_attributes.cc, parse_dense.cc) --------------===//
+  Status parseAttribute(Attribute *out);
+  Status parseAttrDict(std::vector<NamedAttribute> *out); // `{...}` at current token
+  Status parseArrayAttr(Attribute *out);                  // `[a, b]`
+  Status parseI64List(std::vector<int64_t> *out);         // `[1, -2]`
+  Status parseBoolList(std::vector<int64_t> *out);        // `[true, 0]` -> 0/1
+  Status parseSignedInteger(int64_t *out);                // `-3`, `0x10`
+  Status parseHashAttribute(Attribute *out);              // #dialect<...>, #alias
+  Status parseStructFields(std::string_view struct_name, Attribute *out); // after '<'
+  Status parseConvCompact(Attribute *out);           // `[b, 0, f]x[...]->[...]`
+  Status parseDense(Attribute *out, Type *type_out); // `dense<...> : type`
+  Status parseDenseResource(Attribute *out, Type *type_out);
+  /// A float literal token (decimal, or 0x bit pattern of `dt`'s width), negated if `neg`.
+  Status parseFloatLiteral(const Token &lit, bool neg, DType dt, double *out);
+  Status parseResources();     // `{-# ... #-}`
+  Status parseTopLevelAlias(); // `#a = ...`, `!t = ...`
+
+  //===--- pretty forms (pretty_ops*.cc) --------------------------------===//
+  Status parsePrettyOp(std::string_view name, OpState &st);
+  Status parseFuncOp(OpState &st);
+  Status parseWhileOp(OpState &st);
+  Status parseReduceOp(OpState &st);
+  Status parseConvolutionOp(OpState &st);
+  Status parseSliceOp(OpState &st);
+  Status parseCompareOp(OpState &st);
+  Status parseCustomCallOp(OpState &st);
+  Status parseCompositeOp(OpState &st);
+  Status parseConstantOp(OpState &st);
+  Status parseTopKOp(OpState &st);
+  Status parseCallOp(OpState &st);
+  Status parseSdyMeshOp(OpState &st);
+  Status parseGetTupleElementOp(OpState &st);
+  Status parseCheckConstOp(OpState &st);
+  Status parseScanOp(OpState &st);
+  /// Operands, `key = value` items, attr-dict, `: types` (the common pretty shape).
+  Status parseSimpleOp(OpState &st);
+  Status parseTrailingAttrDict(OpState &st); // optional `{...}` or `attributes {...}`
+
+  Module module_;
+
+private:
+  struct NameDef {
+    ValueId first = 0;
+    int count = 1;
+  };
+  struct ScopeMark {
+    size_t log_size;
+    bool isolated;
+  };
+  Status parseTopLevel();
+  Status parsePrettyModule(size_t pos);
+  Status parseGenericModule(size_t pos);
+  Status parseModuleBody(std::vector<Operation> *ops); // until '}'
+  Status parseBlock(Block *b, bool entry, const std::vector<ArgDecl> *entry_args, bool *has_label);
+
+  std::string_view src_;
+  std::string file_;
+  Lexer lex_;
+  LineTable lines_;
+  Token tok_;
+  int depth_ = 0;
+  bool saw_module_ = false;
+  bool saw_loose_ops_ = false;
+
+  std::unordered_map<std::string, NameDef> names_;
+  std::vector<std::string> scope_log_;
+  std::vector<ScopeMark> scope_marks_;
+  std::vector<std::unordered_map<std::string, NameDef>> isolated_saved_;
+
+public:
+  std::map<std::string, Attribute, std::less<>> attr_aliases_;
+  std::map<std::string, Type, std::less<>> type_aliases_;
+  std::map<std::string, std::string, std::less<>> resources_; // name -> raw bytes
+};
+
+/// Moves inherent attributes (no '.' in the name) to properties and dialect-prefixed
+/// ones to attributes, sorts both by name, fills documented defaults; see ir.h.
+Status normaliseAttributes(Operation &op, const Parser &p);
+
+} // namespace rs::ir::detail

@@ -1,0 +1,346 @@
+//===- ir/pretty_ops.cc - StableHLO parser: table-driven pretty forms -----===//
+//
+// Most pretty forms share one shape: operands and `key = value` items separated by
+// commas, an optional attr-dict, then `: types`:
+//   stablehlo.add %0, %1 : tensor<4xf32>
+//   stablehlo.broadcast_in_dim %x, dims = [1] : (tensor<16xf32>) -> tensor<4x16xf32>
+//   stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], precision = [DEFAULT,
+//       DEFAULT] : (...) -> ...
+// A per-op table maps each keyword to the generic property it stands for (property
+// names as MLIR's generic printer spells them). Ops with their own syntax dispatch to
+// pretty_ops_special.cc. Also the attribute normalisation every op goes through.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/parser_impl.h"
+
+#include <algorithm>
+#include <map>
+
+namespace rs::ir::detail {
+namespace {
+
+enum class Item : uint8_t {
+  kI64Array,  // [1, 2]          -> array<i64: 1, 2>
+  kI64,       // 0               -> 0 : i64
+  kEnum,      // THREE_FRY       -> #stablehlo<`extra` THREE_FRY>
+  kPrecision, // [DEFAULT, HIGH] -> [#stablehlo<precision DEFAULT>, ...]
+  kDimsPair,  // [0] x [1]       -> lhs_`prop` / rhs_`prop` of #stablehlo.dot
+  kAlgorithm, // <...>          -> #stablehlo.dot_algorithm<...>
+  kFormat,    // e5m10           -> exponent_bits = 5 : i32, mantissa_bits = 10 : i32
+  kBool,      // true
+  kString,    // "ab,bc->ac"
+  kAttr,      // any attribute, property named like the key
+};
+
+struct ItemSpec {
+  std::string_view key;
+  std::string_view prop;
+  Item kind;
+  std::string_view extra = {};
+};
+
+const std::vector<ItemSpec> *itemsFor(std::string_view op) {
+  static const std::map<std::string_view, std::vector<ItemSpec>> kTable = {
+      {"stablehlo.broadcast_in_dim", {{"dims", "broadcast_dimensions", Item::kI64Array}}},
+      {"stablehlo.dynamic_broadcast_in_dim",
+       {{"dims", "broadcast_dimensions", Item::kI64Array},
+        {"known_expanding_dimensions", "known_expanding_dimensions", Item::kI64Array},
+        {"known_nonexpanding_dimensions", "known_nonexpanding_dimensions", Item::kI64Array}}},
+      {"stablehlo.broadcast", {{"sizes", "broadcast_sizes", Item::kI64Array}}},
+      {"stablehlo.transpose", {{"dims", "permutation", Item::kI64Array}}},
+      {"stablehlo.reverse", {{"dims", "dimensions", Item::kI64Array}}},
+      {"stablehlo.concatenate", {{"dim", "dimension", Item::kI64}}},
+      {"stablehlo.iota", {{"dim", "iota_dimension", Item::kI64}}},
+      {"stablehlo.dynamic_iota", {{"dim", "iota_dimension", Item::kI64}}},
+      {"stablehlo.get_dimension_size", {{"dim", "dimension", Item::kI64}}},
+      {"stablehlo.set_dimension_size", {{"dim", "dimension", Item::kI64}}},
+      {"stablehlo.dynamic_slice", {{"sizes", "slice_sizes", Item::kI64Array}}},
+      {"stablehlo.pad",
+       {{"low", "edge_padding_low", Item::kI64Array},
+        {"high", "edge_padding_high", Item::kI64Array},
+        {"interior", "interior_padding", Item::kI64Array}}},
+      {"stablehlo.reduce_precision", {{"format", "", Item::kFormat}}},
+      {"stablehlo.dot_general",
+       {{"batching_dims", "batching_dimensions", Item::kDimsPair},
+        {"contracting_dims", "contracting_dimensions", Item::kDimsPair},
+        {"precision", "precision_config", Item::kPrecision},
+        {"algorithm", "algorithm", Item::kAlgorithm}}},
+      {"stablehlo.dot", {{"precision", "precision_config", Item::kPrecision}}},
+      {"stablehlo.rng_bit_generator",
+       {{"algorithm", "rng_algorithm", Item::kEnum, "rng_algorithm"}}},
+      {"stablehlo.rng", {{"distribution", "rng_distribution", Item::kEnum, "rng_distribution"}}},
+      {"stablehlo.fft",
+       {{"type", "fft_type", Item::kEnum, "fft_type"}, {"length", "fft_length", Item::kI64Array}}},
+      {"stablehlo.cholesky", {{"lower", "lower", Item::kBool}}},
+      {"stablehlo.einsum", {{"config", "einsum_config", Item::kString}}},
+      {"stablehlo.unary_einsum", {{"config", "einsum_config", Item::kString}}},
+  };
+  auto it = kTable.find(op);
+  return it == kTable.end() ? nullptr : &it->second;
+}
+
+Attribute makeI64(int64_t v, DType t = DType::kI64) {
+  Attribute a;
+  a.kind = AttrKind::kInteger;
+  a.scalar_type = t;
+  a.int_value = v;
+  return a;
+}
+
+Attribute makeEnum(std::string_view name, std::string_view value) {
+  Attribute a;
+  a.kind = AttrKind::kEnum;
+  a.dialect = "stablehlo";
+  a.name = std::string(name);
+  a.str = std::string(value);
+  return a;
+}
+
+} // namespace
+
+Status Parser::parseTrailingAttrDict(OpState &st) {
+  if (isKeyword("attributes") && peek().kind == Tok::kLBrace)
+    advance();
+  if (is(Tok::kLBrace))
+    return parseAttrDict(&st.op.attributes);
+  return Status::ok();
+}
+
+Status Parser::parseSimpleOp(OpState &st) {
+  Operation &op = st.op;
+  const std::vector<ItemSpec> *spec = itemsFor(op.name);
+  std::vector<NamedAttribute> dot_fields;
+  if (is(Tok::kValueId) || (is(Tok::kBareId) && peek().kind == Tok::kEqual)) {
+    while (true) {
+      if (is(Tok::kValueId)) {
+        ValueId v = 0;
+        RS_RETURN_IF_ERROR(parseValueUse(&v));
+        op.operands.push_back(v);
+      } else if (is(Tok::kBareId) && peek().kind == Tok::kEqual) {
+        std::string_view key = tok().text;
+        size_t key_pos = tok().pos;
+        ItemSpec generic{key, key, Item::kAttr};
+        const ItemSpec *item = nullptr;
+        if (spec) {
+          for (const ItemSpec &s : *spec)
+            if (s.key == key)
+              item = &s;
+          if (!item)
+            return errorAt(key_pos,
+                           "unknown keyword '" + std::string(key) + "' in '" + op.name + "'");
+        } else {
+          item = &generic;
+        }
+        std::string prop(item->prop);
+        advance();
+        advance(); // '='
+        Attribute a;
+        switch (item->kind) {
+        case Item::kI64Array:
+          a.kind = AttrKind::kDenseArray;
+          a.scalar_type = DType::kI64;
+          RS_RETURN_IF_ERROR(parseI64List(&a.ints));
+          break;
+        case Item::kI64: {
+          int64_t v = 0;
+          RS_RETURN_IF_ERROR(parseSignedInteger(&v));
+          a = makeI64(v);
+          break;
+        }
+        case Item::kEnum:
+          if (!is(Tok::kBareId))
+            return errorExpected("enum value");
+          a = makeEnum(item->extra, tok().text);
+          advance();
+          break;
+        case Item::kPrecision:
+          a.kind = AttrKind::kArray;
+          RS_RETURN_IF_ERROR(expect(Tok::kLSquare, "'['"));
+          while (is(Tok::kBareId)) {
+            a.elements.push_back(makeEnum("precision", tok().text));
+            advance();
+            if (!consumeIf(Tok::kComma))
+              break;
+          }
+          RS_RETURN_IF_ERROR(expect(Tok::kRSquare, "']'"));
+          break;
+        case Item::kDimsPair: {
+          Attribute lhs, rhs;
+          lhs.kind = rhs.kind = AttrKind::kDenseArray;
+          lhs.scalar_type = rhs.scalar_type = DType::kI64;
+          RS_RETURN_IF_ERROR(parseI64List(&lhs.ints));
+          RS_RETURN_IF_ERROR(expectKeyword("x"));
+          RS_RETURN_IF_ERROR(parseI64List(&rhs.ints));
+          dot_fields.push_back({"lhs_" + prop, std::move(lhs)});
+          dot_fields.push_back({"rhs_" + prop, std::move(rhs)});
+          prop.clear();
+          break;
+        }
+        case Item::kAlgorithm:
+          RS_RETURN_IF_ERROR(expect(Tok::kLess, "'<'"));
+          RS_RETURN_IF_ERROR(parseStructFields("dot_algorithm", &a));
+          break;
+        case Item::kFormat: {
+          std::string_view f = is(Tok::kBareId) ? tok().text : std::string_view();
+          size_t m = f.find('m');
+          int64_t e = 0, mb = 0;
+          bool ok = f.size() >= 4 && f[0] == 'e' && m != std::string_view::npos && m > 1 &&
+                    m + 1 < f.size() && f.size() < 12;
+          for (size_t i = 1; ok && i < f.size(); ++i) {
+            if (i == m)
+              continue;
+            ok = f[i] >= '0' && f[i] <= '9';
+            (i < m ? e : mb) = (i < m ? e : mb) * 10 + (f[i] - '0');
+          }
+          if (!ok)
+            return errorExpected("format like e5m10");
+          advance();
+          op.properties.push_back({"exponent_bits", makeI64(e, DType::kI32)});
+          op.properties.push_back({"mantissa_bits", makeI64(mb, DType::kI32)});
+          prop.clear();
+          break;
+        }
+        case Item::kBool:
+          if (!isKeyword("true") && !isKeyword("false"))
+            return errorExpected("true or false");
+          a.kind = AttrKind::kBool;
+          a.scalar_type = DType::kBool;
+          a.int_value = isKeyword("true");
+          advance();
+          break;
+        case Item::kString:
+          if (!is(Tok::kString))
+            return errorExpected("string");
+          RS_RETURN_IF_ERROR(parseAttribute(&a));
+          break;
+        case Item::kAttr: RS_RETURN_IF_ERROR(parseAttribute(&a)); break;
+        }
+        if (!prop.empty())
+          op.properties.push_back({std::move(prop), std::move(a)});
+      } else {
+        return errorExpected("operand or attribute");
+      }
+      if (!consumeIf(Tok::kComma))
+        break;
+    }
+  }
+  if (op.name == "stablehlo.dot_general") {
+    static const char *kOrder[] = {"lhs_batching_dimensions", "rhs_batching_dimensions",
+                                   "lhs_contracting_dimensions", "rhs_contracting_dimensions"};
+    Attribute dn;
+    dn.kind = AttrKind::kStruct;
+    dn.dialect = "stablehlo";
+    dn.name = "dot";
+    for (const char *name : kOrder)
+      for (NamedAttribute &f : dot_fields)
+        if (f.name == name && !f.value.ints.empty())
+          dn.fields.push_back(std::move(f));
+    op.properties.push_back({"dot_dimension_numbers", std::move(dn)});
+  }
+  RS_RETURN_IF_ERROR(parseTrailingAttrDict(st));
+  if (consumeIf(Tok::kColon)) {
+    TypeSection ts;
+    RS_RETURN_IF_ERROR(parseTypeSection(&ts));
+    return assignResultTypes(st, ts);
+  }
+  if (!op.operands.empty() || st.num_results > 0)
+    return errorExpected("':'");
+  return Status::ok();
+}
+
+Status Parser::parsePrettyOp(std::string_view name, OpState &st) {
+  using Handler = Status (Parser::*)(OpState &);
+  static const std::map<std::string_view, Handler> kSpecial = {
+      {"func.func", &Parser::parseFuncOp},
+      {"func.call", &Parser::parseCallOp},
+      {"stablehlo.while", &Parser::parseWhileOp},
+      {"stablehlo.reduce", &Parser::parseReduceOp},
+      {"stablehlo.convolution", &Parser::parseConvolutionOp},
+      {"stablehlo.dynamic_conv", &Parser::parseConvolutionOp},
+      {"stablehlo.slice", &Parser::parseSliceOp},
+      {"stablehlo.compare", &Parser::parseCompareOp},
+      {"stablehlo.custom_call", &Parser::parseCustomCallOp},
+      {"stablehlo.composite", &Parser::parseCompositeOp},
+      {"stablehlo.constant", &Parser::parseConstantOp},
+      {"stablehlo.get_tuple_element", &Parser::parseGetTupleElementOp},
+      {"chlo.top_k", &Parser::parseTopKOp},
+      {"chlo.scan", &Parser::parseScanOp},
+      {"sdy.mesh", &Parser::parseSdyMeshOp},
+      {"check.expect_eq_const", &Parser::parseCheckConstOp},
+      {"check.expect_almost_eq_const", &Parser::parseCheckConstOp},
+  };
+  auto it = kSpecial.find(name);
+  if (it != kSpecial.end())
+    return (this->*(it->second))(st);
+  if (name.find('.') == std::string_view::npos)
+    return errorAt(st.pos, "unknown operation '" + std::string(name) + "'");
+  return parseSimpleOp(st);
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation
+//===----------------------------------------------------------------------===//
+
+Status normaliseAttributes(Operation &op, const Parser &p) {
+  // Inherent attributes may be written in `<{...}>` or `{...}` (and pretty forms put
+  // some in the trailing attr-dict); discardable ones are dialect-prefixed. Split by
+  // name so every spelling gives the same Operation.
+  std::vector<NamedAttribute> all = std::move(op.properties);
+  all.insert(all.end(), std::make_move_iterator(op.attributes.begin()),
+             std::make_move_iterator(op.attributes.end()));
+  op.properties.clear();
+  op.attributes.clear();
+  auto by_name = [](const NamedAttribute &a, const NamedAttribute &b) { return a.name < b.name; };
+  std::stable_sort(all.begin(), all.end(), by_name);
+  for (size_t i = 1; i < all.size(); ++i)
+    if (all[i].name == all[i - 1].name)
+      return invalidArgument() << op.loc.toString() << ": error: duplicate attribute '"
+                               << all[i].name << "' on '" << op.name << "'";
+  for (NamedAttribute &a : all) {
+    // arg_attrs / res_attrs holding only empty dictionaries say nothing: drop them.
+    if (op.name == "func.func" && (a.name == "arg_attrs" || a.name == "res_attrs") &&
+        a.value.kind == AttrKind::kArray &&
+        std::all_of(a.value.elements.begin(), a.value.elements.end(), [](const Attribute &d) {
+          return d.kind == AttrKind::kDictionary && d.fields.empty();
+        }))
+      continue;
+    (a.name.find('.') == std::string::npos ? op.properties : op.attributes).push_back(std::move(a));
+  }
+  // Defaults the pretty printers elide but the generic form spells out.
+  if (op.name == "chlo.top_k" && !op.attr("is_stable")) {
+    Attribute t;
+    t.kind = AttrKind::kBool;
+    t.scalar_type = DType::kBool;
+    t.int_value = 1;
+    auto at =
+        std::lower_bound(op.properties.begin(), op.properties.end(), "is_stable",
+                         [](const NamedAttribute &a, std::string_view n) { return a.name < n; });
+    op.properties.insert(at, NamedAttribute{"is_stable", std::move(t)});
+  }
+  if (op.name == "func.func") {
+    // Consumers rely on these (functionName, functionType); check them once here.
+    const Attribute *name = op.attr("sym_name");
+    const Attribute *type = op.attr("function_type");
+    if (!name || name->kind != AttrKind::kString)
+      return invalidArgument() << op.loc.toString() << ": error: 'func.func' needs a sym_name";
+    if (!type || type->kind != AttrKind::kType || !type->type ||
+        type->type->kind != TypeKind::kFunction)
+      return invalidArgument() << op.loc.toString() << ": error: 'func.func' needs a function_type";
+    if (op.regions.size() != 1)
+      return invalidArgument() << op.loc.toString() << ": error: 'func.func' needs one region";
+    const Region &body = op.regions[0];
+    if (!body.blocks.empty()) {
+      const std::vector<ValueId> &args = body.blocks[0].arguments;
+      const std::vector<Type> &inputs = type->type->elements;
+      bool same = args.size() == inputs.size();
+      for (size_t i = 0; same && i < args.size(); ++i)
+        same = p.module_.value_types[static_cast<size_t>(args[i])] == inputs[i];
+      if (!same)
+        return invalidArgument() << op.loc.toString() << ": error: arguments of function '"
+                                 << name->str << "' do not match its function_type";
+    }
+  }
+  return Status::ok();
+}
+
+} // namespace rs::ir::detail

@@ -1,0 +1,401 @@
+//===- config/node_config.cc - Node file and per-worker resolution ---------===//
+#include "config/node_config.h"
+
+#include "config/worker_build_impl.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+extern char **environ;
+
+namespace rs::config {
+
+Environment processEnvironment() {
+  Environment env;
+  for (char **e = environ; e && *e; ++e) {
+    std::string_view entry(*e);
+    size_t eq = entry.find('=');
+    if (eq == std::string_view::npos)
+      continue;
+    env.emplace(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
+  }
+  return env;
+}
+
+std::string_view roleName(Role role) {
+  switch (role) {
+  case Role::kAll: return "all";
+  case Role::kWorkers: return "workers";
+  case Role::kGateway: return "gateway";
+  }
+  return "all";
+}
+
+namespace {
+
+constexpr std::string_view kTopLevelKeys[] = {"base_port",           "gateway",    "global", "gpus",
+                                              "metrics_base_port",   "model_repo", "models", "role",
+                                              "shared_host_weights", "workers"};
+constexpr std::string_view kWorkerReserved[] = {"gpu", "host", "name", "port"};
+
+std::string lower(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+StatusBuilder fieldError(const std::string &file, const ConfigValue &v) {
+  StatusBuilder b = invalidArgument();
+  b << file << ": " << v.origin << ": ";
+  return b;
+}
+
+Result<std::string> scalarText(const std::string &file, const ConfigValue &v) {
+  if (!v.isScalar())
+    return Status(fieldError(file, v) << "expected a single value, got " << v.kindName());
+  return v.scalar;
+}
+
+Result<int64_t> integerValue(const std::string &file, const ConfigValue &v) {
+  RS_ASSIGN_OR_RETURN(std::string text, scalarText(file, v));
+  int64_t out = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
+    return Status(fieldError(file, v) << "expected an integer, got '" << text << "'");
+  return out;
+}
+
+Result<int64_t> portValue(const std::string &file, const ConfigValue &v) {
+  RS_ASSIGN_OR_RETURN(int64_t port, integerValue(file, v));
+  if (port < 1 || port > 65535)
+    return Status(fieldError(file, v) << port << " is out of range [1, 65535]");
+  return port;
+}
+
+/// "worker<i>" -> i, for nodes without a workers list.
+std::optional<int64_t> synthesizedIndex(std::string_view name) {
+  if (!name.starts_with("worker") || name.size() == 6)
+    return std::nullopt;
+  int64_t i = 0;
+  std::string_view digits = name.substr(6);
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), i);
+  if (ec != std::errc() || ptr != digits.data() + digits.size() || i < 0 ||
+      (digits.size() > 1 && digits[0] == '0'))
+    return std::nullopt;
+  return i;
+}
+
+Status parseGpus(const std::string &file, const ConfigValue &v, GpuSelection &out) {
+  if (v.isNull())
+    return Status::ok();
+  if (v.isScalar()) {
+    if (lower(v.scalar) == "auto")
+      return Status::ok();
+    RS_ASSIGN_OR_RETURN(int64_t count, integerValue(file, v));
+    if (count < 0)
+      return fieldError(file, v) << "count " << count << " must be >= 0";
+    out.kind = GpuSelection::Kind::kCount;
+    out.count = count;
+    return Status::ok();
+  }
+  if (!v.isList())
+    return fieldError(file, v) << "expected auto, a count or a list of devices, got "
+                               << v.kindName();
+  if (v.list.empty())
+    return fieldError(file, v) << "the device list must not be empty";
+  out.kind = GpuSelection::Kind::kList;
+  for (const ConfigValue &d : v.list) {
+    RS_ASSIGN_OR_RETURN(std::string device, scalarText(file, d));
+    if (device.empty())
+      return fieldError(file, d) << "device must not be empty";
+    out.devices.push_back(device);
+  }
+  return Status::ok();
+}
+
+Status parseWorkers(const std::string &file, const ConfigValue &v, NodeConfig &node) {
+  if (!v.isList())
+    return fieldError(file, v) << "expected a list of workers, got " << v.kindName();
+  if (v.list.empty())
+    return fieldError(file, v) << "must list at least one worker";
+  std::set<std::string> names;
+  for (const ConfigValue &entry : v.list) {
+    if (!entry.isMap())
+      return fieldError(file, entry)
+             << "expected a map {name, gpu, host, port, ...}, got " << entry.kindName();
+    NodeWorker w;
+    const ConfigValue *name = entry.find("name");
+    if (!name)
+      return fieldError(file, entry) << "missing required key 'name'";
+    RS_ASSIGN_OR_RETURN(w.name, scalarText(file, *name));
+    if (w.name.empty())
+      return fieldError(file, *name) << "must not be empty";
+    if (!names.insert(w.name).second)
+      return fieldError(file, *name) << "duplicate worker name '" << w.name << "'";
+    if (const ConfigValue *gpu = entry.find("gpu"); gpu && !gpu->isNull()) {
+      RS_ASSIGN_OR_RETURN(int64_t g, integerValue(file, *gpu));
+      if (g < 0)
+        return fieldError(file, *gpu) << g << " must be >= 0";
+      w.gpu = g;
+    }
+    if (const ConfigValue *host = entry.find("host"); host && !host->isNull()) {
+      RS_ASSIGN_OR_RETURN(w.host, scalarText(file, *host));
+    }
+    if (const ConfigValue *port = entry.find("port"); port && !port->isNull()) {
+      RS_ASSIGN_OR_RETURN(w.port, portValue(file, *port));
+    }
+    w.overrides.kind = ConfigValue::Kind::kMap;
+    w.overrides.origin = entry.origin;
+    for (const auto &[key, value] : entry.map)
+      if (std::find(std::begin(kWorkerReserved), std::end(kWorkerReserved), key) ==
+          std::end(kWorkerReserved))
+        w.overrides.map.emplace(key, value);
+    RS_RETURN_IF_ERROR(detail::checkBlockKeys(w.overrides, file));
+    node.workers.push_back(std::move(w));
+  }
+  return Status::ok();
+}
+
+Status parseModels(const std::string &file, const ConfigValue &v, NodeConfig &node) {
+  if (v.isNull())
+    return Status::ok();
+  if (!v.isMap())
+    return fieldError(file, v) << "expected a map of model name to worker names, got "
+                               << v.kindName();
+  for (const auto &[model, targets] : v.map) {
+    if (!targets.isList())
+      return fieldError(file, targets)
+             << "expected a list of worker names, got " << targets.kindName();
+    if (targets.list.empty())
+      return fieldError(file, targets) << "assigns the model to no workers";
+    std::vector<std::string> names;
+    for (const ConfigValue &t : targets.list) {
+      RS_ASSIGN_OR_RETURN(std::string worker, scalarText(file, t));
+      Result<int64_t> index = findWorker(node, worker);
+      if (!index.isOk())
+        return fieldError(file, t) << index.status().message();
+      names.push_back(worker);
+    }
+    node.models[model] = std::move(names);
+  }
+  return Status::ok();
+}
+
+/// gRPC and metrics ports must not collide between the listed workers.
+Status checkPortCollisions(const NodeConfig &node, const std::vector<WorkerConfig> &workers) {
+  std::map<int64_t, std::string> used; // port -> "worker 'a'" / "worker 'a' (metrics)"
+  for (const WorkerConfig &w : workers) {
+    const std::string grpc_user = "worker '" + w.worker_name + "'";
+    if (auto it = used.find(w.endpoints.port); it != used.end())
+      return invalidArgument() << node.path << ": " << grpc_user << " port " << w.endpoints.port
+                               << " collides with " << it->second;
+    used[w.endpoints.port] = grpc_user;
+    if (w.endpoints.metrics_port == 0)
+      continue;
+    if (auto it = used.find(w.endpoints.metrics_port); it != used.end())
+      return invalidArgument() << node.path << ": " << grpc_user << " metrics port "
+                               << w.endpoints.metrics_port << " collides with " << it->second;
+    used[w.endpoints.metrics_port] = grpc_user + " (metrics)";
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+size_t listedWorkerCount(const NodeConfig &node) { return node.workers.size(); }
+
+Result<int64_t> findWorker(const NodeConfig &node, std::string_view name) {
+  if (node.workers.empty()) {
+    if (std::optional<int64_t> i = synthesizedIndex(name))
+      return *i;
+    return notFound() << "worker '" << name
+                      << "' is not defined (the node file has no workers list: worker0, "
+                         "worker1, ...)";
+  }
+  std::string known;
+  for (size_t i = 0; i < node.workers.size(); ++i) {
+    if (node.workers[i].name == name)
+      return static_cast<int64_t>(i);
+    known += (i ? ", " : "") + node.workers[i].name;
+  }
+  return notFound() << "worker '" << name << "' is not defined (have: " << known << ")";
+}
+
+Result<NodeConfig> parseNodeFile(std::string_view text, const std::string &path,
+                                 const Environment &env) {
+  RS_ASSIGN_OR_RETURN(ConfigValue root, parseYaml(text, path));
+  if (!root.isMap())
+    return invalidArgument() << path << ": expected a map at the top level, got "
+                             << root.kindName();
+  for (const auto &[key, value] : root.map)
+    if (std::find(std::begin(kTopLevelKeys), std::end(kTopLevelKeys), key) ==
+        std::end(kTopLevelKeys))
+      return invalidArgument() << path << ": unknown key '" << key << "'";
+
+  NodeConfig node;
+  node.path = path;
+  node.env = env;
+
+  const ConfigValue *repo = root.find("model_repo");
+  if (!repo || repo->isNull())
+    return invalidArgument() << path << ": missing required key 'model_repo'";
+  RS_ASSIGN_OR_RETURN(std::string repo_text, scalarText(path, *repo));
+  if (repo_text.empty())
+    return fieldError(path, *repo) << "must not be empty";
+  std::filesystem::path repo_path(repo_text);
+  if (repo_path.is_relative())
+    repo_path = std::filesystem::path(path).parent_path() / repo_path;
+  node.model_repo = repo_path.lexically_normal().string();
+
+  if (const ConfigValue *v = root.find("base_port"); v && !v->isNull()) {
+    RS_ASSIGN_OR_RETURN(node.base_port, portValue(path, *v));
+  }
+  if (const ConfigValue *v = root.find("metrics_base_port"); v && !v->isNull()) {
+    RS_ASSIGN_OR_RETURN(node.metrics_base_port, portValue(path, *v));
+  }
+  if (const ConfigValue *v = root.find("gpus"))
+    RS_RETURN_IF_ERROR(parseGpus(path, *v, node.gpus));
+  if (const ConfigValue *v = root.find("role"); v && !v->isNull()) {
+    RS_ASSIGN_OR_RETURN(std::string role, scalarText(path, *v));
+    const std::string r = lower(role);
+    if (r == "all")
+      node.role = Role::kAll;
+    else if (r == "workers")
+      node.role = Role::kWorkers;
+    else if (r == "gateway")
+      node.role = Role::kGateway;
+    else
+      return fieldError(path, *v) << "'" << role << "' is not one of all, workers, gateway";
+  }
+  if (const ConfigValue *v = root.find("shared_host_weights"); v && !v->isNull()) {
+    RS_ASSIGN_OR_RETURN(std::string text, scalarText(path, *v));
+    const std::string b = lower(text);
+    if (b == "true" || b == "yes" || b == "on")
+      node.shared_host_weights = true;
+    else if (b == "false" || b == "no" || b == "off")
+      node.shared_host_weights = false;
+    else
+      return fieldError(path, *v) << "expected a boolean (true or false), got '" << text << "'";
+  }
+
+  node.global.kind = ConfigValue::Kind::kMap;
+  node.global.origin = "global";
+  if (const ConfigValue *g = root.find("global")) {
+    RS_RETURN_IF_ERROR(detail::checkBlockKeys(*g, path));
+    if (g->isMap())
+      node.global = *g;
+  }
+  if (const ConfigValue *w = root.find("workers"); w && !w->isNull())
+    RS_RETURN_IF_ERROR(parseWorkers(path, *w, node));
+  if (const ConfigValue *m = root.find("models"))
+    RS_RETURN_IF_ERROR(parseModels(path, *m, node));
+
+  // Resolve every listed worker now, so that any error in the file or the environment
+  // surfaces at load; then check ports across workers.
+  std::vector<WorkerConfig> resolved;
+  const int64_t count = node.workers.empty() ? 1 : static_cast<int64_t>(node.workers.size());
+  for (int64_t i = 0; i < count; ++i) {
+    RS_ASSIGN_OR_RETURN(WorkerConfig w, resolveWorker(node, i));
+    resolved.push_back(std::move(w));
+  }
+  RS_RETURN_IF_ERROR(checkPortCollisions(node, resolved));
+  return node;
+}
+
+Result<NodeConfig> loadNodeFile(const std::string &path, const Environment &env) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return notFound() << path << ": cannot read";
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad())
+    return internalError() << path << ": read failed";
+  return parseNodeFile(text, path, env);
+}
+
+Result<WorkerConfig> resolveWorker(const NodeConfig &node, int64_t worker_index) {
+  const bool listed = !node.workers.empty();
+  if (worker_index < 0 || (listed && worker_index >= static_cast<int64_t>(node.workers.size())))
+    return outOfRange() << node.path << ": worker index " << worker_index
+                        << " is out of range: the node file lists " << node.workers.size()
+                        << " workers";
+  const NodeWorker *entry = listed ? &node.workers[static_cast<size_t>(worker_index)] : nullptr;
+  const std::string worker_origin = "workers[" + std::to_string(worker_index) + "]";
+
+  WorkerConfig out;
+  out.worker_index = worker_index;
+  out.worker_name = entry ? entry->name : "worker" + std::to_string(worker_index);
+  out.node_file = node.path;
+  if (entry) {
+    out.node_host = entry->host;
+    out.gpu = entry->gpu;
+  }
+
+  ConfigValue raw = node.global;
+  if (!raw.isMap()) {
+    raw.kind = ConfigValue::Kind::kMap;
+    raw.origin = "global";
+  }
+  if (entry)
+    deepMerge(raw, entry->overrides);
+
+  ConfigValue dirs;
+  dirs.kind = ConfigValue::Kind::kList;
+  dirs.origin = "model_repo";
+  dirs.list.push_back(ConfigValue::scalarValue(node.model_repo, "model_repo"));
+  setPath(raw, "model_dirs", std::move(dirs));
+
+  if (entry && entry->port)
+    setPath(raw, "endpoints.port",
+            ConfigValue::scalarValue(std::to_string(*entry->port), worker_origin + ".port"));
+  else if (node.base_port)
+    setPath(raw, "endpoints.port",
+            ConfigValue::scalarValue(std::to_string(*node.base_port + worker_index), "base_port"));
+  if (node.metrics_base_port)
+    setPath(raw, "endpoints.metrics_port",
+            ConfigValue::scalarValue(std::to_string(*node.metrics_base_port + worker_index),
+                                     "metrics_base_port"));
+  if (entry && entry->gpu)
+    setPath(raw, "runtime.device_ordinal",
+            ConfigValue::scalarValue(std::to_string(*entry->gpu), worker_origin + ".gpu"));
+  if (node.shared_host_weights) {
+    const ConfigValue *set = findPath(raw, "runtime.shared_host_weights");
+    if (!set || set->isNull())
+      setPath(raw, "runtime.shared_host_weights",
+              ConfigValue::scalarValue(*node.shared_host_weights ? "true" : "false",
+                                       "shared_host_weights"));
+  }
+  // models: {m: [workers]} pins m to device memory on those workers unless a residency
+  // is already set (model names may contain '.', so walk the maps directly).
+  for (const auto &[model, targets] : node.models) {
+    if (std::find(targets.begin(), targets.end(), out.worker_name) == targets.end())
+      continue;
+    const std::string origin = "models." + model;
+    if (!findPath(raw, "scheduler.models") || !findPath(raw, "scheduler.models")->isMap()) {
+      ConfigValue models;
+      models.kind = ConfigValue::Kind::kMap;
+      models.origin = origin;
+      setPath(raw, "scheduler.models", std::move(models));
+    }
+    ConfigValue &models = raw.map["scheduler"].map["models"];
+    ConfigValue &block = models.map[model];
+    if (!block.isMap()) {
+      block.kind = ConfigValue::Kind::kMap;
+      block.origin = origin;
+    }
+    const ConfigValue *residency = block.find("residency");
+    if (!residency || residency->isNull())
+      block.map["residency"] = ConfigValue::scalarValue("device", origin);
+  }
+
+  RS_RETURN_IF_ERROR(detail::applyEnvironment(node.env, raw, out));
+  RS_RETURN_IF_ERROR(detail::buildWorker(raw, node.path, out));
+  return out;
+}
+
+} // namespace rs::config

@@ -1,0 +1,40 @@
+//===- config/worker_build_impl.h - Private: keys, env, typing -------------===//
+//
+// The steps of resolveWorker() after the node-level merge, used by node_config.cc:
+// key checks of a config block, INFERENCE_SERVER_* overrides, and typing + validation +
+// the regulated profile. Not part of the public API.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "config/node_config.h"
+#include "config/tree.h"
+#include "config/worker_config.h"
+#include "support/status.h"
+
+#include <string>
+#include <string_view>
+
+namespace rs::config::detail {
+
+/// Lower-cased ASCII copy.
+std::string lower(std::string_view s);
+/// `s` without leading and trailing whitespace.
+std::string_view trim(std::string_view s);
+/// An InvalidArgument builder prefixed "<file>: <origin>: ", or "<origin>: " for a value
+/// from the environment (its origin names the variable).
+StatusBuilder keyError(std::string_view file, const ConfigValue &v);
+
+/// Rejects unknown and removed keys in a `global` or worker override block (a map or
+/// null); messages name `file` and the key's origin.
+Status checkBlockKeys(const ConfigValue &block, std::string_view file);
+
+/// Applies INFERENCE_SERVER_* variables of `env` onto the raw worker tree `raw` and
+/// records them in `out.env_overrides` / `out.env_keys`.
+Status applyEnvironment(const Environment &env, ConfigValue &raw, WorkerConfig &out);
+
+/// Types and validates `raw` (a merged, env-applied worker tree) into `out`, then applies
+/// the regulated profile. Worker identity fields of `out` are left as they are.
+Status buildWorker(const ConfigValue &raw, std::string_view file, WorkerConfig &out);
+
+} // namespace rs::config::detail

@@ -1,0 +1,141 @@
+//===- config/worker_config.h - One worker's resolved configuration --------===//
+//
+// The typed, validated settings of one worker (`serve`), resolved from a node file's
+// `global` block, the worker's override block and INFERENCE_SERVER_* environment overrides
+// (config/node_config.h). Keys, defaults and ranges are the reference implementation's
+// (reference-system.md §2.2) plus the reproducibility page's keys (runtime.profile,
+// runtime.batch_sizes, runtime.xla_flags, runtime.executable_cache, scheduler.coalescing)
+// and two of ours: endpoints.http_port and runtime.cpu_threads, and runtime.pjrt_plugin.
+// Each field's comment gives its dotted key, default and valid range; units are in names.
+//
+// Thread safety: plain values.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rs::config {
+
+enum class Backend : uint8_t { kCpu, kCuda }; // "cpu" | "cuda" ("gpu" is an alias)
+enum class ModelControlMode : uint8_t { kStatic, kDynamic, kExplicit };
+enum class Numerics : uint8_t { kF32, kAuto, kTf32 };
+enum class Profile : uint8_t { kNone, kRegulated };
+enum class BatchSizes : uint8_t { kAll, kLargest };
+enum class Discipline : uint8_t { kFair, kFifo, kEdf };
+enum class Residency : uint8_t { kUnpinned, kPinnedSystem, kPinnedDevice };
+
+/// Lower-case config spellings: "cpu", "dynamic", "f32", "regulated", "largest", "fair",
+/// "pinned_system".
+std::string_view backendName(Backend v);
+std::string_view modelControlModeName(ModelControlMode v);
+std::string_view numericsName(Numerics v);
+std::string_view profileName(Profile v);
+std::string_view batchSizesName(BatchSizes v);
+std::string_view disciplineName(Discipline v);
+std::string_view residencyName(Residency v);
+
+/// `runtime:` block.
+struct RuntimeConfig {
+  Backend backend = Backend::kCpu;           // runtime.backend: cpu | cuda | gpu
+  int64_t device_ordinal = 0;                // runtime.device_ordinal >= 0 (node: the worker's gpu)
+  double mem_fraction = 0.9;                 // runtime.mem_fraction in (0, 1]
+  bool preallocate = true;                   // runtime.preallocate
+  bool allow_cpu_fallback = true;            // runtime.allow_cpu_fallback
+  double weight_cache_fraction = 1.0;        // runtime.weight_cache_fraction in [0, 1]; 0 = off
+  double weight_cache_wiggle_fraction = 0.1; // runtime.weight_cache_wiggle_fraction in [0, 1)
+  bool autotune = true;                      // runtime.autotune (false: xla_gpu_autotune_level=0)
+  std::optional<bool> autotune_cache;        // runtime.autotune_cache; unset = inherit
+  std::string autotune_cache_dir;            // runtime.autotune_cache_dir; "" = inherit
+  Numerics numerics = Numerics::kAuto; // runtime.numerics: f32 | auto | tf32 (tf32 needs cuda)
+  bool shared_host_weights = false;    // runtime.shared_host_weights
+  std::string shared_host_weights_mode = "666"; // octal permission string <= 777
+  Profile profile = Profile::kNone;             // runtime.profile: none | regulated
+  BatchSizes batch_sizes = BatchSizes::kAll;    // runtime.batch_sizes: all | largest
+  /// runtime.xla_flags: XLA debug options, name (without "--") -> value text ("true", "0").
+  std::map<std::string, std::string> xla_flags;
+  bool executable_cache = true; // runtime.executable_cache
+  std::string pjrt_plugin;      // runtime.pjrt_plugin: plugin .so path; "" = default
+  int64_t cpu_threads = 0;      // runtime.cpu_threads in [0, 4096]; 0 = all cores
+};
+
+/// `scheduler.models.<name>:` block.
+struct ModelSchedulerConfig {
+  double weight = 1.0;                   // > 0, relative share under `fair`
+  std::optional<Residency> residency;    // unset = resolved at startup
+  std::optional<int64_t> max_batch_size; // >= 1; unset = uncapped
+};
+
+/// `scheduler:` block.
+struct SchedulerConfig {
+  Discipline discipline = Discipline::kFair; // scheduler.discipline: fair | fifo | edf
+  double ema_halflife_seconds = 30.0;        // > 0
+  double recency_penalty_cap = 0.25;         // (0, 1]
+  double coalescing_discount = 0.1;          // [0, 1)
+  double cost_ema_alpha = 0.2;               // (0, 1]
+  int64_t max_queue_depth = 1024;            // > 0, per model
+  int64_t compaction_interval = 0;           // >= 0; 0 = off
+  double dispatch_timeout_seconds = 30.0;    // > 0; parsed, not enforced (as the reference)
+  bool coalescing = true;                    // scheduler.coalescing
+  std::map<std::string, ModelSchedulerConfig> models; // scheduler.models.<name>
+};
+
+/// `endpoints:` block.
+struct EndpointsConfig {
+  std::string host = "127.0.0.1";       // endpoints.host
+  int64_t port = 8080;                  // endpoints.port (gRPC) in [1, 65535]
+  int64_t metrics_port = 0;             // endpoints.metrics_port in [0, 65535]; 0 = off
+  int64_t max_concurrent_requests = 64; // >= 0; 0 = uncapped
+  int64_t http_port = 8000;             // endpoints.http_port (KServe REST) in [0, 65535]; 0 = off
+};
+
+/// `grpc:` block.
+struct GrpcConfig {
+  int64_t max_recv_msg_bytes = 536870912; // in [1, 2^31-1]
+  int64_t max_send_msg_bytes = 536870912; // in [1, 2^31-1]
+};
+
+/// Everything one worker needs, resolved and validated.
+struct WorkerConfig {
+  std::string worker_name; // the node file's worker name (or "worker<i>" when synthesized)
+  int64_t worker_index = 0;
+  std::string node_host;      // the worker entry's `host:` ("" when absent)
+  std::optional<int64_t> gpu; // the worker entry's `gpu:`
+  std::string node_file;      // path of the node file
+
+  std::vector<std::string> model_dirs; // [model_repo], or INFERENCE_SERVER_MODEL_DIRS
+  std::string cache_dir;               // cache_dir ("" default; logged only)
+  ModelControlMode model_control_mode = ModelControlMode::kDynamic;
+  double model_poll_seconds = 15.0;        // >= 0; > 0 in dynamic mode
+  std::vector<std::string> models_include; // allowlist; empty = all
+
+  RuntimeConfig runtime;
+  SchedulerConfig scheduler;
+  EndpointsConfig endpoints;
+  GrpcConfig grpc;
+
+  /// (VAR, value) of every INFERENCE_SERVER_* override applied, sorted by VAR
+  /// (the reference's "Configuration overridden by environment").
+  std::vector<std::pair<std::string, std::string>> env_overrides;
+  /// Dotted keys whose value came from the environment ("runtime.numerics", "model_dirs").
+  std::set<std::string> env_keys;
+  /// Dotted keys the regulated profile set because nothing set them explicitly, e.g.
+  /// "runtime.batch_sizes", "scheduler.coalescing",
+  /// "runtime.xla_flags.xla_gpu_exclude_nondeterministic_ops".
+  std::vector<std::string> profile_keys;
+};
+
+/// Every resolved setting as (dotted key, value text), sorted by key, for the
+/// `Effective configuration` startup line: lists as "[a, b]", maps as "{k: v}", unset
+/// optionals as "unset". Per-model scheduler settings appear as
+/// "scheduler.models.<name>.weight" etc.
+std::vector<std::pair<std::string, std::string>> effectiveSettings(const WorkerConfig &config);
+
+} // namespace rs::config

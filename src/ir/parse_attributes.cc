@@ -43,6 +43,11 @@ const std::vector<std::string_view> *structFieldOrder(std::string_view name) {
   static const std::vector<std::string_view> kChannel = {"handle", "type"};
   static const std::vector<std::string_view> kAlias = {"output_tuple_indices", "operand_index",
                                                        "operand_tuple_indices"};
+  static const std::vector<std::string_view> kRaggedDot = {
+      "lhs_batching_dimensions",    "rhs_batching_dimensions", "lhs_contracting_dimensions",
+      "rhs_contracting_dimensions", "lhs_ragged_dimensions",   "rhs_group_dimensions"};
+  if (name == "ragged_dot")
+    return &kRaggedDot;
   if (name == "dot")
     return &kDot;
   if (name == "gather")
@@ -278,9 +283,7 @@ Status Parser::parseAttribute(Attribute *out) {
       RS_RETURN_IF_ERROR(parseType(&t));
       if (!dtypeOfTypeAttr(t, &dt).isOk()) {
         out->kind = AttrKind::kOpaque; // e.g. `1 : index`
-        out->str = std::string(src_.substr(start, tok().pos - start));
-        while (!out->str.empty() && (out->str.back() == ' ' || out->str.back() == '\n'))
-          out->str.pop_back();
+        out->str = std::string(src_.substr(start, prevEnd() - start));
         break;
       }
       if (isComplex(dt))
@@ -343,6 +346,29 @@ Status Parser::parseAttribute(Attribute *out) {
   return Status::ok();
 }
 
+Status Parser::parseItemValue(Attribute *out) {
+  if (!is(Tok::kMinus) && !is(Tok::kInteger) && !is(Tok::kFloat))
+    return parseAttribute(out);
+  *out = Attribute();
+  bool neg = consumeIf(Tok::kMinus);
+  if (!is(Tok::kInteger) && !is(Tok::kFloat))
+    return errorExpected("number");
+  Token lit = tok();
+  advance();
+  if (lit.kind == Tok::kFloat) {
+    out->kind = AttrKind::kFloat;
+    out->scalar_type = DType::kF64;
+    return parseFloatLiteral(lit, neg, DType::kF64, &out->float_value);
+  }
+  uint64_t mag = 0;
+  if (!parseUnsigned(lit.text, &mag) || mag > (neg ? (uint64_t{1} << 63) : uint64_t{INT64_MAX}))
+    return errorAt(lit.pos, "integer literal out of range");
+  out->kind = AttrKind::kInteger;
+  out->scalar_type = DType::kI64;
+  out->int_value = neg ? static_cast<int64_t>(0 - mag) : static_cast<int64_t>(mag);
+  return Status::ok();
+}
+
 Status Parser::parseHashAttribute(Attribute *out) {
   size_t start = tok().pos;
   std::string_view name = tok().text.substr(1);
@@ -385,13 +411,16 @@ Status Parser::parseHashAttribute(Attribute *out) {
     }
     return opaque();
   }
-  if (name.substr(0, 10) == "stablehlo." && structFieldOrder(name.substr(10))) {
-    std::string_view struct_name = name.substr(10);
+  size_t dot = name.find('.');
+  std::string_view dialect = name.substr(0, dot == std::string_view::npos ? 0 : dot);
+  std::string_view struct_name = dot == std::string_view::npos ? "" : name.substr(dot + 1);
+  bool known = (dialect == "stablehlo" && struct_name != "ragged_dot") ||
+               (dialect == "chlo" && struct_name == "ragged_dot");
+  if (known && structFieldOrder(struct_name)) {
     advance();
     advance(); // '<'
-    Status st = parseStructFields(struct_name, out);
-    if (!st.isOk())
-      return st;
+    RS_RETURN_IF_ERROR(parseStructFields(struct_name, out));
+    out->dialect = std::string(dialect);
     return Status::ok();
   }
   return opaque();

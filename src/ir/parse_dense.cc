@@ -308,14 +308,7 @@ Status Parser::parseDense(Attribute *out, Type *type_out) {
   size_t type_pos = tok().pos;
   Type t;
   RS_RETURN_IF_ERROR(parseType(&t));
-  size_t end = type_pos;
-  {
-    // end of the type text: the start of the current token, minus trailing space
-    end = tok().pos;
-    while (end > type_pos && (src_[end - 1] == ' ' || src_[end - 1] == '\n' ||
-                              src_[end - 1] == '\t' || src_[end - 1] == '\r'))
-      --end;
-  }
+  size_t end = prevEnd();
   if (type_out)
     *type_out = t;
   *out = Attribute();

@@ -175,10 +175,7 @@ Status Parser::parseType(Type *out) {
       size_t enc_start = tok().pos;
       Attribute enc;
       RS_RETURN_IF_ERROR(parseAttribute(&enc));
-      size_t enc_end = tok().pos;
-      while (enc_end > enc_start && (src_[enc_end - 1] == ' ' || src_[enc_end - 1] == '\n' ||
-                                     src_[enc_end - 1] == '\t' || src_[enc_end - 1] == '\r'))
-        --enc_end;
+      size_t enc_end = prevEnd();
       out->text = std::string(src_.substr(enc_start, enc_end - enc_start));
     }
     if (!is(Tok::kGreater))
@@ -278,6 +275,17 @@ Status Parser::parseTypeSection(TypeSection *out) {
     Type t;
     RS_RETURN_IF_ERROR(parseType(&t));
     out->inputs.push_back(std::move(t));
+  }
+  if (consumeIf(Tok::kArrow)) { // chlo binary ops: `a, b -> r`
+    out->functional = true;
+    if (consumeIf(Tok::kLParen)) {
+      if (!is(Tok::kRParen))
+        RS_RETURN_IF_ERROR(parseTypeList(&out->results));
+      return expect(Tok::kRParen, "')'");
+    }
+    Type r;
+    RS_RETURN_IF_ERROR(parseType(&r));
+    out->results.push_back(std::move(r));
   }
   return Status::ok();
 }

@@ -135,6 +135,7 @@ Status Parser::skipBalanced(std::string_view *text) {
         *text = src_.substr(start, p - start);
         lex_.resetTo(p);
         advance();
+        prev_end_ = p;
         return Status::ok();
       }
     } else if (stack.empty()) {

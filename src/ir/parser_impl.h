@@ -61,7 +61,12 @@ public:
 
   //===--- tokens and diagnostics (parser.cc) ---------------------------===//
   const Token &tok() const { return tok_; }
-  void advance() { tok_ = lex_.lex(); }
+  void advance() {
+    prev_end_ = tok_.pos + tok_.text.size();
+    tok_ = lex_.lex();
+  }
+  /// Byte offset just past the last consumed token (ends verbatim text slices).
+  size_t prevEnd() const { return prev_end_; }
   bool is(Tok k) const { return tok_.kind == k; }
   bool isKeyword(std::string_view kw) const { return tok_.kind == Tok::kBareId && tok_.text == kw; }
   bool consumeIf(Tok k);
@@ -118,6 +123,9 @@ public:
 
   //===--- attributes (parse_attributes.cc, parse_dense.cc) --------------===//
   Status parseAttribute(Attribute *out);
+  /// As parseAttribute, but a number takes no `: type` suffix (i64 / f64), for
+  /// `key = value` items that a type section follows (`tolerance = 0.1 : tensor<f64>`).
+  Status parseItemValue(Attribute *out);
   Status parseAttrDict(std::vector<NamedAttribute> *out); // `{...}` at current token
   Status parseArrayAttr(Attribute *out);                  // `[a, b]`
   Status parseI64List(std::vector<int64_t> *out);         // `[1, -2]`
@@ -176,6 +184,7 @@ private:
   Lexer lex_;
   LineTable lines_;
   Token tok_;
+  size_t prev_end_ = 0;
   int depth_ = 0;
   bool saw_module_ = false;
   bool saw_loose_ops_ = false;

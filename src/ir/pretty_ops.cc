@@ -213,7 +213,7 @@ Status Parser::parseSimpleOp(OpState &st) {
             return errorExpected("string");
           RS_RETURN_IF_ERROR(parseAttribute(&a));
           break;
-        case Item::kAttr: RS_RETURN_IF_ERROR(parseAttribute(&a)); break;
+        case Item::kAttr: RS_RETURN_IF_ERROR(parseItemValue(&a)); break;
         }
         if (!prop.empty())
           op.properties.push_back({std::move(prop), std::move(a)});

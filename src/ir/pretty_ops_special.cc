@@ -521,7 +521,7 @@ Status Parser::parseTopKOp(OpState &st) {
     advance();
     RS_RETURN_IF_ERROR(expect(Tok::kEqual, "'='"));
     Attribute a;
-    RS_RETURN_IF_ERROR(parseAttribute(&a));
+    RS_RETURN_IF_ERROR(parseItemValue(&a));
     st.op.properties.push_back({std::move(key), std::move(a)});
   }
   RS_RETURN_IF_ERROR(expect(Tok::kRParen, "')'"));
@@ -551,10 +551,12 @@ Status Parser::parseScanOp(OpState &st) {
     advance();
     advance();
     Attribute a;
-    RS_RETURN_IF_ERROR(parseAttribute(&a));
+    RS_RETURN_IF_ERROR(parseItemValue(&a));
     st.op.properties.push_back({std::move(key), std::move(a)});
     consumeIf(Tok::kComma);
   }
+  if (consumeKeyword("attributes")) // a bare `{` here opens the body, not an attr-dict
+    RS_RETURN_IF_ERROR(parseAttrDict(&st.op.attributes));
   Region body;
   RS_RETURN_IF_ERROR(parseRegion(&body, nullptr, false));
   st.op.regions.push_back(std::move(body));
@@ -604,7 +606,7 @@ Status Parser::parseCheckConstOp(OpState &st) {
     advance();
     RS_RETURN_IF_ERROR(expect(Tok::kEqual, "'='"));
     Attribute a;
-    RS_RETURN_IF_ERROR(parseAttribute(&a));
+    RS_RETURN_IF_ERROR(parseItemValue(&a));
     st.op.properties.push_back({std::move(key), std::move(a)});
   }
   return parseTrailingAttrDict(st);

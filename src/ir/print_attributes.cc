@@ -142,9 +142,9 @@ void appendDense(std::string &out, const Attribute &a) {
   int64_t n = t.valid() ? t.numElements() : 0;
   int64_t size = dtypeSize(t.dtype());
   const uint8_t *data = t.data();
-  bool splat = n > 0;
-  for (int64_t i = 1; splat && i < n; ++i)
-    splat = std::memcmp(data, data + i * size, static_cast<size_t>(size)) == 0;
+  // All elements equal <=> the bytes equal themselves shifted by one element.
+  bool splat =
+      n > 0 && (n == 1 || std::memcmp(data, data + size, static_cast<size_t>((n - 1) * size)) == 0);
   if (splat) {
     appendElement(out, data, 0, t.dtype());
   } else if (n > 16) {

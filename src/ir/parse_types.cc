@@ -291,10 +291,11 @@ Status Parser::parseTypeSection(TypeSection *out) {
 }
 
 // Pretty forms print either a function type (operand types -> result types) or a list:
-// one type shared by operands and results (`stablehlo.add %a, %b : tensor<4xf32>`), one
-// type per result (`optimization_barrier`), or operand types followed by the result
+// one type shared by operands and the result (`stablehlo.add %a, %b : tensor<4xf32>`),
+// one type per result (`optimization_barrier`), or operand types followed by the result
 // types (`select : tensor<i1>, tensor<4xf32>`). Operand types are known from their
-// definitions, so only the results are taken from a list.
+// definitions, so only the results are taken from a list: as many types as results,
+// else the last ones.
 Status Parser::assignResultTypes(OpState &st, const TypeSection &ts) {
   const std::vector<ValueId> &operands = st.op.operands;
   if (ts.functional) {
@@ -315,16 +316,10 @@ Status Parser::assignResultTypes(OpState &st, const TypeSection &ts) {
   st.result_types.clear();
   if (n == 0)
     return Status::ok();
-  if (l.size() == n) {
-    st.result_types = l;
-  } else if (l.size() == 1) {
-    st.result_types.assign(n, l.front());
-  } else if (l.size() > n) {
-    st.result_types.assign(l.end() - static_cast<std::ptrdiff_t>(n), l.end());
-  } else {
+  if (l.size() < n)
     return errorAt(st.pos, "'" + st.op.name + "' binds " + std::to_string(n) +
                                " results but its type lists " + std::to_string(l.size()));
-  }
+  st.result_types.assign(l.end() - static_cast<std::ptrdiff_t>(n), l.end());
   return Status::ok();
 }
 

@@ -56,7 +56,7 @@ std::optional<int64_t> parsePositive(std::string_view s) {
 struct ProgramFiles {
   std::map<int64_t, std::string> batched; // model.b{N}.mlir by N
   std::optional<std::string> single;      // model.mlir
-  std::vector<std::string> variants; // model.v{i}[.b{N}].mlir (unsupported)
+  std::vector<std::string> variants;      // model.v{i}[.b{N}].mlir (unsupported)
   bool has_model_jl = false;
 };
 
@@ -65,13 +65,11 @@ Result<ProgramFiles> listProgramFiles(const std::string &dir) {
   std::error_code ec;
   fs::directory_iterator it(dir, ec);
   if (ec)
-    return notFound() << dir
-                      << ": cannot list bundle directory: " << ec.message();
+    return notFound() << dir << ": cannot list bundle directory: " << ec.message();
   std::vector<std::string> names;
   for (; it != fs::directory_iterator(); it.increment(ec)) {
     if (ec)
-      return internalError()
-             << dir << ": cannot list bundle directory: " << ec.message();
+      return internalError() << dir << ": cannot list bundle directory: " << ec.message();
     std::error_code type_ec;
     if (!it->is_regular_file(type_ec))
       continue;
@@ -105,18 +103,15 @@ Status loadWeights(const std::string &path, Bundle &bundle) {
   if (order_it == file.metadata().end()) {
     if (file.size() == 0)
       return Status::ok();
-    return invalidArgument()
-           << path << ": __metadata__.argument_order is missing (required when "
-           << "the file holds tensors; it has " << count(file.size(), "tensor")
-           << ")";
+    return invalidArgument() << path << ": __metadata__.argument_order is missing (required when "
+                             << "the file holds tensors; it has " << count(file.size(), "tensor")
+                             << ")";
   }
-  nlohmann::json order =
-      nlohmann::json::parse(order_it->second, nullptr, false);
+  nlohmann::json order = nlohmann::json::parse(order_it->second, nullptr, false);
   if (order.is_discarded() || !order.is_array())
-    return invalidArgument()
-           << path
-           << ": __metadata__.argument_order is not a JSON list of names: "
-           << order_it->second;
+    return invalidArgument() << path
+                             << ": __metadata__.argument_order is not a JSON list of names: "
+                             << order_it->second;
   std::set<std::string> listed;
   for (size_t i = 0; i < order.size(); ++i) {
     if (!order[i].is_string())
@@ -124,21 +119,19 @@ Status loadWeights(const std::string &path, Bundle &bundle) {
                                << "] is not a string";
     std::string name = order[i].get<std::string>();
     if (!listed.insert(name).second)
-      return invalidArgument() << path << ": __metadata__.argument_order[" << i
-                               << "]: '" << name << "' is listed twice";
+      return invalidArgument() << path << ": __metadata__.argument_order[" << i << "]: '" << name
+                               << "' is listed twice";
     if (!file.contains(name))
-      return invalidArgument()
-             << path << ": __metadata__.argument_order[" << i << "] names '"
-             << name << "', which is not a tensor in the file";
+      return invalidArgument() << path << ": __metadata__.argument_order[" << i << "] names '"
+                               << name << "', which is not a tensor in the file";
     RS_ASSIGN_OR_RETURN(Tensor t, file.tensor(name));
     bundle.weight_names.push_back(name);
     bundle.weights.push_back(std::move(t));
   }
   for (const std::string &name : file.names())
     if (!listed.count(name))
-      bundle.warnings.push_back(
-          path + ": tensor '" + name +
-          "' is not in __metadata__.argument_order and is not used");
+      bundle.warnings.push_back(path + ": tensor '" + name +
+                                "' is not in __metadata__.argument_order and is not used");
   return Status::ok();
 }
 
@@ -148,10 +141,8 @@ std::string specTypeText(DType dtype, const Shape &shape) {
 
 /// True if `type` is a tensor of `dtype` with `shape`; `skip_axis` (if >= 0) is
 /// not compared.
-bool typeMatches(const ir::Type &type, DType dtype, const Shape &shape,
-                 int skip_axis = -1) {
-  if (!type.isTensor() || type.element != dtype ||
-      type.shape.size() != shape.size())
+bool typeMatches(const ir::Type &type, DType dtype, const Shape &shape, int skip_axis = -1) {
+  if (!type.isTensor() || type.element != dtype || type.shape.size() != shape.size())
     return false;
   for (size_t i = 0; i < shape.size(); ++i)
     if (static_cast<int>(i) != skip_axis && type.shape[i] != shape[i])
@@ -160,8 +151,7 @@ bool typeMatches(const ir::Type &type, DType dtype, const Shape &shape,
 }
 
 /// Checks `main` of `program` against the manifest and the weights.
-Status checkSignature(const Program &program, const Bundle &bundle,
-                      bool has_weights_file) {
+Status checkSignature(const Program &program, const Bundle &bundle, bool has_weights_file) {
   const std::string &path = program.path;
   const ir::Operation *main = program.module.lookupFunction("main");
   if (!main)
@@ -171,51 +161,43 @@ Status checkSignature(const Program &program, const Bundle &bundle,
   const size_t n_inputs = m.executable_inputs.size();
   const size_t n_weights = bundle.weights.size();
   if (fn.elements.size() != n_inputs + n_weights)
-    return invalidArgument()
-           << path << ": main takes " << count(fn.elements.size(), "argument")
-           << " but the manifest has " << count(n_inputs, "input")
-           << " and the "
-           << (has_weights_file
-                   ? "weights file has " + count(n_weights, "weight")
-                   : std::string("bundle has no weights.safetensors"))
-           << " (" << n_inputs + n_weights << " expected)";
+    return invalidArgument() << path << ": main takes " << count(fn.elements.size(), "argument")
+                             << " but the manifest has " << count(n_inputs, "input") << " and the "
+                             << (has_weights_file
+                                     ? "weights file has " + count(n_weights, "weight")
+                                     : std::string("bundle has no weights.safetensors"))
+                             << " (" << n_inputs + n_weights << " expected)";
   const bool unbatched = program.batch_size == 0;
   for (size_t i = 0; i < n_inputs; ++i) {
     const TensorSpec &spec = m.executable_inputs[i];
     const Shape expected = spec.shapeForBatch(program.batch_size);
     const int skip = unbatched && spec.batch_axis ? *spec.batch_axis : -1;
     if (!typeMatches(fn.elements[i], spec.dtype, expected, skip))
-      return invalidArgument()
-             << path << ": argument " << i << " (input '" << spec.name
-             << "'): type " << fn.elements[i].toString()
-             << " does not match manifest "
-             << specTypeText(spec.dtype, expected);
+      return invalidArgument() << path << ": argument " << i << " (input '" << spec.name
+                               << "'): type " << fn.elements[i].toString()
+                               << " does not match manifest " << specTypeText(spec.dtype, expected);
   }
   for (size_t j = 0; j < n_weights; ++j) {
     const Tensor &w = bundle.weights[j];
     const ir::Type &arg = fn.elements[n_inputs + j];
     if (!typeMatches(arg, w.dtype(), w.shape()))
-      return invalidArgument()
-             << path << ": argument " << n_inputs + j << " (weight '"
-             << bundle.weight_names[j] << "'): type " << arg.toString()
-             << " does not match weights file "
-             << specTypeText(w.dtype(), w.shape());
+      return invalidArgument() << path << ": argument " << n_inputs + j << " (weight '"
+                               << bundle.weight_names[j] << "'): type " << arg.toString()
+                               << " does not match weights file "
+                               << specTypeText(w.dtype(), w.shape());
   }
   if (fn.results.size() != m.executable_outputs.size())
-    return invalidArgument()
-           << path << ": main returns " << count(fn.results.size(), "result")
-           << " but the manifest has "
-           << count(m.executable_outputs.size(), "executable output");
+    return invalidArgument() << path << ": main returns " << count(fn.results.size(), "result")
+                             << " but the manifest has "
+                             << count(m.executable_outputs.size(), "executable output");
   for (size_t i = 0; i < fn.results.size(); ++i) {
     const TensorSpec &spec = m.executable_outputs[i];
     const Shape expected = spec.shapeForBatch(program.batch_size);
     const int skip = unbatched && spec.batch_axis ? *spec.batch_axis : -1;
     if (!typeMatches(fn.results[i], spec.dtype, expected, skip))
-      return invalidArgument()
-             << path << ": result " << i << " (output '" << spec.name
-             << "'): type " << fn.results[i].toString()
-             << " does not match manifest "
-             << specTypeText(spec.dtype, expected);
+      return invalidArgument() << path << ": result " << i << " (output '" << spec.name
+                               << "'): type " << fn.results[i].toString()
+                               << " does not match manifest " << specTypeText(spec.dtype, expected);
   }
   return Status::ok();
 }
@@ -232,68 +214,56 @@ Result<Bundle> loadBundle(const std::string &dir_in) {
   if (!fs::is_directory(dir, ec))
     return notFound() << dir << ": not a bundle directory";
   bundle.name = fs::path(dir).filename().string();
-  if (bundle.name == "." ||
-      bundle.name == "..") // "." names the current directory's model
+  if (bundle.name == "." || bundle.name == "..") // "." names the current directory's model
     bundle.name = fs::weakly_canonical(fs::path(dir), ec).filename().string();
 
-  RS_ASSIGN_OR_RETURN(bundle.manifest,
-                      loadManifest(dir + "/manifest.yaml", bundle.name));
+  RS_ASSIGN_OR_RETURN(bundle.manifest, loadManifest(dir + "/manifest.yaml", bundle.name));
   const Manifest &m = bundle.manifest;
   if (m.kind == BundleKind::kMeta)
-    return unimplemented()
-           << dir << "/manifest.yaml: kind: meta bundles are not supported yet";
+    return unimplemented() << dir << "/manifest.yaml: kind: meta bundles are not supported yet";
   if (!m.input_shapes.empty())
-    return unimplemented()
-           << dir
-           << "/manifest.yaml: input_shapes: multi-shape bundles are not "
-              "supported yet";
+    return unimplemented() << dir
+                           << "/manifest.yaml: input_shapes: multi-shape bundles are not "
+                              "supported yet";
 
   RS_ASSIGN_OR_RETURN(ProgramFiles files, listProgramFiles(dir));
   if (files.has_model_jl)
-    return unimplemented()
-           << dir
-           << "/model.jl: Julia pre/post-processing hooks are not supported; "
-              "remove model.jl to serve the program as exported";
+    return unimplemented() << dir
+                           << "/model.jl: Julia pre/post-processing hooks are not supported; "
+                              "remove model.jl to serve the program as exported";
   if (!files.variants.empty())
-    return unimplemented()
-           << dir << "/" << files.variants.front()
-           << ": multi-shape bundles (model.v{i}.*.mlir) are not supported yet";
+    return unimplemented() << dir << "/" << files.variants.front()
+                           << ": multi-shape bundles (model.v{i}.*.mlir) are not supported yet";
 
   std::map<int64_t, std::string> to_parse;
   if (!files.batched.empty()) {
     if (files.single)
-      return invalidArgument()
-             << dir << ": both model.mlir and model.b"
-             << files.batched.begin()->first
-             << ".mlir exist (use one model.mlir or one model.b{N}.mlir per "
-                "compiled batch size)";
+      return invalidArgument() << dir << ": both model.mlir and model.b"
+                               << files.batched.begin()->first
+                               << ".mlir exist (use one model.mlir or one model.b{N}.mlir per "
+                                  "compiled batch size)";
     if (m.compiled_batch_sizes.empty())
-      return invalidArgument()
-             << dir << "/manifest.yaml: batching.compiled_batch_sizes is "
-             << "missing but the bundle has model.b"
-             << files.batched.begin()->first << ".mlir";
+      return invalidArgument() << dir << "/manifest.yaml: batching.compiled_batch_sizes is "
+                               << "missing but the bundle has model.b"
+                               << files.batched.begin()->first << ".mlir";
     for (int64_t size : m.compiled_batch_sizes) {
       auto it = files.batched.find(size);
       if (it == files.batched.end())
-        return notFound() << dir << "/model.b" << size
-                          << ".mlir: missing (batch size " << size
+        return notFound() << dir << "/model.b" << size << ".mlir: missing (batch size " << size
                           << " is listed in batching.compiled_batch_sizes "
                           << listToString(m.compiled_batch_sizes) << ")";
       to_parse[size] = it->second;
     }
     for (const auto &[size, path] : files.batched)
       if (!to_parse.count(size))
-        bundle.warnings.push_back(
-            path + ": batch size " + std::to_string(size) +
-            " is not in batching.compiled_batch_sizes " +
-            listToString(m.compiled_batch_sizes) + "; not loaded");
+        bundle.warnings.push_back(path + ": batch size " + std::to_string(size) +
+                                  " is not in batching.compiled_batch_sizes " +
+                                  listToString(m.compiled_batch_sizes) + "; not loaded");
   } else if (files.single) {
     to_parse[0] = *files.single;
   } else {
-    return notFound()
-           << dir << ": no program: expected model.mlir or model.b{N}.mlir for "
-           << "batching.compiled_batch_sizes "
-           << listToString(m.compiled_batch_sizes);
+    return notFound() << dir << ": no program: expected model.mlir or model.b{N}.mlir for "
+                      << "batching.compiled_batch_sizes " << listToString(m.compiled_batch_sizes);
   }
 
   const std::string weights_path = dir + "/weights.safetensors";

@@ -7,6 +7,7 @@ pkgs=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libyaml-cpp-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev
   libeigen3-dev libcpp-httplib-dev libssl-dev
+  prometheus-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev clang-format
 )
 missing=()

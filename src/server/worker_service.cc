@@ -3,6 +3,8 @@
 
 #include "runtime/request_validation.h"
 
+#include <chrono>
+
 namespace rs::server {
 namespace {
 
@@ -28,7 +30,7 @@ std::string requestPrefix(const runtime::InferRequest &r) {
 } // namespace
 
 WorkerService::WorkerService(runtime::ModelRepository &repository,
-                             scheduler::SchedulerOptions options)
+                             scheduler::SchedulerOptions options, std::string worker_name)
     : repository_(repository),
       scheduler_(options,
                  [this](const std::string &model, int64_t batch_size,
@@ -50,6 +52,8 @@ void WorkerService::registerLoadedModels() {
 }
 
 void WorkerService::shutdown() { scheduler_.stop(); }
+
+std::string WorkerService::renderMetrics() { return metrics_.render(repository_, scheduler_); }
 
 bool WorkerService::serverReady() const {
   auto states = repository_.states();
@@ -84,7 +88,16 @@ Result<runtime::ModelReadiness> WorkerService::modelReady(const std::string &mod
   return runtime::ModelReadiness{true, ""};
 }
 
-void WorkerService::infer(runtime::InferRequest request, runtime::InferCallback done) {
+void WorkerService::infer(runtime::InferRequest request, runtime::InferCallback user_done) {
+  // Every answer passes through here once: count it and time it.
+  metrics_.requestStarted();
+  const auto arrived = runtime::Clock::now();
+  auto done = [this, arrived, model = request.model_name,
+               user_done = std::move(user_done)](Result<runtime::InferResponse> r) {
+    const double seconds = std::chrono::duration<double>(runtime::Clock::now() - arrived).count();
+    metrics_.requestFinished(model, r.isOk() ? StatusCode::kOk : r.status().code(), seconds);
+    user_done(std::move(r));
+  };
   if (request.model_name.empty()) {
     done(invalidArgument() << "model name is empty");
     return;

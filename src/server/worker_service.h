@@ -17,6 +17,7 @@
 #include "runtime/inference.h"
 #include "runtime/model_repository.h"
 #include "scheduler/scheduler.h"
+#include "server/worker_metrics.h"
 
 #include <memory>
 
@@ -25,13 +26,17 @@ namespace rs::server {
 class WorkerService final : public runtime::InferenceService {
 public:
   /// `repository` must outlive the service. The scheduler starts immediately.
-  WorkerService(runtime::ModelRepository &repository, scheduler::SchedulerOptions options);
+  /// `worker_name` is the constant `worker` label of the metrics.
+  WorkerService(runtime::ModelRepository &repository, scheduler::SchedulerOptions options,
+                std::string worker_name = "worker0");
   ~WorkerService() override;
 
   /// Registers every loaded model of the repository with the scheduler (call after loading).
   void registerLoadedModels();
   /// Stops the dispatch loop; queued requests fail with Unavailable.
   void shutdown();
+  /// The Prometheus text exposition of the worker's metrics.
+  std::string renderMetrics();
 
   bool serverLive() const override { return true; }
   bool serverReady() const override;
@@ -43,6 +48,7 @@ public:
 private:
   runtime::ModelRepository &repository_;
   scheduler::Scheduler scheduler_;
+  WorkerMetrics metrics_;
 };
 
 } // namespace rs::server

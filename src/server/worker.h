@@ -1,0 +1,66 @@
+//===- server/worker.h - Bring-up and shutdown of one worker ----------------===//
+//
+// One worker (`reactant-server serve`, DESIGN.md "Processes and ports"): one device, every
+// model of its repository, the KServe V2 front-ends on their ports. Bring-up order, as the
+// reference implementation's (reference-system.md §3.1): `Effective configuration` →
+// numerics gate → backend → load and compile bundles → scheduler → front-ends → `models
+// ready`. A model that fails to load is reported and the others serve; a configuration the
+// backend cannot honour (numerics tf32 on the CPU) fails start().
+//
+// Thread safety: start() and shutdown() from one thread; the servers run their own threads.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "config/worker_config.h"
+#include "runtime/backend.h"
+#include "runtime/model_repository.h"
+#include "server/grpc_server.h"
+#include "server/http_server.h"
+#include "server/worker_service.h"
+
+#include <memory>
+
+namespace rs::server {
+
+class MetricsHealthServer;
+
+struct WorkerOptions {
+  config::WorkerConfig config;
+  /// Tests only: bind every enabled front-end to a free port (read back with *Port()).
+  bool ephemeral_ports = false;
+};
+
+class Worker {
+public:
+  explicit Worker(WorkerOptions options);
+  ~Worker();
+  Worker(const Worker &) = delete;
+  Worker &operator=(const Worker &) = delete;
+
+  /// Brings the worker up. Errors: InvalidArgument / FailedPrecondition for a setting the
+  /// backend cannot honour; Unavailable when a port cannot be bound; NotFound for a missing
+  /// model repository.
+  Status start();
+  /// Stops accepting requests, finishes in-flight ones, stops the dispatch loop. Idempotent.
+  void shutdown();
+
+  /// Bound ports after start() (0 when that front-end is off).
+  int grpcPort() const;
+  int httpPort() const;
+  int metricsPort() const;
+  runtime::InferenceService &service() { return *service_; }
+  runtime::ModelRepository &repository() { return *repository_; }
+
+private:
+  config::WorkerConfig config_;
+  bool ephemeral_ports_ = false;
+  std::shared_ptr<runtime::Backend> backend_;
+  std::unique_ptr<runtime::ModelRepository> repository_;
+  std::unique_ptr<WorkerService> service_;
+  std::unique_ptr<GrpcServer> grpc_;
+  std::unique_ptr<HttpServer> http_;
+  std::unique_ptr<MetricsHealthServer> metrics_;
+};
+
+} // namespace rs::server

@@ -1,0 +1,374 @@
+//===- cpu/compiler.cc - Execution plans of the CPU executor ---------------===//
+#include "cpu/compiler.h"
+
+#include <algorithm>
+#include <sstream>
+#include <unordered_map>
+
+namespace rs::cpu {
+namespace {
+
+std::string locationOf(const ir::Operation &op, const ir::Module &module) {
+  if (op.loc.line > 0)
+    return op.loc.toString();
+  return module.file.empty() ? std::string("<unknown>") : module.file;
+}
+
+bool isTerminator(const ir::Operation &op) {
+  return op.name == "stablehlo.return" || op.name == "func.return";
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// OpView
+//===----------------------------------------------------------------------===//
+
+OpView::OpView(const ir::Operation &op, std::vector<TensorType> operands,
+               std::vector<TensorType> results, Compiler &compiler)
+    : op_(op), operands_(std::move(operands)), results_(std::move(results)), compiler_(compiler) {}
+
+StatusBuilder OpView::error() const {
+  StatusBuilder b(StatusCode::kInvalidArgument);
+  b << compiler_.location(op_) << ": '" << op_.name << "' op ";
+  return b;
+}
+
+StatusBuilder OpView::unsupported() const {
+  StatusBuilder b(StatusCode::kUnimplemented);
+  b << compiler_.location(op_) << ": '" << op_.name << "' op ";
+  return b;
+}
+
+Status OpView::unsupportedType(DType t) const {
+  return unsupported() << "element type " << dtypeMlirName(t)
+                       << " is not supported by the cpu executor";
+}
+
+Status OpView::expectArity(size_t operands, size_t results) const {
+  if (operands_.size() != operands)
+    return error() << "expects " << operands << " operands, got " << operands_.size();
+  if (results_.size() != results)
+    return error() << "expects " << results << " results, got " << results_.size();
+  return Status::ok();
+}
+
+Result<std::vector<int64_t>> OpView::intList(std::string_view attr_name) const {
+  const ir::Attribute *a = attr(attr_name);
+  if (!a)
+    return error() << "is missing attribute '" << attr_name << "'";
+  std::vector<int64_t> out;
+  if (!decodeIntList(*a, out))
+    return error() << "attribute '" << attr_name << "' is not a list of integers";
+  return out;
+}
+
+Result<std::vector<int64_t>> OpView::intList(std::string_view attr_name,
+                                             std::vector<int64_t> fallback) const {
+  if (!attr(attr_name))
+    return fallback;
+  return intList(attr_name);
+}
+
+Result<int64_t> OpView::intAttr(std::string_view attr_name) const {
+  const ir::Attribute *a = attr(attr_name);
+  if (!a)
+    return error() << "is missing attribute '" << attr_name << "'";
+  if (a->kind != ir::AttrKind::kInteger)
+    return error() << "attribute '" << attr_name << "' is not an integer";
+  return a->int_value;
+}
+
+Result<int64_t> OpView::intAttr(std::string_view attr_name, int64_t fallback) const {
+  if (!attr(attr_name))
+    return fallback;
+  return intAttr(attr_name);
+}
+
+bool OpView::boolAttr(std::string_view attr_name, bool fallback) const {
+  const ir::Attribute *a = attr(attr_name);
+  if (!a)
+    return fallback;
+  if (a->kind == ir::AttrKind::kUnit)
+    return true;
+  return a->int_value != 0;
+}
+
+Result<RegionRef> OpView::compileRegion(size_t index) {
+  if (index >= op_.regions.size())
+    return error() << "expects at least " << index + 1 << " regions, got " << op_.regions.size();
+  RS_ASSIGN_OR_RETURN(std::shared_ptr<Callable> callable,
+                      compiler_.region(op_.regions[index], op_));
+  RegionRef ref;
+  ref.capture_begin = operands_.size() + extra_inputs_.size();
+  ref.capture_count = callable->captures.size();
+  extra_inputs_.insert(extra_inputs_.end(), callable->captures.begin(), callable->captures.end());
+  ref.callable = std::move(callable);
+  return ref;
+}
+
+Result<std::shared_ptr<const Callable>> OpView::compileCallee(std::string_view callee) {
+  return compiler_.function(callee);
+}
+
+//===----------------------------------------------------------------------===//
+// Compiler
+//===----------------------------------------------------------------------===//
+
+std::string Compiler::location(const ir::Operation &op) const { return locationOf(op, module_); }
+
+Result<TensorType> Compiler::tensorType(ir::ValueId v, const ir::Operation &user) const {
+  if (v < 0 || static_cast<size_t>(v) >= module_.value_types.size())
+    return invalidArgument() << location(user) << ": '" << user.name << "' op uses unknown value "
+                             << v;
+  const ir::Type &t = module_.typeOf(v);
+  bool ok = t.isTensor() && t.element != DType::kInvalid && !isComplex(t.element);
+  for (int64_t d : t.shape)
+    ok = ok && d >= 0;
+  if (!ok)
+    return unimplemented() << location(user) << ": '" << user.name << "' op type " << t.toString()
+                           << " is not supported by the cpu executor";
+  return TensorType{t.element, t.shape};
+}
+
+Result<std::shared_ptr<const Callable>> Compiler::function(std::string_view name) {
+  if (auto it = functions_.find(name); it != functions_.end())
+    return it->second;
+  const ir::Operation *func = module_.lookupFunction(name);
+  if (!func)
+    return notFound() << (module_.file.empty() ? std::string("module") : module_.file)
+                      << ": function @" << name << " not found";
+  if (in_progress_.count(name))
+    return unimplemented() << location(*func) << ": function @" << name
+                           << " is called recursively, which the cpu executor does not support";
+  if (func->regions.size() != 1 || func->regions[0].blocks.size() != 1)
+    return unimplemented() << location(*func) << ": function @" << name
+                           << " has no single-block body, which the cpu executor needs";
+  in_progress_.emplace(name);
+  auto c = std::make_shared<Callable>();
+  c->name = "@" + std::string(name);
+  Status st = compileBlock(func->regions[0].blocks[0], *func, *c);
+  in_progress_.erase(in_progress_.find(name));
+  RS_RETURN_IF_ERROR(st);
+  if (!c->captures.empty())
+    return invalidArgument() << location(*func) << ": function @" << name
+                             << " uses values defined outside it";
+  functions_.emplace(std::string(name), c);
+  return std::shared_ptr<const Callable>(c);
+}
+
+Result<std::shared_ptr<Callable>> Compiler::region(const ir::Region &region,
+                                                   const ir::Operation &owner) {
+  if (region.blocks.size() != 1)
+    return unimplemented() << location(owner) << ": '" << owner.name << "' op has a region with "
+                           << region.blocks.size()
+                           << " blocks, which the cpu executor does not support";
+  auto c = std::make_shared<Callable>();
+  c->name = "region of '" + owner.name + "' at " + location(owner);
+  RS_RETURN_IF_ERROR(compileBlock(region.blocks[0], owner, *c));
+  return c;
+}
+
+Status Compiler::compileBlock(const ir::Block &block, const ir::Operation &owner, Callable &c) {
+  std::unordered_map<ir::ValueId, int32_t> slot_of;
+  auto define = [&](ir::ValueId v, const ir::Operation &user) -> Result<int32_t> {
+    RS_ASSIGN_OR_RETURN(TensorType t, tensorType(v, user));
+    int32_t s = c.num_slots++;
+    c.slot_types.push_back(std::move(t));
+    slot_of[v] = s;
+    return s;
+  };
+  // A use: a value of this block, or one captured from an enclosing scope.
+  auto use = [&](ir::ValueId v, const ir::Operation &user) -> Result<int32_t> {
+    if (auto it = slot_of.find(v); it != slot_of.end())
+      return it->second;
+    RS_ASSIGN_OR_RETURN(int32_t s, define(v, user));
+    c.captures.push_back(v);
+    c.params.push_back(s);
+    return s;
+  };
+
+  for (ir::ValueId arg : block.arguments) {
+    RS_ASSIGN_OR_RETURN(int32_t s, define(arg, owner));
+    c.params.push_back(s);
+  }
+  c.num_block_args = block.arguments.size();
+
+  if (block.ops.empty() || !isTerminator(block.ops.back()))
+    return invalidArgument() << location(owner) << ": '" << owner.name
+                             << "' op has a block that does not end in a return";
+
+  const KernelRegistry &registry = kernelRegistry();
+  for (size_t i = 0; i + 1 < block.ops.size(); ++i) {
+    const ir::Operation &op = block.ops[i];
+    const KernelEntry *entry = registry.find(op.name);
+    if (!entry)
+      return unimplemented() << location(op) << ": '" << op.name
+                             << "' op is not supported by the cpu executor";
+    std::vector<TensorType> operand_types, result_types;
+    for (ir::ValueId v : op.operands) {
+      RS_ASSIGN_OR_RETURN(TensorType t, tensorType(v, op));
+      operand_types.push_back(std::move(t));
+    }
+    for (ir::ValueId v : op.results) {
+      RS_ASSIGN_OR_RETURN(TensorType t, tensorType(v, op));
+      result_types.push_back(std::move(t));
+    }
+    OpView view(op, std::move(operand_types), std::move(result_types), *this);
+    RS_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, entry->plan(view));
+
+    Step step;
+    step.kernel = std::move(kernel);
+    step.mode = entry->mode;
+    for (ir::ValueId v : op.operands) {
+      RS_ASSIGN_OR_RETURN(int32_t s, use(v, op));
+      step.inputs.push_back(s);
+    }
+    for (ir::ValueId v : view.extraInputs()) {
+      RS_ASSIGN_OR_RETURN(int32_t s, use(v, op));
+      step.inputs.push_back(s);
+    }
+    step.first_output = c.num_slots;
+    step.num_outputs = static_cast<int32_t>(op.results.size());
+    for (ir::ValueId v : op.results) {
+      if (slot_of.count(v))
+        return invalidArgument() << location(op) << ": '" << op.name << "' op redefines value "
+                                 << v;
+      RS_ASSIGN_OR_RETURN(int32_t s, define(v, op));
+      (void)s;
+    }
+    c.max_inputs = std::max(c.max_inputs, step.inputs.size());
+    if (op.name == "stablehlo.constant")
+      if (const ir::Attribute *a = op.attr("value"); a && a->tensor.valid())
+        constant_ranges_.emplace_back(a->tensor.data(), a->tensor.data() + a->tensor.byteSize());
+    c.steps.push_back(std::move(step));
+  }
+  const ir::Operation &ret = block.ops.back();
+  for (ir::ValueId v : ret.operands) {
+    RS_ASSIGN_OR_RETURN(int32_t s, use(v, ret));
+    c.results.push_back(s);
+  }
+
+  // Liveness: release each slot after the last step that reads it (or, for a result
+  // nobody reads, after the step that defines it). Results and parameters stay.
+  std::vector<int64_t> last(static_cast<size_t>(c.num_slots), -1);
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    const Step &s = c.steps[i];
+    for (int32_t in : s.inputs)
+      last[static_cast<size_t>(in)] = static_cast<int64_t>(i);
+    for (int32_t o = s.first_output; o < s.first_output + s.num_outputs; ++o)
+      if (last[static_cast<size_t>(o)] < static_cast<int64_t>(i))
+        last[static_cast<size_t>(o)] = static_cast<int64_t>(i);
+  }
+  std::vector<bool> keep(static_cast<size_t>(c.num_slots), false);
+  for (int32_t r : c.results)
+    keep[static_cast<size_t>(r)] = true;
+  for (int32_t p : c.params)
+    keep[static_cast<size_t>(p)] = true;
+  for (int32_t s = 0; s < c.num_slots; ++s)
+    if (!keep[static_cast<size_t>(s)] && last[static_cast<size_t>(s)] >= 0)
+      c.steps[static_cast<size_t>(last[static_cast<size_t>(s)])].release.push_back(s);
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+std::vector<Tensor> runCallable(const Callable &c, std::span<const Tensor> block_args,
+                                std::span<const Tensor *const> captures, const RunContext &rc) {
+  assert(block_args.size() == c.num_block_args);
+  assert(captures.size() == c.captures.size());
+  std::vector<Tensor> frame(static_cast<size_t>(c.num_slots));
+  for (size_t i = 0; i < block_args.size(); ++i)
+    frame[static_cast<size_t>(c.params[i])] = block_args[i];
+  for (size_t i = 0; i < captures.size(); ++i)
+    frame[static_cast<size_t>(c.params[c.num_block_args + i])] = *captures[i];
+  std::vector<const Tensor *> in(c.max_inputs);
+  for (const Step &s : c.steps) {
+    for (size_t k = 0; k < s.inputs.size(); ++k)
+      in[k] = &frame[static_cast<size_t>(s.inputs[k])];
+    std::span<Tensor> out(frame.data() + s.first_output, static_cast<size_t>(s.num_outputs));
+    if (s.mode == OutputMode::kPreallocated)
+      for (int32_t k = 0; k < s.num_outputs; ++k) {
+        const TensorType &t = c.slot_types[static_cast<size_t>(s.first_output + k)];
+        out[static_cast<size_t>(k)] = Tensor::zeros(t.dtype, t.shape);
+      }
+    s.kernel->run(KernelIo{rc, std::span<const Tensor *const>(in.data(), s.inputs.size()), out});
+    for (int32_t r : s.release)
+      frame[static_cast<size_t>(r)] = Tensor();
+  }
+  std::vector<Tensor> results;
+  results.reserve(c.results.size());
+  for (int32_t r : c.results)
+    results.push_back(frame[static_cast<size_t>(r)]);
+  return results;
+}
+
+BodyEvaluator::BodyEvaluator(const Callable &c, std::span<const Tensor *const> captures,
+                             const RunContext &rc)
+    : c_(c), rc_(rc), frame_(static_cast<size_t>(c.num_slots)), inputs_(c.max_inputs) {
+  assert(captures.size() == c.captures.size());
+  for (size_t i = 0; i < captures.size(); ++i)
+    frame_[static_cast<size_t>(c.params[c.num_block_args + i])] = *captures[i];
+  for (const Step &s : c.steps)
+    if (s.mode == OutputMode::kPreallocated)
+      for (int32_t k = 0; k < s.num_outputs; ++k) {
+        const TensorType &t = c.slot_types[static_cast<size_t>(s.first_output + k)];
+        frame_[static_cast<size_t>(s.first_output + k)] = Tensor::zeros(t.dtype, t.shape);
+      }
+  for (size_t i = 0; i < c.num_block_args; ++i)
+    arg_types_.push_back(c.slot_types[static_cast<size_t>(c.params[i])].dtype);
+}
+
+void BodyEvaluator::setArg(size_t i, const void *data) {
+  frame_[static_cast<size_t>(c_.params[i])] =
+      Tensor::view(arg_types_[i], {}, static_cast<const uint8_t *>(data), nullptr);
+}
+
+void BodyEvaluator::run() {
+  for (const Step &s : c_.steps) {
+    for (size_t k = 0; k < s.inputs.size(); ++k)
+      inputs_[k] = &frame_[static_cast<size_t>(s.inputs[k])];
+    std::span<Tensor> out(frame_.data() + s.first_output, static_cast<size_t>(s.num_outputs));
+    s.kernel->run(
+        KernelIo{rc_, std::span<const Tensor *const>(inputs_.data(), s.inputs.size()), out});
+  }
+}
+
+const uint8_t *BodyEvaluator::result(size_t i) const {
+  return frame_[static_cast<size_t>(c_.results[i])].data();
+}
+
+BodyFold::BodyFold(const Callable &body, std::span<const Tensor *const> captures,
+                   const RunContext &rc, std::span<const DType> types)
+    : eval_(body, captures, rc) {
+  size_t total = 0;
+  for (DType t : types) {
+    offsets_.push_back(total);
+    sizes_.push_back(static_cast<size_t>(dtypeSize(t)));
+    total += 8; // keeps every accumulator 8-byte aligned
+  }
+  acc_.assign(total, 0);
+  tmp_.assign(total, 0);
+  for (size_t i = 0; i < types.size(); ++i)
+    eval_.setArg(i, acc_.data() + offsets_[i]);
+}
+
+void BodyFold::reset(std::span<const uint8_t *const> init) {
+  for (size_t i = 0; i < offsets_.size(); ++i)
+    std::memcpy(acc_.data() + offsets_[i], init[i], sizes_[i]);
+}
+
+void BodyFold::add(std::span<const uint8_t *const> x) {
+  const size_t n = offsets_.size();
+  for (size_t i = 0; i < n; ++i)
+    eval_.setArg(n + i, x[i]);
+  eval_.run();
+  // Results may alias the accumulators (a body returning its arguments): copy via tmp.
+  for (size_t i = 0; i < n; ++i)
+    std::memcpy(tmp_.data() + offsets_[i], eval_.result(i), sizes_[i]);
+  std::memcpy(acc_.data(), tmp_.data(), acc_.size());
+}
+
+} // namespace rs::cpu

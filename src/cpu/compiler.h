@@ -1,0 +1,126 @@
+//===- cpu/compiler.h - Execution plans of the CPU executor ----------------===//
+//
+// Private to cpu/. A Callable is a compiled function body or region: a frame of value
+// slots, the parameters (block arguments, then values captured from enclosing scopes),
+// one Step per op with its kernel and slots, the result slots, and for each step the
+// slots whose last use it is (released right after it, so intermediates die early).
+// An op's results get consecutive slots, so a kernel's outputs are one span.
+//
+// Compiler builds Callables from ir::Module functions and regions (memoised per
+// function; recursion is rejected). runCallable() executes one with fresh per-call state;
+// BodyEvaluator executes a region many times (reduce, sort, scatter bodies) without
+// allocating after its construction.
+//
+// Thread safety: Callables are immutable; runCallable is reentrant; a BodyEvaluator
+// belongs to one thread.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "cpu/kernels/kernel.h"
+
+#include <map>
+#include <set>
+
+namespace rs::cpu {
+
+struct Step {
+  std::shared_ptr<const Kernel> kernel;
+  OutputMode mode = OutputMode::kPreallocated;
+  std::vector<int32_t> inputs; // slots: operands, then captured values
+  int32_t first_output = 0;
+  int32_t num_outputs = 0;
+  std::vector<int32_t> release; // slots dead after this step
+};
+
+struct Callable {
+  std::string name; // "@main", "region of 'stablehlo.while' at file:3:5"
+  int32_t num_slots = 0;
+  std::vector<TensorType> slot_types;
+  std::vector<int32_t> params; // block arguments, then captures
+  size_t num_block_args = 0;
+  std::vector<ir::ValueId> captures; // enclosing-scope values, in params order
+  std::vector<Step> steps;
+  std::vector<int32_t> results;
+  size_t max_inputs = 0;
+
+  TensorType paramType(size_t i) const { return slot_types[static_cast<size_t>(params[i])]; }
+  TensorType resultType(size_t i) const { return slot_types[static_cast<size_t>(results[i])]; }
+};
+
+class Compiler {
+public:
+  Compiler(const ir::Module &module, const KernelRegistry &registry)
+      : module_(module), registry_(registry) {}
+
+  /// The compiled function `name` (memoised). NotFound if missing; Unimplemented for a
+  /// recursive call chain.
+  Result<std::shared_ptr<const Callable>> function(std::string_view name);
+  /// Compiles a one-block region of `owner`.
+  Result<std::shared_ptr<Callable>> region(const ir::Region &region, const ir::Operation &owner);
+
+  /// "file:line:col" of an op (the module's file name when the op has no location).
+  std::string location(const ir::Operation &op) const;
+  /// The static tensor type of value `v` as used by `user` (Unimplemented for tuples,
+  /// tokens, dynamic shapes and complex element types).
+  Result<TensorType> tensorType(ir::ValueId v, const ir::Operation &user) const;
+
+  /// Byte ranges of every constant tensor the compiled code holds.
+  const std::vector<std::pair<const uint8_t *, const uint8_t *>> &constantRanges() const {
+    return constant_ranges_;
+  }
+
+private:
+  Status compileBlock(const ir::Block &block, const ir::Operation &owner, Callable &c);
+
+  const ir::Module &module_;
+  const KernelRegistry &registry_;
+  std::map<std::string, std::shared_ptr<const Callable>, std::less<>> functions_;
+  std::set<std::string, std::less<>> in_progress_;
+  std::vector<std::pair<const uint8_t *, const uint8_t *>> constant_ranges_;
+};
+
+/// Runs `c` on its block arguments and captured values; returns its results.
+std::vector<Tensor> runCallable(const Callable &c, std::span<const Tensor> block_args,
+                                std::span<const Tensor *const> captures, const RunContext &rc);
+
+/// Evaluates a region whose block arguments are scalars (rank 0) many times, e.g. the
+/// body of a reduce per element pair. Construction allocates the frame and every step's
+/// output once; run() then allocates nothing.
+class BodyEvaluator {
+public:
+  BodyEvaluator(const Callable &c, std::span<const Tensor *const> captures, const RunContext &rc);
+  /// Binds block argument `i` to the element at `data` (of the argument's dtype).
+  void setArg(size_t i, const void *data);
+  void run();
+  /// The bytes of result `i` (valid until the next run()).
+  const uint8_t *result(size_t i) const;
+
+private:
+  const Callable &c_;
+  const RunContext &rc_;
+  std::vector<Tensor> frame_;
+  std::vector<const Tensor *> inputs_;
+  std::vector<DType> arg_types_;
+};
+
+/// Folds values into N scalar accumulators through a body (acc..., x...) -> (acc...), the
+/// shape of reduce and reduce_window bodies. Allocates only at construction.
+class BodyFold {
+public:
+  /// `types`: the N accumulator element types.
+  BodyFold(const Callable &body, std::span<const Tensor *const> captures, const RunContext &rc,
+           std::span<const DType> types);
+  /// Sets the accumulators to the N values at `init[i]`.
+  void reset(std::span<const uint8_t *const> init);
+  /// acc = body(acc, x): `x[i]` points at one element of type i.
+  void add(std::span<const uint8_t *const> x);
+  const uint8_t *acc(size_t i) const { return acc_.data() + offsets_[i]; }
+
+private:
+  BodyEvaluator eval_;
+  std::vector<size_t> offsets_, sizes_;
+  std::vector<uint8_t> acc_, tmp_;
+};
+
+} // namespace rs::cpu

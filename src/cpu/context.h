@@ -1,0 +1,75 @@
+//===- cpu/context.h - Thread pool of the CPU executor ---------------------===//
+//
+// A CpuContext owns the worker threads that the CPU executor's kernels share. Programs
+// compiled against one context run their heavy kernels (GEMM tiles, large elementwise
+// loops, reductions) on its pool; several programs and several concurrent run() calls may
+// share one context.
+//
+// Determinism: parallelFor() hands out tiles whose boundaries the caller chose from the
+// shape alone; which thread runs a tile never changes what the tile computes, so results
+// are bit-identical for any num_threads (DESIGN.md "cpu/").
+//
+// Thread safety: all methods are const and safe to call from any thread. A parallelFor()
+// called from inside a pool task runs its tiles inline (no nested waiting, no deadlock).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "support/status.h"
+
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+namespace rs::cpu {
+
+struct CpuOptions {
+  /// Worker threads, the calling thread included. 0 = std::thread::hardware_concurrency();
+  /// 1 = everything runs on the calling thread (no pool).
+  int num_threads = 0;
+};
+
+/// A non-owning reference to a callable `void(int64_t)`, so parallelFor() needs no heap
+/// allocation per call.
+class TileFn {
+public:
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, TileFn>>>
+  TileFn(F &&f) // NOLINT: implicit on purpose, like std::function_ref
+      : obj_(const_cast<void *>(static_cast<const void *>(&f))), call_([](void *o, int64_t tile) {
+          (*static_cast<std::remove_reference_t<F> *>(o))(tile);
+        }) {}
+  void operator()(int64_t tile) const { call_(obj_, tile); }
+
+private:
+  void *obj_;
+  void (*call_)(void *, int64_t);
+};
+
+class CpuContext {
+public:
+  ~CpuContext();
+  CpuContext(const CpuContext &) = delete;
+  CpuContext &operator=(const CpuContext &) = delete;
+
+  /// Threads that run tiles, the calling thread included (>= 1).
+  int numThreads() const { return num_threads_; }
+
+  /// Runs fn(t) for every t in [0, num_tiles) and returns when all have finished. Tiles
+  /// run in any order on any thread (the caller's included); fn must only write memory
+  /// that its tile owns.
+  void parallelFor(int64_t num_tiles, TileFn fn) const;
+
+private:
+  friend Result<std::shared_ptr<CpuContext>> createCpuContext(const CpuOptions &options);
+  struct Pool;
+  explicit CpuContext(int num_threads);
+
+  int num_threads_ = 1;
+  std::unique_ptr<Pool> pool_; // null when num_threads_ == 1
+};
+
+/// Creates a context. InvalidArgument when num_threads is negative or above 1024.
+Result<std::shared_ptr<CpuContext>> createCpuContext(const CpuOptions &options);
+
+} // namespace rs::cpu

@@ -1,0 +1,73 @@
+//===- cpu/executor.cc - The built-in CPU executor for StableHLO -----------===//
+#include "cpu/executor.h"
+
+#include "cpu/compiler.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace rs::cpu {
+
+std::string TensorType::toString() const {
+  std::ostringstream os;
+  os << "tensor<";
+  for (int64_t d : shape)
+    os << d << 'x';
+  os << dtypeMlirName(dtype) << '>';
+  return os.str();
+}
+
+Result<std::unique_ptr<Program>> Program::compile(const ir::Module &module, std::string_view entry,
+                                                  std::shared_ptr<CpuContext> ctx) {
+  if (!ctx)
+    return invalidArgument() << "cpu program @" << entry << ": no cpu context";
+  Compiler compiler(module, kernelRegistry());
+  RS_ASSIGN_OR_RETURN(std::shared_ptr<const Callable> callable, compiler.function(entry));
+  std::unique_ptr<Program> p(new Program());
+  p->ctx_ = std::move(ctx);
+  p->name_ = std::string(entry);
+  for (size_t i = 0; i < callable->num_block_args; ++i)
+    p->input_types_.push_back(callable->paramType(i));
+  for (size_t i = 0; i < callable->results.size(); ++i)
+    p->output_types_.push_back(callable->resultType(i));
+  p->constant_ranges_ = compiler.constantRanges();
+  std::sort(p->constant_ranges_.begin(), p->constant_ranges_.end());
+  p->entry_ = std::move(callable);
+  return p;
+}
+
+Result<std::vector<Tensor>> Program::run(std::span<const Tensor> args) const {
+  if (args.size() != input_types_.size())
+    return invalidArgument() << "cpu program @" << name_ << ": expected " << input_types_.size()
+                             << " arguments, got " << args.size();
+  for (size_t i = 0; i < args.size(); ++i) {
+    const TensorType &t = input_types_[i];
+    if (args[i].dtype() != t.dtype || args[i].shape() != t.shape)
+      return invalidArgument() << "cpu program @" << name_ << ": argument " << i << " is "
+                               << TensorType{args[i].dtype(), args[i].shape()}.toString()
+                               << ", expected " << t.toString();
+  }
+  RunContext rc{ctx_.get()};
+  std::vector<Tensor> results = runCallable(*entry_, args, {}, rc);
+
+  // Outputs are owned by the caller: copy any that shares storage with an argument, a
+  // constant of the program or an earlier output.
+  auto inside = [](const uint8_t *p, const uint8_t *begin, const uint8_t *end) {
+    return p >= begin && p < end;
+  };
+  std::vector<const uint8_t *> seen;
+  for (Tensor &r : results) {
+    const uint8_t *p = r.data();
+    bool shared = std::find(seen.begin(), seen.end(), p) != seen.end();
+    for (const Tensor &a : args)
+      shared = shared || inside(p, a.data(), a.data() + a.byteSize());
+    for (const auto &[begin, end] : constant_ranges_)
+      shared = shared || inside(p, begin, end);
+    if (shared && r.byteSize() > 0)
+      r = Tensor::copyOf(r.dtype(), r.shape(), r.bytes());
+    seen.push_back(r.data());
+  }
+  return results;
+}
+
+} // namespace rs::cpu

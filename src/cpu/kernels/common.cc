@@ -1,0 +1,303 @@
+//===- cpu/kernels/common.cc - Shared kernel helpers and the registry ------===//
+//
+// Attribute decoding, index reading, row-major strides, the strided copy every data
+// movement kernel uses, and the kernel registry (one entry per op name, built once from
+// every family's register function).
+//
+//===----------------------------------------------------------------------===//
+#include "cpu/kernels/kernel.h"
+
+#include "cpu/compiler.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace rs::cpu {
+
+bool decodeIntList(const ir::Attribute &a, std::vector<int64_t> &out) {
+  out.clear();
+  switch (a.kind) {
+  case ir::AttrKind::kDenseArray:
+    if (!a.floats.empty())
+      return false;
+    out = a.ints;
+    return true;
+  case ir::AttrKind::kDenseElements: {
+    const Tensor &t = a.tensor;
+    if (!isInteger(t.dtype()) && t.dtype() != DType::kBool)
+      return false;
+    int64_t n = t.numElements(), size = dtypeSize(t.dtype());
+    for (int64_t i = 0; i < n; ++i)
+      out.push_back(readIndex(t.dtype(), t.data() + i * size));
+    return true;
+  }
+  case ir::AttrKind::kArray:
+    for (const ir::Attribute &e : a.elements) {
+      if (e.kind != ir::AttrKind::kInteger)
+        return false;
+      out.push_back(e.int_value);
+    }
+    return true;
+  default: return false;
+  }
+}
+
+int64_t readIndex(DType t, const uint8_t *p) {
+  auto load = [p](auto tag) {
+    using T = typename decltype(tag)::type;
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return v;
+  };
+  switch (t) {
+  case DType::kBool: return p[0] != 0;
+  case DType::kI8: return load(TypeTag<int8_t>{});
+  case DType::kI16: return load(TypeTag<int16_t>{});
+  case DType::kI32: return load(TypeTag<int32_t>{});
+  case DType::kI64: return load(TypeTag<int64_t>{});
+  case DType::kU8: return load(TypeTag<uint8_t>{});
+  case DType::kU16: return load(TypeTag<uint16_t>{});
+  case DType::kU32: return load(TypeTag<uint32_t>{});
+  case DType::kU64: {
+    uint64_t v = load(TypeTag<uint64_t>{});
+    return v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+               ? std::numeric_limits<int64_t>::max()
+               : static_cast<int64_t>(v);
+  }
+  default: return 0;
+  }
+}
+
+std::vector<int64_t> rowMajorStrides(const Shape &shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;)
+    s[i - 1] = s[i] * shape[i];
+  return s;
+}
+
+bool validDims(std::span<const int64_t> dims, int64_t rank) {
+  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(rank, 0)), false);
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank || seen[static_cast<size_t>(d)])
+      return false;
+    seen[static_cast<size_t>(d)] = true;
+  }
+  return true;
+}
+
+std::string_view binaryBodyOp(const ir::Region &region) {
+  if (region.blocks.size() != 1)
+    return {};
+  const ir::Block &b = region.blocks[0];
+  if (b.arguments.size() != 2 || b.ops.size() != 2)
+    return {};
+  const ir::Operation &op = b.ops[0], &ret = b.ops[1];
+  if (op.operands.size() != 2 || op.results.size() != 1 || !op.regions.empty())
+    return {};
+  bool args = (op.operands[0] == b.arguments[0] && op.operands[1] == b.arguments[1]) ||
+              (op.operands[0] == b.arguments[1] && op.operands[1] == b.arguments[0]);
+  if (!args || ret.operands.size() != 1 || ret.operands[0] != op.results[0])
+    return {};
+  return op.name;
+}
+
+Status checkScalarBody(OpView &v, const Callable &body, std::span<const DType> arg_types,
+                       std::span<const DType> result_types, std::string_view what) {
+  if (body.num_block_args != arg_types.size() || body.results.size() != result_types.size())
+    return v.error() << what << " must take " << arg_types.size() << " and return "
+                     << result_types.size() << " values, got " << body.num_block_args << " and "
+                     << body.results.size();
+  for (size_t i = 0; i < arg_types.size(); ++i) {
+    TensorType t = body.paramType(i);
+    if (t.rank() != 0 || t.dtype != arg_types[i])
+      return v.error() << what << " argument " << i << " is " << t.toString() << ", expected "
+                       << TensorType{arg_types[i], {}}.toString();
+  }
+  for (size_t i = 0; i < result_types.size(); ++i) {
+    TensorType t = body.resultType(i);
+    if (t.rank() != 0 || t.dtype != result_types[i])
+      return v.error() << what << " result " << i << " is " << t.toString() << ", expected "
+                       << TensorType{result_types[i], {}}.toString();
+  }
+  return Status::ok();
+}
+
+Status checkElementSize(OpView &v, DType t) {
+  int64_t s = dtypeSize(t);
+  if (s != 1 && s != 2 && s != 4 && s != 8)
+    return v.unsupportedType(t);
+  return Status::ok();
+}
+
+void fillElements(uint8_t *out, int64_t n, const uint8_t *value, int64_t elem_size) {
+  auto fill = [&](auto tag) {
+    using E = typename decltype(tag)::type;
+    E v;
+    std::memcpy(&v, value, sizeof(E));
+    E *o = reinterpret_cast<E *>(out);
+    std::fill(o, o + n, v);
+  };
+  switch (elem_size) {
+  case 1: fill(TypeTag<uint8_t>{}); break;
+  case 2: fill(TypeTag<uint16_t>{}); break;
+  case 4: fill(TypeTag<uint32_t>{}); break;
+  case 8: fill(TypeTag<uint64_t>{}); break;
+  default:
+    for (int64_t i = 0; i < n; ++i)
+      std::memcpy(out + i * elem_size, value, static_cast<size_t>(elem_size));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// StridedCopy
+//===----------------------------------------------------------------------===//
+
+void StridedCopy::simplify() {
+  Shape shape2;
+  std::vector<int64_t> in2, out2;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1)
+      continue;
+    if (!shape2.empty() && in2.back() == in_strides[d] * shape[d] &&
+        out2.back() == out_strides[d] * shape[d]) {
+      shape2.back() *= shape[d];
+      in2.back() = in_strides[d];
+      out2.back() = out_strides[d];
+      continue;
+    }
+    shape2.push_back(shape[d]);
+    in2.push_back(in_strides[d]);
+    out2.push_back(out_strides[d]);
+  }
+  shape = std::move(shape2);
+  in_strides = std::move(in2);
+  out_strides = std::move(out2);
+}
+
+namespace {
+
+template <typename E>
+void copyRows(const StridedCopy &c, const E *in, E *out, int64_t row_begin, int64_t row_end) {
+  const size_t rank = c.shape.size();
+  const int64_t inner = c.shape[rank - 1];
+  const int64_t is = c.in_strides[rank - 1], os = c.out_strides[rank - 1];
+  // Index of the first row, in the dims before the innermost one.
+  std::vector<int64_t> idx(rank - 1, 0);
+  int64_t in_off = 0, out_off = 0;
+  int64_t rem = row_begin;
+  for (size_t d = rank - 1; d-- > 0;) {
+    idx[d] = rem % c.shape[d];
+    rem /= c.shape[d];
+    in_off += idx[d] * c.in_strides[d];
+    out_off += idx[d] * c.out_strides[d];
+  }
+  for (int64_t row = row_begin; row < row_end; ++row) {
+    const E *src = in + in_off;
+    E *dst = out + out_off;
+    if (is == 1 && os == 1)
+      std::memcpy(dst, src, static_cast<size_t>(inner) * sizeof(E));
+    else if (is == 0 && os == 1)
+      std::fill(dst, dst + inner, *src);
+    else
+      for (int64_t j = 0; j < inner; ++j)
+        dst[j * os] = src[j * is];
+    for (size_t d = rank - 1; d-- > 0;) {
+      in_off += c.in_strides[d];
+      out_off += c.out_strides[d];
+      if (++idx[d] < c.shape[d])
+        break;
+      in_off -= idx[d] * c.in_strides[d];
+      out_off -= idx[d] * c.out_strides[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+void copyRowRange(const StridedCopy &c, const uint8_t *in, uint8_t *out, int64_t b, int64_t e) {
+  auto rows = [&](auto tag) {
+    using E = typename decltype(tag)::type;
+    copyRows<E>(c, reinterpret_cast<const E *>(in), reinterpret_cast<E *>(out), b, e);
+  };
+  switch (c.elem_size) {
+  case 1: rows(TypeTag<uint8_t>{}); break;
+  case 2: rows(TypeTag<uint16_t>{}); break;
+  case 4: rows(TypeTag<uint32_t>{}); break;
+  default: rows(TypeTag<uint64_t>{}); break;
+  }
+}
+
+} // namespace
+
+void StridedCopy::run(const RunContext &rc, const uint8_t *in, uint8_t *out, int64_t in_delta,
+                      int64_t out_delta) const {
+  if (elementCount(shape) == 0)
+    return;
+  in += (in_offset + in_delta) * elem_size;
+  out += (out_offset + out_delta) * elem_size;
+  if (shape.empty()) {
+    std::memcpy(out, in, static_cast<size_t>(elem_size));
+    return;
+  }
+  const int64_t inner = shape.back();
+  const int64_t rows = elementCount(shape) / inner;
+  const int64_t rows_per_tile = std::max<int64_t>(1, kElementwiseGrain / inner);
+  const int64_t tiles = (rows + rows_per_tile - 1) / rows_per_tile;
+  rc.cpu->parallelFor(tiles, [&](int64_t t) {
+    copyRowRange(*this, in, out, t * rows_per_tile, std::min(rows, (t + 1) * rows_per_tile));
+  });
+}
+
+void StridedCopy::runSerial(const uint8_t *in, uint8_t *out, int64_t in_delta,
+                            int64_t out_delta) const {
+  if (elementCount(shape) == 0)
+    return;
+  in += (in_offset + in_delta) * elem_size;
+  out += (out_offset + out_delta) * elem_size;
+  if (shape.empty()) {
+    std::memcpy(out, in, static_cast<size_t>(elem_size));
+    return;
+  }
+  copyRowRange(*this, in, out, 0, elementCount(shape) / shape.back());
+}
+
+//===----------------------------------------------------------------------===//
+// Registry
+//===----------------------------------------------------------------------===//
+
+void KernelRegistry::add(std::string op_name, PlanFn plan, OutputMode mode) {
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), op_name,
+                             [](const auto &e, const std::string &n) { return e.first < n; });
+  assert(it == entries_.end() || it->first != op_name);
+  entries_.insert(it, {std::move(op_name), KernelEntry{plan, mode}});
+}
+
+const KernelEntry *KernelRegistry::find(std::string_view op_name) const {
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), op_name,
+                             [](const auto &e, std::string_view n) { return e.first < n; });
+  if (it == entries_.end() || it->first != op_name)
+    return nullptr;
+  return &it->second;
+}
+
+const KernelRegistry &kernelRegistry() {
+  static const KernelRegistry registry = [] {
+    KernelRegistry r;
+    registerElementwiseKernels(r);
+    registerCompareSelectKernels(r);
+    registerConvertKernels(r);
+    registerDataMovementKernels(r);
+    registerSliceKernels(r);
+    registerReduceKernels(r);
+    registerReduceWindowKernels(r);
+    registerDotGeneralKernels(r);
+    registerConvolutionKernels(r);
+    registerGatherKernels(r);
+    registerScatterKernels(r);
+    registerSortKernels(r);
+    registerControlFlowKernels(r);
+    return r;
+  }();
+  return registry;
+}
+
+} // namespace rs::cpu

@@ -1,0 +1,190 @@
+//===- cpu/kernels/control_flow.cc - while, case, if, func.call ------------===//
+//
+// stablehlo.while: operands[N] -> results[N] (same types); cond (N args) -> i1 scalar,
+// body (N args) -> N values; loops while cond holds (spec "while").
+// stablehlo.case: index (i32 scalar) and K branches without arguments, each returning
+// the results; an index outside [0, K) selects the last branch (spec "case").
+// stablehlo.if: pred (i1 scalar), true_branch, false_branch (spec "if").
+// func.call: callee (@symbol) compiled once and shared; argument and result types must
+// match the callee's signature.
+// stablehlo.optimization_barrier: results are the operands.
+// Regions may use values of enclosing scopes (passed as captured kernel inputs). Outputs
+// are assigned from the region results (they may share storage with inputs, which no
+// kernel ever writes). Any element type. Errors at plan time: InvalidArgument for
+// mismatched region signatures.
+//
+//===----------------------------------------------------------------------===//
+#include "cpu/compiler.h"
+#include "cpu/kernels/kernel.h"
+
+namespace rs::cpu {
+namespace {
+
+Status checkSignature(OpView &v, const Callable &c, std::span<const TensorType> args,
+                      std::span<const TensorType> results, std::string_view what) {
+  if (c.num_block_args != args.size() || c.results.size() != results.size())
+    return v.error() << what << " takes " << c.num_block_args << " arguments and returns "
+                     << c.results.size() << " values, expected " << args.size() << " and "
+                     << results.size();
+  for (size_t i = 0; i < args.size(); ++i)
+    if (c.paramType(i) != args[i])
+      return v.error() << what << " argument " << i << " is " << c.paramType(i).toString()
+                       << ", expected " << args[i].toString();
+  for (size_t i = 0; i < results.size(); ++i)
+    if (c.resultType(i) != results[i])
+      return v.error() << what << " result " << i << " is " << c.resultType(i).toString()
+                       << ", expected " << results[i].toString();
+  return Status::ok();
+}
+
+std::span<const Tensor *const> capturesOf(const RegionRef &r, const KernelIo &io) {
+  return io.in.subspan(r.capture_begin, r.capture_count);
+}
+
+void assignOutputs(std::vector<Tensor> results, const KernelIo &io) {
+  for (size_t i = 0; i < results.size(); ++i)
+    io.out[i] = std::move(results[i]);
+}
+
+//===----------------------------------------------------------------------===//
+// while
+//===----------------------------------------------------------------------===//
+
+struct WhilePlan {
+  size_t n = 0;
+  RegionRef cond, body;
+};
+
+Status planWhile(OpView &v, WhilePlan &p) {
+  p.n = v.operands().size();
+  if (v.results().size() != p.n)
+    return v.error() << "expects as many results as operands";
+  for (size_t i = 0; i < p.n; ++i)
+    if (v.operand(i) != v.result(i))
+      return v.error() << "operand " << i << " and result types differ";
+  RS_ASSIGN_OR_RETURN(p.cond, v.compileRegion(0));
+  RS_ASSIGN_OR_RETURN(p.body, v.compileRegion(1));
+  const TensorType i1{DType::kBool, {}};
+  RS_RETURN_IF_ERROR(checkSignature(v, *p.cond.callable, v.operands(),
+                                    std::span<const TensorType>(&i1, 1), "cond"));
+  RS_RETURN_IF_ERROR(checkSignature(v, *p.body.callable, v.operands(), v.results(), "body"));
+  return Status::ok();
+}
+
+void runWhile(const WhilePlan &p, const KernelIo &io) {
+  std::vector<Tensor> state;
+  state.reserve(p.n);
+  for (size_t i = 0; i < p.n; ++i)
+    state.push_back(*io.in[i]);
+  for (;;) {
+    std::vector<Tensor> c = runCallable(*p.cond.callable, state, capturesOf(p.cond, io), io.rc);
+    if (!*c[0].dataAs<bool>())
+      break;
+    state = runCallable(*p.body.callable, state, capturesOf(p.body, io), io.rc);
+  }
+  assignOutputs(std::move(state), io);
+}
+
+//===----------------------------------------------------------------------===//
+// case and if
+//===----------------------------------------------------------------------===//
+
+struct BranchPlan {
+  std::vector<RegionRef> branches;
+  bool is_if = false;
+};
+
+Status planBranches(OpView &v, BranchPlan &p, std::string_view selector) {
+  if (v.operands().size() != 1)
+    return v.error() << "expects one operand (the " << selector << ")";
+  for (size_t i = 0; i < v.op().regions.size(); ++i) {
+    RS_ASSIGN_OR_RETURN(RegionRef r, v.compileRegion(i));
+    RS_RETURN_IF_ERROR(checkSignature(v, *r.callable, {}, v.results(), "branch"));
+    p.branches.push_back(std::move(r));
+  }
+  if (p.branches.empty())
+    return v.error() << "has no branches";
+  return Status::ok();
+}
+
+Status planCase(OpView &v, BranchPlan &p) {
+  if (v.operands().size() != 1 || v.operand(0) != TensorType{DType::kI32, {}}) // case_c2
+    return v.error() << "index must be tensor<i32>";
+  return planBranches(v, p, "index");
+}
+
+Status planIf(OpView &v, BranchPlan &p) {
+  if (v.operands().size() != 1 || v.operand(0) != TensorType{DType::kBool, {}}) // if_c1
+    return v.error() << "pred must be tensor<i1>";
+  if (v.op().regions.size() != 2)
+    return v.error() << "expects two branches";
+  p.is_if = true;
+  return planBranches(v, p, "pred");
+}
+
+void runBranches(const BranchPlan &p, const KernelIo &io) {
+  const int64_t k = static_cast<int64_t>(p.branches.size());
+  int64_t index;
+  if (p.is_if) {
+    index = *io.in[0]->dataAs<bool>() ? 0 : 1;
+  } else {
+    index = *io.in[0]->dataAs<int32_t>();
+    if (index < 0 || index >= k)
+      index = k - 1;
+  }
+  const RegionRef &r = p.branches[static_cast<size_t>(index)];
+  assignOutputs(runCallable(*r.callable, {}, capturesOf(r, io), io.rc), io);
+}
+
+//===----------------------------------------------------------------------===//
+// func.call and optimization_barrier
+//===----------------------------------------------------------------------===//
+
+struct CallPlan {
+  std::shared_ptr<const Callable> callee;
+};
+
+Status planCall(OpView &v, CallPlan &p) {
+  const ir::Attribute *callee = v.attr("callee");
+  if (!callee || callee->kind != ir::AttrKind::kSymbolRef)
+    return v.error() << "is missing attribute 'callee'";
+  RS_ASSIGN_OR_RETURN(p.callee, v.compileCallee(callee->str));
+  return checkSignature(v, *p.callee, v.operands(), v.results(), "callee @" + callee->str);
+}
+
+void runCall(const CallPlan &p, const KernelIo &io) {
+  std::vector<Tensor> args;
+  args.reserve(io.in.size());
+  for (const Tensor *t : io.in)
+    args.push_back(*t);
+  assignOutputs(runCallable(*p.callee, args, {}, io.rc), io);
+}
+
+struct BarrierPlan {};
+
+Status planBarrier(OpView &v, BarrierPlan &) {
+  if (v.operands().size() != v.results().size())
+    return v.error() << "expects as many results as operands";
+  for (size_t i = 0; i < v.operands().size(); ++i)
+    if (v.operand(i) != v.result(i))
+      return v.error() << "operand " << i << " and result types differ";
+  return Status::ok();
+}
+
+void runBarrier(const BarrierPlan &, const KernelIo &io) {
+  for (size_t i = 0; i < io.out.size(); ++i)
+    io.out[i] = *io.in[i];
+}
+
+} // namespace
+
+void registerControlFlowKernels(KernelRegistry &r) {
+  r.add("stablehlo.while", &makeKernel<WhilePlan, planWhile, runWhile>, OutputMode::kAssigned);
+  r.add("stablehlo.case", &makeKernel<BranchPlan, planCase, runBranches>, OutputMode::kAssigned);
+  r.add("stablehlo.if", &makeKernel<BranchPlan, planIf, runBranches>, OutputMode::kAssigned);
+  r.add("func.call", &makeKernel<CallPlan, planCall, runCall>, OutputMode::kAssigned);
+  r.add("stablehlo.optimization_barrier", &makeKernel<BarrierPlan, planBarrier, runBarrier>,
+        OutputMode::kAssigned);
+}
+
+} // namespace rs::cpu

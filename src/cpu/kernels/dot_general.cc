@@ -1,0 +1,202 @@
+//===- cpu/kernels/dot_general.cc - stablehlo.dot_general ------------------===//
+//
+// lhs [batch..., lhs free..., contracting...] x rhs [batch..., contracting..., rhs free...]
+// in any dimension order (dot_dimension_numbers: lhs/rhs_batching_dimensions,
+// lhs/rhs_contracting_dimensions) -> result [batch..., lhs free..., rhs free...].
+// Viewed as B independent products [M, K] x [K, N]. An operand whose dims already lie in
+// (batch, free, contracting) or (batch, contracting, free) order is used in place
+// (row- or column-major); any other order is first copied to (batch, free, contracting).
+// Element types: f32, f64, i32, i64, all three the same; sums are accumulated in that
+// type (f32 in f32, as XLA:CPU does). precision_config and algorithm are ignored: the
+// product is always computed at full precision (a TF32 algorithm gives the f32 result).
+//
+// Parallelism and determinism: the output is cut into tiles of at most kTileM x kTileN
+// per batch; the cut depends only on (B, M, N); each tile is one single-threaded Eigen
+// GEMM over the whole K, so every element's summation order is fixed by the shape.
+// Errors at plan time: InvalidArgument for dimension numbers or shapes that break
+// dot_general_c1..c12 (openxla/stablehlo docs/spec.md "dot_general"); Unimplemented for
+// other or mixed element types.
+//
+//===----------------------------------------------------------------------===//
+#include "cpu/kernels/gemm.h"
+#include "cpu/kernels/kernel.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace rs::cpu {
+namespace {
+
+constexpr int64_t kTileM = 64;
+constexpr int64_t kTileN = 256;
+
+/// How one operand is read as B matrices.
+struct OperandLayout {
+  bool copy = false;   // permute into [B, rows, cols] row-major first
+  StridedCopy permute; // when copy
+  int64_t batch_stride = 0;
+  int64_t row_stride = 0, col_stride = 0; // of the [rows, cols] matrix (rows = M or K)
+};
+
+struct DotGeneralPlan {
+  GemmFn gemm = nullptr;
+  int64_t elem_size = 4;
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  OperandLayout lhs, rhs; // lhs: [M, K]; rhs: [K, N]
+};
+
+int64_t product(const Shape &shape, const std::vector<int64_t> &dims) {
+  int64_t p = 1;
+  for (int64_t d : dims)
+    p *= shape[static_cast<size_t>(d)];
+  return p;
+}
+
+bool isIota(const std::vector<int64_t> &v) {
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i] != static_cast<int64_t>(i))
+      return false;
+  return true;
+}
+
+std::vector<int64_t> concat(std::initializer_list<const std::vector<int64_t> *> parts) {
+  std::vector<int64_t> out;
+  for (const auto *p : parts)
+    out.insert(out.end(), p->begin(), p->end());
+  return out;
+}
+
+/// Lays out one operand. `outer` are the dims that become matrix rows for the lhs
+/// (free dims) or columns for the rhs; `contract` the contracting dims. For the lhs the
+/// matrix is [outer, contract]; for the rhs [contract, outer].
+void layoutOperand(const TensorType &t, const std::vector<int64_t> &batch,
+                   const std::vector<int64_t> &outer, const std::vector<int64_t> &contract,
+                   bool is_lhs, int64_t elem_size, OperandLayout &l) {
+  const int64_t outer_n = product(t.shape, outer), contract_n = product(t.shape, contract);
+  const int64_t rows = is_lhs ? outer_n : contract_n, cols = is_lhs ? contract_n : outer_n;
+  l.batch_stride = rows * cols;
+  // Natural order: rows dims then cols dims, in memory order.
+  const std::vector<int64_t> &row_dims = is_lhs ? outer : contract;
+  const std::vector<int64_t> &col_dims = is_lhs ? contract : outer;
+  if (isIota(concat({&batch, &row_dims, &col_dims}))) {
+    l.row_stride = cols;
+    l.col_stride = 1;
+    return;
+  }
+  if (isIota(concat({&batch, &col_dims, &row_dims}))) { // transposed: column-major
+    l.row_stride = 1;
+    l.col_stride = rows;
+    return;
+  }
+  l.copy = true;
+  std::vector<int64_t> order = concat({&batch, &row_dims, &col_dims});
+  std::vector<int64_t> strides = rowMajorStrides(t.shape);
+  for (int64_t d : order) {
+    l.permute.shape.push_back(t.shape[static_cast<size_t>(d)]);
+    l.permute.in_strides.push_back(strides[static_cast<size_t>(d)]);
+  }
+  l.permute.out_strides = rowMajorStrides(l.permute.shape);
+  l.permute.elem_size = elem_size;
+  l.permute.simplify();
+  l.row_stride = cols;
+  l.col_stride = 1;
+}
+
+Status planDotGeneral(OpView &v, DotGeneralPlan &p) {
+  RS_RETURN_IF_ERROR(v.expectArity(2, 1));
+  const TensorType &lhs = v.operand(0), &rhs = v.operand(1), &out = v.result(0);
+  const ir::Attribute *dn = v.attr("dot_dimension_numbers");
+  if (!dn || dn->kind != ir::AttrKind::kStruct)
+    return v.error() << "is missing attribute 'dot_dimension_numbers'";
+  auto field = [&](const char *name, std::vector<int64_t> &dims) -> Status {
+    dims.clear();
+    if (const ir::Attribute *f = dn->field(name); f && !decodeIntList(*f, dims))
+      return v.error() << "dot_dimension_numbers field '" << name << "' is not a list";
+    return Status::ok();
+  };
+  std::vector<int64_t> lb, rb, lc, rc;
+  RS_RETURN_IF_ERROR(field("lhs_batching_dimensions", lb));
+  RS_RETURN_IF_ERROR(field("rhs_batching_dimensions", rb));
+  RS_RETURN_IF_ERROR(field("lhs_contracting_dimensions", lc));
+  RS_RETURN_IF_ERROR(field("rhs_contracting_dimensions", rc));
+  if (lb.size() != rb.size() || lc.size() != rc.size()) // dot_general_c1, c2
+    return v.error() << "batching or contracting dimension lists differ in length";
+  if (!validDims(concat({&lb, &lc}), lhs.rank()) || !validDims(concat({&rb, &rc}), rhs.rank()))
+    return v.error() << "batching and contracting dimensions must be distinct dims of the "
+                        "operands"; // dot_general_c3..c6
+  for (size_t i = 0; i < lb.size(); ++i)
+    if (lhs.shape[static_cast<size_t>(lb[i])] != rhs.shape[static_cast<size_t>(rb[i])]) // c7
+      return v.error() << "batching dimension " << i << " sizes differ";
+  for (size_t i = 0; i < lc.size(); ++i)
+    if (lhs.shape[static_cast<size_t>(lc[i])] != rhs.shape[static_cast<size_t>(rc[i])]) // c8
+      return v.error() << "contracting dimension " << i << " sizes differ";
+  std::vector<int64_t> lf, rf; // free dims, increasing
+  for (int64_t d = 0; d < lhs.rank(); ++d)
+    if (std::find(lb.begin(), lb.end(), d) == lb.end() &&
+        std::find(lc.begin(), lc.end(), d) == lc.end())
+      lf.push_back(d);
+  for (int64_t d = 0; d < rhs.rank(); ++d)
+    if (std::find(rb.begin(), rb.end(), d) == rb.end() &&
+        std::find(rc.begin(), rc.end(), d) == rc.end())
+      rf.push_back(d);
+  Shape expect;
+  for (int64_t d : lb)
+    expect.push_back(lhs.shape[static_cast<size_t>(d)]);
+  for (int64_t d : lf)
+    expect.push_back(lhs.shape[static_cast<size_t>(d)]);
+  for (int64_t d : rf)
+    expect.push_back(rhs.shape[static_cast<size_t>(d)]);
+  if (out.shape != expect) // dot_general_c12
+    return v.error() << "result shape " << shapeToString(out.shape) << ", expected "
+                     << shapeToString(expect);
+  if (lhs.dtype != rhs.dtype || lhs.dtype != out.dtype)
+    return v.unsupported() << "with element types " << dtypeMlirName(lhs.dtype) << ", "
+                           << dtypeMlirName(rhs.dtype) << " -> " << dtypeMlirName(out.dtype)
+                           << " is not supported by the cpu executor";
+  p.gemm = gemmFor(lhs.dtype);
+  if (!p.gemm)
+    return v.unsupportedType(lhs.dtype);
+  p.elem_size = dtypeSize(lhs.dtype);
+  p.batch = product(lhs.shape, lb);
+  p.m = product(lhs.shape, lf);
+  p.k = product(lhs.shape, lc);
+  p.n = product(rhs.shape, rf);
+  layoutOperand(lhs, lb, lf, lc, /*is_lhs=*/true, p.elem_size, p.lhs);
+  layoutOperand(rhs, rb, rf, rc, /*is_lhs=*/false, p.elem_size, p.rhs);
+  return Status::ok();
+}
+
+void runDotGeneral(const DotGeneralPlan &p, const KernelIo &io) {
+  const uint8_t *a = io.in[0]->data(), *b = io.in[1]->data();
+  std::unique_ptr<uint8_t[]> a_copy, b_copy;
+  if (p.lhs.copy) {
+    a_copy.reset(new uint8_t[static_cast<size_t>(p.batch * p.m * p.k * p.elem_size)]);
+    p.lhs.permute.run(io.rc, a, a_copy.get());
+    a = a_copy.get();
+  }
+  if (p.rhs.copy) {
+    b_copy.reset(new uint8_t[static_cast<size_t>(p.batch * p.k * p.n * p.elem_size)]);
+    p.rhs.permute.run(io.rc, b, b_copy.get());
+    b = b_copy.get();
+  }
+  uint8_t *c = io.out[0].mutableData();
+  const int64_t tiles_m = (p.m + kTileM - 1) / kTileM, tiles_n = (p.n + kTileN - 1) / kTileN;
+  const int64_t es = p.elem_size;
+  io.rc.cpu->parallelFor(p.batch * tiles_m * tiles_n, [&](int64_t t) {
+    const int64_t bi = t / (tiles_m * tiles_n), mi = (t / tiles_n) % tiles_m, ni = t % tiles_n;
+    const int64_t i0 = mi * kTileM, j0 = ni * kTileN;
+    const uint8_t *at = a + (bi * p.lhs.batch_stride + i0 * p.lhs.row_stride) * es;
+    const uint8_t *bt = b + (bi * p.rhs.batch_stride + j0 * p.rhs.col_stride) * es;
+    uint8_t *ct = c + (bi * p.m * p.n + i0 * p.n + j0) * es;
+    p.gemm(at, p.lhs.row_stride, p.lhs.col_stride, bt, p.rhs.row_stride, p.rhs.col_stride, ct, p.n,
+           std::min(kTileM, p.m - i0), std::min(kTileN, p.n - j0), p.k);
+  });
+}
+
+} // namespace
+
+void registerDotGeneralKernels(KernelRegistry &r) {
+  r.add("stablehlo.dot_general", &makeKernel<DotGeneralPlan, planDotGeneral, runDotGeneral>);
+}
+
+} // namespace rs::cpu

@@ -1,0 +1,174 @@
+//===- cpu/kernels/elementwise.cc - Unary and binary elementwise ops -------===//
+//
+// stablehlo.{abs, negate, sign, not, popcnt, count_leading_zeros, sqrt, rsqrt, cbrt,
+// exponential, exponential_minus_one, log, log_plus_one, logistic, sine, cosine, tan,
+// tanh, floor, ceil, round_nearest_even, round_nearest_afz, is_finite}, chlo.{erf, erfc},
+// and stablehlo.{add, subtract, multiply, divide, remainder, maximum, minimum, power,
+// atan2, and, or, xor, shift_left, shift_right_logical, shift_right_arithmetic}.
+//
+// Shapes: operands and result have one shape (StableHLO has no implicit broadcasting);
+// the result has the operand element type (is_finite: i1). Dtypes per op as in
+// element_ops.h (f32, f64, i1, i8..i64, ui8..ui64). Errors at plan time: InvalidArgument
+// for mismatched shapes or types, Unimplemented for an element type the op lacks.
+// Large tensors are split into fixed-size tiles over the context's threads; each element
+// is computed independently, so results do not depend on the thread count.
+// Spec: openxla/stablehlo docs/spec.md, sections of each op.
+//
+//===----------------------------------------------------------------------===//
+#include "cpu/kernels/element_ops.h"
+#include "cpu/kernels/kernel.h"
+
+namespace rs::cpu {
+namespace {
+
+template <typename Op, typename T> void unaryLoop(const uint8_t *in, uint8_t *out, int64_t n) {
+  using R = decltype(Op::apply(T{}));
+  const T *a = reinterpret_cast<const T *>(in);
+  R *o = reinterpret_cast<R *>(out);
+  for (int64_t i = 0; i < n; ++i)
+    o[i] = Op::apply(a[i]);
+}
+
+template <typename Op, typename T>
+void binaryLoop(const uint8_t *lhs, const uint8_t *rhs, uint8_t *out, int64_t n) {
+  const T *a = reinterpret_cast<const T *>(lhs);
+  const T *b = reinterpret_cast<const T *>(rhs);
+  T *o = reinterpret_cast<T *>(out);
+  for (int64_t i = 0; i < n; ++i)
+    o[i] = Op::apply(a[i], b[i]);
+}
+
+struct UnaryPlan {
+  void (*fn)(const uint8_t *, uint8_t *, int64_t) = nullptr;
+  int64_t n = 0;
+  int64_t in_size = 0, out_size = 0;
+};
+
+template <typename Op> Status planUnary(OpView &v, UnaryPlan &p) {
+  RS_RETURN_IF_ERROR(v.expectArity(1, 1));
+  const TensorType &in = v.operand(0), &out = v.result(0);
+  if (in.shape != out.shape)
+    return v.error() << "result shape " << shapeToString(out.shape)
+                     << " differs from operand shape " << shapeToString(in.shape);
+  visitArithmeticType(in.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (Op::template kSupports<T>)
+      p.fn = &unaryLoop<Op, T>;
+  });
+  if (!p.fn)
+    return v.unsupportedType(in.dtype);
+  const bool to_bool = std::is_same_v<Op, ops::IsFinite>;
+  DType expected = to_bool ? DType::kBool : in.dtype;
+  if (out.dtype != expected)
+    return v.error() << "result type " << out.toString() << " does not match operand type "
+                     << in.toString();
+  p.n = in.numElements();
+  p.in_size = dtypeSize(in.dtype);
+  p.out_size = dtypeSize(out.dtype);
+  return Status::ok();
+}
+
+void runUnary(const UnaryPlan &p, const KernelIo &io) {
+  const uint8_t *a = io.in[0]->data();
+  uint8_t *o = io.out[0].mutableData();
+  if (p.n <= kElementwiseGrain) {
+    p.fn(a, o, p.n);
+    return;
+  }
+  io.rc.cpu->parallelFor((p.n + kElementwiseGrain - 1) / kElementwiseGrain, [&](int64_t t) {
+    int64_t b = t * kElementwiseGrain, len = std::min(kElementwiseGrain, p.n - b);
+    p.fn(a + b * p.in_size, o + b * p.out_size, len);
+  });
+}
+
+struct BinaryPlan {
+  void (*fn)(const uint8_t *, const uint8_t *, uint8_t *, int64_t) = nullptr;
+  int64_t n = 0;
+  int64_t size = 0;
+};
+
+template <typename Op> Status planBinary(OpView &v, BinaryPlan &p) {
+  RS_RETURN_IF_ERROR(v.expectArity(2, 1));
+  const TensorType &a = v.operand(0), &b = v.operand(1), &out = v.result(0);
+  if (a != b || a != out)
+    return v.error() << "operand types " << a.toString() << ", " << b.toString()
+                     << " and result type " << out.toString() << " differ";
+  visitArithmeticType(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (Op::template kSupports<T>)
+      p.fn = &binaryLoop<Op, T>;
+  });
+  if (!p.fn)
+    return v.unsupportedType(a.dtype);
+  p.n = a.numElements();
+  p.size = dtypeSize(a.dtype);
+  return Status::ok();
+}
+
+void runBinary(const BinaryPlan &p, const KernelIo &io) {
+  const uint8_t *a = io.in[0]->data(), *b = io.in[1]->data();
+  uint8_t *o = io.out[0].mutableData();
+  if (p.n <= kElementwiseGrain) {
+    p.fn(a, b, o, p.n);
+    return;
+  }
+  io.rc.cpu->parallelFor((p.n + kElementwiseGrain - 1) / kElementwiseGrain, [&](int64_t t) {
+    int64_t off = t * kElementwiseGrain, len = std::min(kElementwiseGrain, p.n - off);
+    p.fn(a + off * p.size, b + off * p.size, o + off * p.size, len);
+  });
+}
+
+template <typename Op> void addUnary(KernelRegistry &r, const char *name) {
+  r.add(name, &makeKernel<UnaryPlan, planUnary<Op>, runUnary>);
+}
+template <typename Op> void addBinary(KernelRegistry &r, const char *name) {
+  r.add(name, &makeKernel<BinaryPlan, planBinary<Op>, runBinary>);
+}
+
+} // namespace
+
+void registerElementwiseKernels(KernelRegistry &r) {
+  addUnary<ops::Abs>(r, "stablehlo.abs");
+  addUnary<ops::Negate>(r, "stablehlo.negate");
+  addUnary<ops::Sign>(r, "stablehlo.sign");
+  addUnary<ops::Not>(r, "stablehlo.not");
+  addUnary<ops::PopulationCount>(r, "stablehlo.popcnt");
+  addUnary<ops::CountLeadingZeros>(r, "stablehlo.count_leading_zeros");
+  addUnary<ops::Sqrt>(r, "stablehlo.sqrt");
+  addUnary<ops::Rsqrt>(r, "stablehlo.rsqrt");
+  addUnary<ops::Cbrt>(r, "stablehlo.cbrt");
+  addUnary<ops::Exponential>(r, "stablehlo.exponential");
+  addUnary<ops::ExponentialMinusOne>(r, "stablehlo.exponential_minus_one");
+  addUnary<ops::Log>(r, "stablehlo.log");
+  addUnary<ops::LogPlusOne>(r, "stablehlo.log_plus_one");
+  addUnary<ops::Logistic>(r, "stablehlo.logistic");
+  addUnary<ops::Sine>(r, "stablehlo.sine");
+  addUnary<ops::Cosine>(r, "stablehlo.cosine");
+  addUnary<ops::Tan>(r, "stablehlo.tan");
+  addUnary<ops::Tanh>(r, "stablehlo.tanh");
+  addUnary<ops::Floor>(r, "stablehlo.floor");
+  addUnary<ops::Ceil>(r, "stablehlo.ceil");
+  addUnary<ops::RoundNearestAfz>(r, "stablehlo.round_nearest_afz");
+  addUnary<ops::RoundNearestEven>(r, "stablehlo.round_nearest_even");
+  addUnary<ops::IsFinite>(r, "stablehlo.is_finite");
+  addUnary<ops::Erf>(r, "chlo.erf");
+  addUnary<ops::Erfc>(r, "chlo.erfc");
+
+  addBinary<ops::Add>(r, "stablehlo.add");
+  addBinary<ops::Subtract>(r, "stablehlo.subtract");
+  addBinary<ops::Multiply>(r, "stablehlo.multiply");
+  addBinary<ops::Divide>(r, "stablehlo.divide");
+  addBinary<ops::Remainder>(r, "stablehlo.remainder");
+  addBinary<ops::Maximum>(r, "stablehlo.maximum");
+  addBinary<ops::Minimum>(r, "stablehlo.minimum");
+  addBinary<ops::Power>(r, "stablehlo.power");
+  addBinary<ops::Atan2>(r, "stablehlo.atan2");
+  addBinary<ops::And>(r, "stablehlo.and");
+  addBinary<ops::Or>(r, "stablehlo.or");
+  addBinary<ops::Xor>(r, "stablehlo.xor");
+  addBinary<ops::ShiftLeft>(r, "stablehlo.shift_left");
+  addBinary<ops::ShiftRightLogical>(r, "stablehlo.shift_right_logical");
+  addBinary<ops::ShiftRightArithmetic>(r, "stablehlo.shift_right_arithmetic");
+}
+
+} // namespace rs::cpu

@@ -1,0 +1,79 @@
+//===- cpu/kernels/gemm.cc - Single-tile matrix multiply on Eigen ----------===//
+//
+// Eigen picks GEMM, GEMV or a dot product from the tile's (m, n, k); each path sums the
+// k products in an order fixed by those sizes. The lazy coefficient-based product Eigen
+// uses for tiny products is disabled (EIGEN_GEMM_TO_COEFFBASED_THRESHOLD 0), so every
+// tile takes the blocked GEMM/GEMV paths.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EIGEN_GEMM_TO_COEFFBASED_THRESHOLD
+#define EIGEN_GEMM_TO_COEFFBASED_THRESHOLD 0
+#endif
+#include "cpu/kernels/gemm.h"
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <cstring>
+
+namespace rs::cpu {
+namespace {
+
+using Eigen::Dynamic;
+using Eigen::OuterStride;
+
+template <typename T, int Order>
+using ConstView = Eigen::Map<const Eigen::Matrix<T, Dynamic, Dynamic, Order>, 0, OuterStride<>>;
+template <typename T>
+using OutView = Eigen::Map<Eigen::Matrix<T, Dynamic, Dynamic, Eigen::RowMajor>, 0, OuterStride<>>;
+
+template <typename T, int Order>
+ConstView<T, Order> view(const T *p, int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+  // Row-major: the outer stride is the row stride; column-major: the column stride.
+  int64_t outer = Order == Eigen::RowMajor ? rs : cs;
+  int64_t inner_extent = Order == Eigen::RowMajor ? cols : rows;
+  return ConstView<T, Order>(p, rows, cols, OuterStride<>(std::max(outer, inner_extent)));
+}
+
+template <typename T>
+void gemm(const uint8_t *a_bytes, int64_t a_rs, int64_t a_cs, const uint8_t *b_bytes, int64_t b_rs,
+          int64_t b_cs, uint8_t *c_bytes, int64_t ldc, int64_t m, int64_t n, int64_t k) {
+  const T *a = reinterpret_cast<const T *>(a_bytes);
+  const T *b = reinterpret_cast<const T *>(b_bytes);
+  T *c = reinterpret_cast<T *>(c_bytes);
+  if (m == 0 || n == 0)
+    return;
+  OutView<T> out(c, m, n, OuterStride<>(std::max(ldc, n)));
+  if (k == 0) {
+    out.setZero();
+    return;
+  }
+  const bool a_row = a_cs == 1; // otherwise a_rs == 1: column-major
+  const bool b_row = b_cs == 1;
+  if (a_row && b_row)
+    out.noalias() = view<T, Eigen::RowMajor>(a, m, k, a_rs, a_cs) *
+                    view<T, Eigen::RowMajor>(b, k, n, b_rs, b_cs);
+  else if (a_row)
+    out.noalias() = view<T, Eigen::RowMajor>(a, m, k, a_rs, a_cs) *
+                    view<T, Eigen::ColMajor>(b, k, n, b_rs, b_cs);
+  else if (b_row)
+    out.noalias() = view<T, Eigen::ColMajor>(a, m, k, a_rs, a_cs) *
+                    view<T, Eigen::RowMajor>(b, k, n, b_rs, b_cs);
+  else
+    out.noalias() = view<T, Eigen::ColMajor>(a, m, k, a_rs, a_cs) *
+                    view<T, Eigen::ColMajor>(b, k, n, b_rs, b_cs);
+}
+
+} // namespace
+
+GemmFn gemmFor(DType t) {
+  switch (t) {
+  case DType::kF32: return &gemm<float>;
+  case DType::kF64: return &gemm<double>;
+  case DType::kI32: return &gemm<int32_t>;
+  case DType::kI64: return &gemm<int64_t>;
+  default: return nullptr;
+  }
+}
+
+} // namespace rs::cpu

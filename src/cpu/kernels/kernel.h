@@ -1,0 +1,263 @@
+//===- cpu/kernels/kernel.h - Kernel interface of the CPU executor ---------===//
+//
+// Private to cpu/. Every op family lives in one file under kernels/ with the layout of
+// STYLE.md rule 7: a <Op>Plan struct; `Status plan<Op>(OpView &, <Op>Plan &)` decodes the
+// op's attributes and checks shapes, dtypes and attributes at compile time; `void
+// run<Op>(const <Op>Plan &, const KernelIo &)` has no error path; registration last
+// (register<Family>Kernels, called from kernels/registry.cc).
+//
+// A kernel's inputs are the op's operands followed by the values its regions capture
+// from enclosing scopes (OpView::compileRegion reports where those start). Outputs are
+// either preallocated by the executor (zero-filled, owned: OutputMode::kPreallocated) or
+// assigned by the kernel itself (OutputMode::kAssigned: constants, reshapes, control flow),
+// which may then share storage with an input or a constant but never write to it.
+//
+// Thread safety: plans are immutable after planning and shared by concurrent runs.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "cpu/context.h"
+#include "cpu/executor.h"
+#include "ir/ir.h"
+#include "support/status.h"
+#include "support/tensor.h"
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace rs::cpu {
+
+class Compiler;
+
+/// What a running kernel may use besides its tensors.
+struct RunContext {
+  const CpuContext *cpu = nullptr;
+};
+
+struct KernelIo {
+  const RunContext &rc;
+  std::span<const Tensor *const> in;
+  std::span<Tensor> out;
+};
+
+class Kernel {
+public:
+  virtual ~Kernel() = default;
+  virtual void run(const KernelIo &io) const = 0;
+};
+
+enum class OutputMode : uint8_t { kPreallocated, kAssigned };
+
+/// A region compiled for an op, with the range of the op's kernel inputs that carry the
+/// region's captured values.
+struct RegionRef {
+  std::shared_ptr<const Callable> callable;
+  size_t capture_begin = 0; // index into KernelIo::in
+  size_t capture_count = 0;
+};
+
+/// The compile-time view of one op: operand/result types, attributes, diagnostics, and
+/// compilation of its regions and callees.
+class OpView {
+public:
+  OpView(const ir::Operation &op, std::vector<TensorType> operands, std::vector<TensorType> results,
+         Compiler &compiler);
+
+  const ir::Operation &op() const { return op_; }
+  const std::string &name() const { return op_.name; }
+  const std::vector<TensorType> &operands() const { return operands_; }
+  const std::vector<TensorType> &results() const { return results_; }
+  const TensorType &operand(size_t i) const { return operands_[i]; }
+  const TensorType &result(size_t i) const { return results_[i]; }
+  const ir::Attribute *attr(std::string_view attr_name) const { return op_.attr(attr_name); }
+
+  /// InvalidArgument "<loc>: 'op' op " followed by what is streamed in.
+  StatusBuilder error() const;
+  /// Unimplemented "<loc>: 'op' op " followed by what is streamed in.
+  StatusBuilder unsupported() const;
+  /// Unimplemented "<loc>: 'op' op element type <t> is not supported by the cpu executor".
+  Status unsupportedType(DType t) const;
+
+  /// Checks the operand and result counts (InvalidArgument otherwise).
+  Status expectArity(size_t operands, size_t results) const;
+
+  /// An i64 list attribute (array<i64: ...> or a dense i64 tensor, or a struct field of
+  /// either kind). Missing: `fallback` when given, else InvalidArgument.
+  Result<std::vector<int64_t>> intList(std::string_view attr_name) const;
+  Result<std::vector<int64_t>> intList(std::string_view attr_name,
+                                       std::vector<int64_t> fallback) const;
+  /// An integer attribute; missing: `fallback` when given, else InvalidArgument.
+  Result<int64_t> intAttr(std::string_view attr_name) const;
+  Result<int64_t> intAttr(std::string_view attr_name, int64_t fallback) const;
+  /// A bool attribute (BoolAttr or unit); missing: `fallback`.
+  bool boolAttr(std::string_view attr_name, bool fallback) const;
+
+  /// Compiles region `index` of the op (one block). Its captured outer values become
+  /// extra kernel inputs, reported in the RegionRef.
+  Result<RegionRef> compileRegion(size_t index);
+  /// Compiles (or reuses) function `callee` of the module.
+  Result<std::shared_ptr<const Callable>> compileCallee(std::string_view callee);
+
+  /// Values appended to the operands as kernel inputs (the regions' captures).
+  const std::vector<ir::ValueId> &extraInputs() const { return extra_inputs_; }
+
+private:
+  const ir::Operation &op_;
+  std::vector<TensorType> operands_;
+  std::vector<TensorType> results_;
+  Compiler &compiler_;
+  std::vector<ir::ValueId> extra_inputs_;
+};
+
+/// Decodes a list of integers from an attribute of kind DenseArray, DenseElements (any
+/// integer element type) or Array of Integer. False if the kind does not fit.
+bool decodeIntList(const ir::Attribute &a, std::vector<int64_t> &out);
+
+//===----------------------------------------------------------------------===//
+// Registry
+//===----------------------------------------------------------------------===//
+
+using PlanFn = Result<std::unique_ptr<Kernel>> (*)(OpView &);
+
+struct KernelEntry {
+  PlanFn plan = nullptr;
+  OutputMode mode = OutputMode::kPreallocated;
+};
+
+class KernelRegistry {
+public:
+  void add(std::string op_name, PlanFn plan, OutputMode mode = OutputMode::kPreallocated);
+  /// The entry for an op name, or nullptr.
+  const KernelEntry *find(std::string_view op_name) const;
+
+private:
+  std::vector<std::pair<std::string, KernelEntry>> entries_; // sorted by name
+};
+
+/// The registry with every kernel family (built once, immutable).
+const KernelRegistry &kernelRegistry();
+
+void registerElementwiseKernels(KernelRegistry &r);
+void registerCompareSelectKernels(KernelRegistry &r);
+void registerConvertKernels(KernelRegistry &r);
+void registerDataMovementKernels(KernelRegistry &r);
+void registerSliceKernels(KernelRegistry &r);
+void registerReduceKernels(KernelRegistry &r);
+void registerReduceWindowKernels(KernelRegistry &r);
+void registerDotGeneralKernels(KernelRegistry &r);
+void registerConvolutionKernels(KernelRegistry &r);
+void registerGatherKernels(KernelRegistry &r);
+void registerScatterKernels(KernelRegistry &r);
+void registerSortKernels(KernelRegistry &r);
+void registerControlFlowKernels(KernelRegistry &r);
+
+/// Adapts a plan struct and its run function to the Kernel interface.
+template <typename Plan, void (*RunFn)(const Plan &, const KernelIo &)>
+class PlannedKernel final : public Kernel {
+public:
+  explicit PlannedKernel(Plan plan) : plan_(std::move(plan)) {}
+  void run(const KernelIo &io) const override { RunFn(plan_, io); }
+
+private:
+  Plan plan_;
+};
+
+template <typename Plan, Status (*PlanF)(OpView &, Plan &),
+          void (*RunF)(const Plan &, const KernelIo &)>
+Result<std::unique_ptr<Kernel>> makeKernel(OpView &view) {
+  Plan plan;
+  RS_RETURN_IF_ERROR(PlanF(view, plan));
+  return std::unique_ptr<Kernel>(std::make_unique<PlannedKernel<Plan, RunF>>(std::move(plan)));
+}
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+template <typename T> struct TypeTag { using type = T; };
+
+/// Calls f(TypeTag<T>{}) for the C++ type that stores `t` (bool for i1), for the types
+/// arithmetic kernels support; returns false (without calling f) for any other type.
+template <typename F> bool visitArithmeticType(DType t, F &&f) {
+  switch (t) {
+  case DType::kBool: f(TypeTag<bool>{}); return true;
+  case DType::kI8: f(TypeTag<int8_t>{}); return true;
+  case DType::kI16: f(TypeTag<int16_t>{}); return true;
+  case DType::kI32: f(TypeTag<int32_t>{}); return true;
+  case DType::kI64: f(TypeTag<int64_t>{}); return true;
+  case DType::kU8: f(TypeTag<uint8_t>{}); return true;
+  case DType::kU16: f(TypeTag<uint16_t>{}); return true;
+  case DType::kU32: f(TypeTag<uint32_t>{}); return true;
+  case DType::kU64: f(TypeTag<uint64_t>{}); return true;
+  case DType::kF32: f(TypeTag<float>{}); return true;
+  case DType::kF64: f(TypeTag<double>{}); return true;
+  default: return false;
+  }
+}
+
+template <typename T> constexpr bool kIsFloat = std::is_floating_point_v<T>;
+template <typename T> constexpr bool kIsBool = std::is_same_v<T, bool>;
+template <typename T> constexpr bool kIsInt = std::is_integral_v<T> && !kIsBool<T>;
+
+/// Reads an integer element of any integer (or bool) dtype as int64 (unsigned values
+/// above INT64_MAX saturate).
+int64_t readIndex(DType t, const uint8_t *p);
+
+//===----------------------------------------------------------------------===//
+// Shapes and strided copies
+//===----------------------------------------------------------------------===//
+
+/// Row-major strides in elements.
+std::vector<int64_t> rowMajorStrides(const Shape &shape);
+
+/// Checks that `dims` holds distinct values in [0, rank).
+bool validDims(std::span<const int64_t> dims, int64_t rank);
+
+/// A strided element copy: out[sum i_d*out_strides[d]] = in[sum i_d*in_strides[d]] for
+/// every index i of `shape`, offsets in elements. Element size 1, 2, 4 or 8 bytes.
+/// Splits large copies over the context's threads (each tile owns distinct outputs).
+struct StridedCopy {
+  Shape shape;
+  std::vector<int64_t> in_strides;
+  std::vector<int64_t> out_strides;
+  int64_t in_offset = 0;
+  int64_t out_offset = 0;
+  int64_t elem_size = 4;
+
+  /// Drops size-1 dims and merges dims contiguous in both operands (fewer, longer loops).
+  void simplify();
+  /// Copies; `in_delta` and `out_delta` (elements) are added to the planned offsets.
+  void run(const RunContext &rc, const uint8_t *in, uint8_t *out, int64_t in_delta = 0,
+           int64_t out_delta = 0) const;
+  /// The same on the calling thread only (for use inside a tile).
+  void runSerial(const uint8_t *in, uint8_t *out, int64_t in_delta = 0,
+                 int64_t out_delta = 0) const;
+};
+
+/// Fills `n` elements of `elem_size` bytes at `out` with the element at `value`.
+void fillElements(uint8_t *out, int64_t n, const uint8_t *value, int64_t elem_size);
+
+/// If `region` is one block `{ %r = "<op>"(%arg0, %arg1) ; return %r }` (arguments in
+/// either order), the op's name, else "". Fast paths of reduce-like ops key on it.
+std::string_view binaryBodyOp(const ir::Region &region);
+
+/// Checks that a compiled region takes scalars (rank 0) of `arg_types` and returns
+/// `result_types.size()` scalars of `result_types` (InvalidArgument naming `what`).
+Status checkScalarBody(OpView &v, const Callable &body, std::span<const DType> arg_types,
+                       std::span<const DType> result_types, std::string_view what);
+
+/// Unimplemented unless elements of `t` are 1, 2, 4 or 8 bytes (what copies handle).
+Status checkElementSize(OpView &v, DType t);
+
+/// Grain of parallel elementwise work: elements per tile (a constant, so tiles depend only
+/// on the element count).
+constexpr int64_t kElementwiseGrain = 16384;
+
+} // namespace rs::cpu

@@ -1,0 +1,234 @@
+//===- cpu/kernels/reduce.cc - stablehlo.reduce ----------------------------===//
+//
+// inputs[N] (one shape), init_values[N] (rank 0) -> results[N] (the input shape without
+// `dimensions`), body (acc_0..acc_N-1, x_0..x_N-1) -> (acc_0..acc_N-1) on scalars.
+// Every result element folds its reduced elements in row-major order of the reduced
+// dims, starting from the init value: acc = body(acc, x). This one order holds for every
+// thread count and on both paths:
+//   - fast path: one input and a body that is a single add/multiply/maximum/minimum/and/or
+//     of its two arguments (the elementwise op's own functor, element_ops.h);
+//   - general path: the body region evaluated per element pair (BodyFold).
+// Work is split over output elements in tiles sized from the shapes alone.
+// Element types: fast path per the op's functor; general path any scalar type the body's
+// kernels take. Errors at plan time: InvalidArgument for shapes, dimensions or a body
+// signature that break reduce_c1..c8 (openxla/stablehlo docs/spec.md "reduce").
+//
+//===----------------------------------------------------------------------===//
+#include "cpu/compiler.h"
+#include "cpu/kernels/element_ops.h"
+#include "cpu/kernels/kernel.h"
+
+#include <algorithm>
+
+namespace rs::cpu {
+namespace {
+
+constexpr int64_t kReduceGrain = 65536; // input elements per tile (about)
+constexpr int64_t kChunk = 256;         // accumulators held at once on the fast path
+
+struct ReducePlan;
+using FastFn = void (*)(const ReducePlan &, const uint8_t *in, const uint8_t *init, uint8_t *out,
+                        int64_t o_begin, int64_t o_end);
+
+struct ReducePlan {
+  size_t n = 1; // operands
+  std::vector<DType> types;
+  // Kept dims except a trailing inner run (sizes, input strides); inner run length.
+  std::vector<int64_t> outer_sizes, outer_strides;
+  int64_t outer = 1, inner = 1;
+  // Reduced dims (sizes, input strides), row-major order.
+  std::vector<int64_t> red_sizes, red_strides;
+  int64_t red_count = 1;
+  FastFn fast = nullptr;
+  RegionRef body;
+};
+
+int64_t outerOffset(const ReducePlan &p, int64_t o) {
+  int64_t off = 0;
+  for (size_t d = p.outer_sizes.size(); d-- > 0;) {
+    off += (o % p.outer_sizes[d]) * p.outer_strides[d];
+    o /= p.outer_sizes[d];
+  }
+  return off;
+}
+
+/// Calls f(offset) for every reduced position, in row-major order.
+template <typename F> void forEachReduced(const ReducePlan &p, std::vector<int64_t> &idx, F &&f) {
+  if (p.red_count == 0)
+    return;
+  const size_t r = p.red_sizes.size();
+  if (r == 0) {
+    f(int64_t{0});
+    return;
+  }
+  const int64_t n_last = p.red_sizes[r - 1], s_last = p.red_strides[r - 1];
+  idx.assign(r, 0);
+  int64_t off = 0;
+  for (int64_t row = 0, rows = p.red_count / n_last; row < rows; ++row) {
+    for (int64_t j = 0; j < n_last; ++j)
+      f(off + j * s_last);
+    for (size_t d = r - 1; d-- > 0;) {
+      off += p.red_strides[d];
+      if (++idx[d] < p.red_sizes[d])
+        break;
+      off -= idx[d] * p.red_strides[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+template <typename Op, typename T>
+void fastReduce(const ReducePlan &p, const uint8_t *in_bytes, const uint8_t *init_bytes,
+                uint8_t *out_bytes, int64_t o_begin, int64_t o_end) {
+  const T *in = reinterpret_cast<const T *>(in_bytes);
+  const T init = *reinterpret_cast<const T *>(init_bytes);
+  T *out = reinterpret_cast<T *>(out_bytes);
+  std::vector<int64_t> idx;
+  T acc[kChunk];
+  for (int64_t o = o_begin; o < o_end; ++o) {
+    const T *base = in + outerOffset(p, o);
+    if (p.inner == 1) {
+      T a = init;
+      forEachReduced(p, idx, [&](int64_t off) { a = Op::apply(a, base[off]); });
+      out[o] = a;
+      continue;
+    }
+    for (int64_t c0 = 0; c0 < p.inner; c0 += kChunk) {
+      const int64_t cl = std::min(kChunk, p.inner - c0);
+      std::fill(acc, acc + cl, init);
+      forEachReduced(p, idx, [&](int64_t off) {
+        const T *src = base + off + c0;
+        for (int64_t c = 0; c < cl; ++c)
+          acc[c] = Op::apply(acc[c], src[c]);
+      });
+      std::copy(acc, acc + cl, out + o * p.inner + c0);
+    }
+  }
+}
+
+template <typename Op> FastFn fastFor(DType t) {
+  FastFn fn = nullptr;
+  visitArithmeticType(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (Op::template kSupports<T>)
+      fn = &fastReduce<Op, T>;
+  });
+  return fn;
+}
+
+FastFn fastReduceFor(std::string_view body_op, DType t) {
+  if (body_op == "stablehlo.add")
+    return fastFor<ops::Add>(t);
+  if (body_op == "stablehlo.multiply")
+    return fastFor<ops::Multiply>(t);
+  if (body_op == "stablehlo.maximum")
+    return fastFor<ops::Maximum>(t);
+  if (body_op == "stablehlo.minimum")
+    return fastFor<ops::Minimum>(t);
+  if (body_op == "stablehlo.and")
+    return fastFor<ops::And>(t);
+  if (body_op == "stablehlo.or")
+    return fastFor<ops::Or>(t);
+  return nullptr;
+}
+
+Status planReduce(OpView &v, ReducePlan &p) {
+  const size_t n = v.operands().size() / 2;
+  if (n == 0 || v.operands().size() != 2 * n || v.results().size() != n) // reduce_c1..c3
+    return v.error() << "expects N inputs, N init values and N results";
+  p.n = n;
+  const TensorType &in0 = v.operand(0);
+  RS_ASSIGN_OR_RETURN(std::vector<int64_t> dims, v.intList("dimensions"));
+  if (!validDims(dims, in0.rank())) // reduce_c4
+    return v.error() << "dimensions are not distinct dims in [0, " << in0.rank() << ")";
+  std::vector<bool> reduced(in0.shape.size(), false);
+  for (int64_t d : dims)
+    reduced[static_cast<size_t>(d)] = true;
+  Shape kept;
+  for (size_t d = 0; d < in0.shape.size(); ++d)
+    if (!reduced[d])
+      kept.push_back(in0.shape[d]);
+  for (size_t i = 0; i < n; ++i) {
+    const TensorType &in = v.operand(i), &init = v.operand(n + i), &out = v.result(i);
+    if (in.shape != in0.shape) // reduce_c1
+      return v.error() << "input " << i << " shape " << shapeToString(in.shape)
+                       << " differs from input 0 shape " << shapeToString(in0.shape);
+    if (init.rank() != 0 || init.dtype != in.dtype) // reduce_c2
+      return v.error() << "init value " << i << " of type " << init.toString()
+                       << " is not a scalar of the input element type";
+    if (out.dtype != in.dtype || out.shape != kept) // reduce_c7, c8
+      return v.error() << "result " << i << " of type " << out.toString() << ", expected "
+                       << TensorType{in.dtype, kept}.toString();
+    RS_RETURN_IF_ERROR(checkElementSize(v, in.dtype));
+    p.types.push_back(in.dtype);
+  }
+  RS_ASSIGN_OR_RETURN(p.body, v.compileRegion(0));
+  std::vector<DType> arg_types = p.types;
+  arg_types.insert(arg_types.end(), p.types.begin(), p.types.end());
+  RS_RETURN_IF_ERROR(checkScalarBody(v, *p.body.callable, arg_types, p.types, "body")); // c6
+  if (n == 1 && p.body.capture_count == 0)
+    p.fast = fastReduceFor(binaryBodyOp(v.op().regions[0]), in0.dtype);
+
+  std::vector<int64_t> strides = rowMajorStrides(in0.shape);
+  const size_t rank = in0.shape.size();
+  for (size_t d = 0; d < rank; ++d) {
+    if (reduced[d]) {
+      p.red_sizes.push_back(in0.shape[d]);
+      p.red_strides.push_back(strides[d]);
+    } else if (d == rank - 1) {
+      p.inner = in0.shape[d];
+    } else {
+      p.outer_sizes.push_back(in0.shape[d]);
+      p.outer_strides.push_back(strides[d]);
+    }
+  }
+  p.outer = elementCount(p.outer_sizes);
+  p.red_count = elementCount(p.red_sizes);
+  return Status::ok();
+}
+
+void runReduce(const ReducePlan &p, const KernelIo &io) {
+  const int64_t per_outer = std::max<int64_t>(1, p.red_count * p.inner);
+  const int64_t grain = std::max<int64_t>(1, kReduceGrain / per_outer);
+  const int64_t tiles = (p.outer + grain - 1) / grain;
+  if (p.fast) {
+    const uint8_t *in = io.in[0]->data(), *init = io.in[1]->data();
+    uint8_t *out = io.out[0].mutableData();
+    io.rc.cpu->parallelFor(tiles, [&](int64_t t) {
+      p.fast(p, in, init, out, t * grain, std::min(p.outer, (t + 1) * grain));
+    });
+    return;
+  }
+  io.rc.cpu->parallelFor(tiles, [&](int64_t t) {
+    BodyFold fold(*p.body.callable, io.in.subspan(p.body.capture_begin, p.body.capture_count),
+                  io.rc, p.types);
+    std::vector<const uint8_t *> init(p.n), x(p.n);
+    std::vector<int64_t> sizes(p.n), idx;
+    for (size_t i = 0; i < p.n; ++i) {
+      init[i] = io.in[p.n + i]->data();
+      sizes[i] = dtypeSize(p.types[i]);
+    }
+    for (int64_t o = t * grain, end = std::min(p.outer, (t + 1) * grain); o < end; ++o) {
+      const int64_t base = outerOffset(p, o);
+      for (int64_t c = 0; c < p.inner; ++c) {
+        fold.reset(init);
+        forEachReduced(p, idx, [&](int64_t off) {
+          for (size_t i = 0; i < p.n; ++i)
+            x[i] = io.in[i]->data() + (base + off + c) * sizes[i];
+          fold.add(x);
+        });
+        for (size_t i = 0; i < p.n; ++i)
+          std::memcpy(io.out[i].mutableData() + (o * p.inner + c) * sizes[i], fold.acc(i),
+                      static_cast<size_t>(sizes[i]));
+      }
+    }
+  });
+}
+
+} // namespace
+
+void registerReduceKernels(KernelRegistry &r) {
+  r.add("stablehlo.reduce", &makeKernel<ReducePlan, planReduce, runReduce>);
+}
+
+} // namespace rs::cpu

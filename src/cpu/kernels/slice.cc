@@ -1,0 +1,169 @@
+//===- cpu/kernels/slice.cc - slice, dynamic_slice, dynamic_update_slice ---===//
+//
+// stablehlo.slice: start_indices, limit_indices, strides (0 <= start <= limit <= dim,
+// stride > 0; result dim = ceil((limit - start) / stride)).
+// stablehlo.dynamic_slice: operand, one rank-0 integer start index per dim, slice_sizes;
+// each start is clamped to [0, dim - size] at run time (spec "dynamic_slice").
+// stablehlo.dynamic_update_slice: operand, update, rank-0 start indices; the result is the
+// operand with the update written at the clamped start ([0, dim - update dim]).
+// Any element type of 1, 2, 4 or 8 bytes; start indices of any integer type. Errors at
+// plan time: InvalidArgument for attributes or shapes that break the constraints.
+// Spec: openxla/stablehlo docs/spec.md "slice", "dynamic_slice", "dynamic_update_slice".
+//
+//===----------------------------------------------------------------------===//
+#include "cpu/kernels/kernel.h"
+
+#include <algorithm>
+
+namespace rs::cpu {
+namespace {
+
+struct SlicePlan {
+  StridedCopy copy;
+};
+
+Status planSlice(OpView &v, SlicePlan &p) {
+  RS_RETURN_IF_ERROR(v.expectArity(1, 1));
+  const TensorType &in = v.operand(0), &out = v.result(0);
+  RS_RETURN_IF_ERROR(checkElementSize(v, in.dtype));
+  RS_ASSIGN_OR_RETURN(std::vector<int64_t> start, v.intList("start_indices"));
+  RS_ASSIGN_OR_RETURN(std::vector<int64_t> limit, v.intList("limit_indices"));
+  RS_ASSIGN_OR_RETURN(std::vector<int64_t> strides,
+                      v.intList("strides", std::vector<int64_t>(in.shape.size(), 1)));
+  size_t rank = in.shape.size();
+  if (start.size() != rank || limit.size() != rank || strides.size() != rank) // slice_c2
+    return v.error() << "index lists must have " << rank << " entries";
+  if (out.dtype != in.dtype || out.rank() != in.rank())
+    return v.error() << "result type " << out.toString() << " does not fit operand "
+                     << in.toString();
+  std::vector<int64_t> in_strides = rowMajorStrides(in.shape);
+  p.copy.shape = out.shape;
+  p.copy.in_strides.resize(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    if (start[d] < 0 || start[d] > limit[d] || limit[d] > in.shape[d] || strides[d] <= 0)
+      return v.error() << "slice [" << start[d] << ", " << limit[d] << ") stride " << strides[d]
+                       << " is invalid for dimension " << d << " of size " << in.shape[d];
+    int64_t n = (limit[d] - start[d] + strides[d] - 1) / strides[d];
+    if (n != out.shape[d]) // slice_c5
+      return v.error() << "result dimension " << d << " is " << out.shape[d] << ", expected " << n;
+    p.copy.in_offset += start[d] * in_strides[d];
+    p.copy.in_strides[d] = in_strides[d] * strides[d];
+  }
+  p.copy.out_strides = rowMajorStrides(out.shape);
+  p.copy.elem_size = dtypeSize(in.dtype);
+  p.copy.simplify();
+  return Status::ok();
+}
+
+void runSlice(const SlicePlan &p, const KernelIo &io) {
+  p.copy.run(io.rc, io.in[0]->data(), io.out[0].mutableData());
+}
+
+/// Start indices read from rank-0 operands at run time, clamped to [0, dim - size].
+struct DynamicStart {
+  DType index_type = DType::kI32;
+  Shape dims;                 // operand dims
+  std::vector<int64_t> sizes; // slice or update sizes
+  std::vector<int64_t> strides;
+
+  int64_t offset(std::span<const Tensor *const> index_operands) const {
+    int64_t off = 0;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      int64_t s = readIndex(index_type, index_operands[d]->data());
+      s = std::clamp<int64_t>(s, 0, dims[d] - sizes[d]);
+      off += s * strides[d];
+    }
+    return off;
+  }
+};
+
+Status planStart(OpView &v, size_t first, const TensorType &operand, std::vector<int64_t> sizes,
+                 DynamicStart &s) {
+  size_t rank = operand.shape.size();
+  if (v.operands().size() != first + rank)
+    return v.error() << "expects " << rank << " start indices, got "
+                     << v.operands().size() - std::min(v.operands().size(), first);
+  for (size_t d = 0; d < rank; ++d) {
+    const TensorType &t = v.operand(first + d);
+    if (t.rank() != 0 || !isInteger(t.dtype) || t.dtype != v.operand(first).dtype)
+      return v.error() << "start index " << d << " of type " << t.toString()
+                       << " is not a rank-0 integer of the first index's type";
+    if (sizes[d] < 0 || sizes[d] > operand.shape[d])
+      return v.error() << "size " << sizes[d] << " does not fit dimension " << d << " of size "
+                       << operand.shape[d];
+  }
+  s.index_type = rank ? v.operand(first).dtype : DType::kI32;
+  s.dims = operand.shape;
+  s.sizes = std::move(sizes);
+  s.strides = rowMajorStrides(operand.shape);
+  return Status::ok();
+}
+
+struct DynamicSlicePlan {
+  StridedCopy copy;
+  DynamicStart start;
+};
+
+Status planDynamicSlice(OpView &v, DynamicSlicePlan &p) {
+  if (v.operands().empty() || v.results().size() != 1)
+    return v.error() << "expects an operand and one result";
+  const TensorType &in = v.operand(0), &out = v.result(0);
+  RS_RETURN_IF_ERROR(checkElementSize(v, in.dtype));
+  RS_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, v.intList("slice_sizes"));
+  if (sizes.size() != in.shape.size() || out.dtype != in.dtype || out.shape != sizes)
+    return v.error() << "slice_sizes " << shapeToString(sizes) << " do not match result type "
+                     << out.toString();
+  RS_RETURN_IF_ERROR(planStart(v, 1, in, sizes, p.start));
+  p.copy.shape = out.shape;
+  p.copy.in_strides = rowMajorStrides(in.shape);
+  p.copy.out_strides = rowMajorStrides(out.shape);
+  p.copy.elem_size = dtypeSize(in.dtype);
+  p.copy.simplify();
+  return Status::ok();
+}
+
+void runDynamicSlice(const DynamicSlicePlan &p, const KernelIo &io) {
+  int64_t off = p.start.offset(io.in.subspan(1));
+  p.copy.run(io.rc, io.in[0]->data(), io.out[0].mutableData(), off, 0);
+}
+
+struct DynamicUpdateSlicePlan {
+  StridedCopy copy; // update -> result
+  DynamicStart start;
+};
+
+Status planDynamicUpdateSlice(OpView &v, DynamicUpdateSlicePlan &p) {
+  if (v.operands().size() < 2 || v.results().size() != 1)
+    return v.error() << "expects an operand, an update and one result";
+  const TensorType &in = v.operand(0), &update = v.operand(1), &out = v.result(0);
+  RS_RETURN_IF_ERROR(checkElementSize(v, in.dtype));
+  if (out != in || update.dtype != in.dtype || update.rank() != in.rank())
+    return v.error() << "operand " << in.toString() << ", update " << update.toString()
+                     << " and result " << out.toString() << " do not fit";
+  RS_RETURN_IF_ERROR(planStart(v, 2, in, update.shape, p.start));
+  p.copy.shape = update.shape;
+  p.copy.in_strides = rowMajorStrides(update.shape);
+  p.copy.out_strides = rowMajorStrides(in.shape);
+  p.copy.elem_size = dtypeSize(in.dtype);
+  p.copy.simplify();
+  return Status::ok();
+}
+
+void runDynamicUpdateSlice(const DynamicUpdateSlicePlan &p, const KernelIo &io) {
+  Tensor &out = io.out[0];
+  std::memcpy(out.mutableData(), io.in[0]->data(), static_cast<size_t>(out.byteSize()));
+  int64_t off = p.start.offset(io.in.subspan(2));
+  p.copy.run(io.rc, io.in[1]->data(), out.mutableData(), 0, off);
+}
+
+} // namespace
+
+void registerSliceKernels(KernelRegistry &r) {
+  r.add("stablehlo.slice", &makeKernel<SlicePlan, planSlice, runSlice>);
+  r.add("stablehlo.dynamic_slice",
+        &makeKernel<DynamicSlicePlan, planDynamicSlice, runDynamicSlice>);
+  r.add("stablehlo.dynamic_update_slice",
+        &makeKernel<DynamicUpdateSlicePlan, planDynamicUpdateSlice, runDynamicUpdateSlice>);
+}
+
+} // namespace rs::cpu

@@ -1,0 +1,102 @@
+//===- test/cpu/cpu_test_util.h - Helpers for the CPU executor tests -------===//
+//
+// Shared by the cpu tests: cached contexts per thread count, cached fixture bundles,
+// compiling a module from text, and building/reading small tensors.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundle/bundle.h"
+#include "cpu/executor.h"
+#include "ir/parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace rs::cpu::testing {
+
+inline std::string fixturesDir() { return std::string(RS_SHARED_DIR) + "/fixtures"; }
+
+/// A context with `threads` threads, created once per count.
+inline std::shared_ptr<CpuContext> contextWithThreads(int threads) {
+  static std::mutex mu;
+  static std::map<int, std::shared_ptr<CpuContext>> contexts;
+  std::lock_guard<std::mutex> lock(mu);
+  auto &c = contexts[threads];
+  if (!c) {
+    auto r = createCpuContext(CpuOptions{threads});
+    EXPECT_TRUE(r.isOk()) << r.status().toString();
+    c = *r;
+  }
+  return c;
+}
+
+/// The fixture bundle `name`, loaded once.
+inline const bundle::Bundle &fixtureBundle(const std::string &name) {
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<bundle::Bundle>> bundles;
+  std::lock_guard<std::mutex> lock(mu);
+  auto &b = bundles[name];
+  if (!b) {
+    auto r = bundle::loadBundle(fixturesDir() + "/bundles/" + name);
+    EXPECT_TRUE(r.isOk()) << r.status().toString();
+    b = std::make_unique<bundle::Bundle>(r.isOk() ? std::move(r).value() : bundle::Bundle{});
+  }
+  return *b;
+}
+
+/// Parses `text` and compiles its `main` (or `entry`) on a context of `threads` threads.
+inline Result<std::unique_ptr<Program>> compileText(const std::string &text, int threads = 2,
+                                                    const std::string &entry = "main") {
+  RS_ASSIGN_OR_RETURN(ir::Module m, ir::parseModule(text, "test.mlir"));
+  return Program::compile(m, entry, contextWithThreads(threads));
+}
+
+template <typename T> DType dtypeOf() {
+  if constexpr (std::is_same_v<T, bool>)
+    return DType::kBool;
+  else if constexpr (std::is_same_v<T, int8_t>)
+    return DType::kI8;
+  else if constexpr (std::is_same_v<T, int16_t>)
+    return DType::kI16;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return DType::kI32;
+  else if constexpr (std::is_same_v<T, int64_t>)
+    return DType::kI64;
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return DType::kU8;
+  else if constexpr (std::is_same_v<T, uint16_t>)
+    return DType::kU16;
+  else if constexpr (std::is_same_v<T, uint32_t>)
+    return DType::kU32;
+  else if constexpr (std::is_same_v<T, uint64_t>)
+    return DType::kU64;
+  else if constexpr (std::is_same_v<T, float>)
+    return DType::kF32;
+  else
+    return DType::kF64;
+}
+
+template <typename T> Tensor makeTensor(Shape shape, const std::vector<T> &values) {
+  Tensor t = Tensor::zeros(dtypeOf<T>(), std::move(shape));
+  EXPECT_EQ(static_cast<size_t>(t.numElements()), values.size());
+  for (size_t i = 0; i < values.size() && i < static_cast<size_t>(t.numElements()); ++i)
+    std::memcpy(t.mutableData() + i * sizeof(T), &values[i], sizeof(T));
+  return t;
+}
+
+template <typename T> std::vector<T> valuesOf(const Tensor &t) {
+  std::vector<T> out(static_cast<size_t>(t.numElements()));
+  EXPECT_EQ(t.dtype(), dtypeOf<T>());
+  if (t.dtype() == dtypeOf<T>())
+    std::memcpy(out.data(), t.data(), out.size() * sizeof(T));
+  return out;
+}
+
+} // namespace rs::cpu::testing

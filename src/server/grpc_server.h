@@ -1,0 +1,77 @@
+//===- server/grpc_server.h - KServe V2 gRPC front-end ----------------------===//
+//
+// Serves `inference.GRPCInferenceService` (protocol/proto/grpc_service.proto) over
+// cleartext HTTP/2 with the gRPC callback API, so no thread waits while a model runs:
+// ModelInfer decodes the request (protocol/grpc_codec.h), sets InferRequest::deadline to
+// the tighter of the client's gRPC deadline and its `reactant_timeout_ns` parameter, calls
+// InferenceService::infer(), and finishes the call from the completion callback.
+//
+// RPCs: ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer.
+// RepositoryIndex, RepositoryModelLoad/Unload and SystemSharedMemoryStatus/Register/
+// Unregister answer UNIMPLEMENTED for now. Error codes are the service's Status codes,
+// passed through unchanged (protocol/status_mapping.h); ModelReady for an unknown model is
+// NOT_FOUND, an empty model name INVALID_ARGUMENT. A message larger than
+// max_recv_msg_bytes is rejected by gRPC with RESOURCE_EXHAUSTED before it is decoded.
+//
+// Source: KServe V2 gRPC protocol; reference-system.md section 5.1-5.2.
+// Thread safety: start() and shutdown() from one controlling thread; RPCs run on gRPC's
+// threads and call the InferenceService concurrently.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "runtime/inference.h"
+#include "support/status.h"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace grpc {
+class Server;
+}
+
+namespace rs::server {
+
+struct GrpcServerOptions {
+  /// Address to bind: "0.0.0.0" (all IPv4 interfaces), "127.0.0.1", "::" ...
+  std::string host = "0.0.0.0";
+  /// TCP port; 0 picks a free port, read back with GrpcServer::port().
+  int port = 8001;
+  /// Largest request message accepted, in bytes (config key grpc.max_recv_msg_bytes).
+  int64_t max_recv_msg_bytes = int64_t{512} << 20;
+  /// Largest response message sent, in bytes (config key grpc.max_send_msg_bytes).
+  int64_t max_send_msg_bytes = int64_t{512} << 20;
+  /// How long shutdown() lets in-flight calls finish before cancelling them.
+  std::chrono::milliseconds shutdown_grace{30000};
+};
+
+class GrpcServer {
+public:
+  /// `service` must outlive the server (or at least its shutdown()).
+  GrpcServer(GrpcServerOptions options, runtime::InferenceService &service);
+  /// Calls shutdown().
+  ~GrpcServer();
+  GrpcServer(const GrpcServer &) = delete;
+  GrpcServer &operator=(const GrpcServer &) = delete;
+
+  /// Binds and starts serving. Unavailable if the address cannot be bound,
+  /// FailedPrecondition if already started.
+  Status start();
+  /// The bound port after a successful start(), else 0.
+  int port() const { return port_; }
+  /// Stops accepting calls, lets in-flight calls finish (up to shutdown_grace, then
+  /// cancels them), and returns when every call is done. Idempotent.
+  void shutdown();
+
+private:
+  class Impl;
+  GrpcServerOptions options_;
+  runtime::InferenceService &service_;
+  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+};
+
+} // namespace rs::server

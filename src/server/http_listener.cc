@@ -1,0 +1,75 @@
+//===- server/http_listener.cc - cpp-httplib server lifecycle (internal) ----===//
+#include "server/http_listener.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include <sys/socket.h>
+
+namespace rs::server {
+
+HttpListener::HttpListener(HttpListenerOptions options) : options_(std::move(options)) {
+  size_t threads = options_.threads > 0 ? static_cast<size_t>(options_.threads) : 1;
+  server_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server_.set_keep_alive_timeout(options_.keep_alive_timeout_s);
+  server_.set_tcp_nodelay(true);
+  // httplib's default also sets SO_REUSEPORT, which would let a second server silently
+  // share a busy port; keep only SO_REUSEADDR (quick restarts past TIME_WAIT).
+  server_.set_socket_options([this](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void *>(&yes), sizeof(yes));
+    listen_fd_ = sock;
+  });
+}
+
+HttpListener::~HttpListener() { shutdown(); }
+
+Status HttpListener::start() {
+  if (started_)
+    return failedPrecondition() << options_.name << " server already started";
+  int port = options_.port;
+  if (port == 0) {
+    port = server_.bind_to_any_port(options_.host);
+    if (port < 0)
+      return unavailable() << options_.name << " server: cannot bind " << options_.host
+                           << " on an ephemeral port";
+  } else if (!server_.bind_to_port(options_.host, port)) {
+    return unavailable() << options_.name << " server: cannot bind " << options_.host << ":"
+                         << port;
+  }
+  // httplib listens with a backlog of 5, so a burst of new connections would have SYNs
+  // dropped and retried a second later; widen it (calling listen() again is allowed).
+  if (listen_fd_ >= 0)
+    ::listen(listen_fd_, SOMAXCONN);
+  port_ = port;
+  started_ = true;
+  exited_ = false;
+  thread_ = std::thread([this] {
+    server_.listen_after_bind();
+    exited_ = true;
+  });
+  // httplib's stop() is a no-op until the accept loop runs, so wait for it here: a
+  // shutdown() right after start() must not be lost.
+  while (!server_.is_running() && !exited_)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (exited_) {
+    thread_.join();
+    started_ = false;
+    return unavailable() << options_.name << " server: accept loop failed to start";
+  }
+  spdlog::info("{} server listening on {}:{}", options_.name, options_.host, port);
+  return Status::ok();
+}
+
+void HttpListener::shutdown() {
+  if (!started_)
+    return;
+  started_ = false;
+  server_.stop();
+  if (thread_.joinable())
+    thread_.join();
+  spdlog::info("{} server stopped", options_.name);
+}
+
+} // namespace rs::server

@@ -1,0 +1,217 @@
+//===- server/http_server.cc - KServe V2 HTTP/REST front-end ----------------===//
+#include "server/http_server.h"
+
+#include "protocol/http_codec.h"
+#include "protocol/status_mapping.h"
+#include "server/http_listener.h"
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <charconv>
+#include <future>
+
+namespace rs::server {
+namespace {
+
+constexpr const char *kJson = "application/json";
+constexpr const char *kModelPath = R"(/v2/models/([^/]+)(?:/versions/([^/]+))?)";
+/// How much of an oversized body is read and dropped so the client sees the 413 reply.
+constexpr uint64_t kDrainBytes = 64u << 20;
+
+void replyJson(httplib::Response &res, int status, std::string body) {
+  res.status = status;
+  res.body = std::move(body);
+  res.set_header("Content-Type", kJson);
+}
+
+void replyError(httplib::Response &res, const Status &status) {
+  replyJson(res, protocol::toHttpStatus(status.code()), protocol::httpErrorBody(status.message()));
+}
+
+protocol::ModelRef modelRef(const httplib::Request &req) {
+  protocol::ModelRef ref;
+  ref.name = req.matches.size() > 1 ? req.matches[1].str() : "";
+  ref.version = req.matches.size() > 2 ? req.matches[2].str() : "";
+  return ref;
+}
+
+/// The request's Content-Length, when present and a valid number.
+std::optional<uint64_t> contentLength(const httplib::Request &req) {
+  if (!req.has_header("Content-Length"))
+    return std::nullopt;
+  std::string v = req.get_header_value("Content-Length");
+  uint64_t n = 0;
+  auto r = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (r.ec != std::errc() || r.ptr != v.data() + v.size())
+    return std::nullopt;
+  return n;
+}
+
+std::string tooLargeMessage(int64_t limit) {
+  return "request body exceeds the limit of " + std::to_string(limit) + " bytes";
+}
+
+/// Decodes, runs and encodes one inference; `body` is the whole request body.
+void handleInfer(runtime::InferenceService &service, const httplib::Request &req, std::string body,
+                 httplib::Response &res) {
+  std::optional<std::string> header;
+  if (req.has_header(protocol::kInferenceHeaderContentLength))
+    header = req.get_header_value(protocol::kInferenceHeaderContentLength);
+  Result<protocol::HttpInferRequest> decoded = protocol::decodeHttpInferRequest(
+      modelRef(req), body, header ? std::optional<std::string_view>(*header) : std::nullopt,
+      runtime::Clock::now());
+  std::string().swap(body); // the tensors hold copies; free the body before running
+  if (!decoded.isOk())
+    return replyError(res, decoded.status());
+  protocol::OutputEncoding encoding = std::move(decoded->output_encoding);
+
+  // The service completes on its own thread; this handler thread waits for it. The promise
+  // is shared so the callback never touches a destroyed object.
+  auto promise = std::make_shared<std::promise<Result<runtime::InferResponse>>>();
+  std::future<Result<runtime::InferResponse>> future = promise->get_future();
+  service.infer(std::move(decoded->request),
+                [promise](Result<runtime::InferResponse> r) { promise->set_value(std::move(r)); });
+  Result<runtime::InferResponse> result = future.get();
+  if (!result.isOk())
+    return replyError(res, result.status());
+
+  protocol::HttpBody out = protocol::encodeHttpInferResponse(*result, encoding);
+  res.status = 200;
+  if (out.json_length) {
+    res.set_header(protocol::kInferenceHeaderContentLength, std::to_string(*out.json_length));
+    res.set_header("Content-Type", "application/octet-stream");
+  } else {
+    res.set_header("Content-Type", kJson);
+  }
+  res.body = std::move(out.body);
+}
+
+} // namespace
+
+HttpServer::HttpServer(HttpServerOptions options, runtime::InferenceService &service)
+    : options_(std::move(options)), service_(service) {
+  HttpListenerOptions lo;
+  lo.name = "http";
+  lo.host = options_.host;
+  lo.port = options_.port;
+  lo.threads = options_.threads;
+  lo.keep_alive_timeout_s = options_.keep_alive_timeout_s;
+  listener_ = std::make_unique<HttpListener>(std::move(lo));
+  addRoutes();
+}
+
+HttpServer::~HttpServer() { shutdown(); }
+
+Status HttpServer::start() { return listener_->start(); }
+int HttpServer::port() const { return listener_->port(); }
+void HttpServer::shutdown() { listener_->shutdown(); }
+
+void HttpServer::addRoutes() {
+  httplib::Server &svr = listener_->server();
+  const int64_t limit = options_.max_body_bytes;
+  svr.set_payload_max_length(static_cast<size_t>(limit));
+
+  svr.Get("/v2/health/live", [this](const httplib::Request &, httplib::Response &res) {
+    bool live = service_.serverLive();
+    replyJson(res, live ? 200 : 400, live ? R"({"live":true})" : R"({"live":false})");
+  });
+  svr.Get("/v2/health/ready", [this](const httplib::Request &, httplib::Response &res) {
+    bool ready = service_.serverReady();
+    replyJson(res, ready ? 200 : 400, ready ? R"({"ready":true})" : R"({"ready":false})");
+  });
+  svr.Get(R"(/v2/?)", [this](const httplib::Request &, httplib::Response &res) {
+    replyJson(res, 200, protocol::serverMetadataJson(service_.serverMetadata()));
+  });
+  svr.Get(kModelPath, [this](const httplib::Request &req, httplib::Response &res) {
+    Result<runtime::ModelMetadata> md = service_.modelMetadata(modelRef(req).name);
+    if (!md.isOk())
+      return replyError(res, md.status());
+    replyJson(res, 200, protocol::modelMetadataJson(*md));
+  });
+  svr.Get(std::string(kModelPath) + "/ready",
+          [this](const httplib::Request &req, httplib::Response &res) {
+            std::string name = modelRef(req).name;
+            Result<runtime::ModelReadiness> r = service_.modelReady(name);
+            if (!r.isOk())
+              return replyError(res, r.status());
+            nlohmann::json body = {{"name", name}, {"ready", r->ready}};
+            if (!r->ready && !r->reason.empty())
+              body["reason"] = r->reason;
+            replyJson(res, r->ready ? 200 : 400,
+                      body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+          });
+  svr.Post(std::string(kModelPath) + "/infer",
+           [this, limit](const httplib::Request &req, httplib::Response &res,
+                         const httplib::ContentReader &reader) {
+             // Bodies over the limit are never stored. Up to kDrainBytes more are read and
+             // discarded so that the client, still sending, gets the 413 reply instead of
+             // a reset connection; anything bigger is refused before reading.
+             std::optional<uint64_t> declared = contentLength(req);
+             if (declared && *declared > static_cast<uint64_t>(limit) + kDrainBytes) {
+               res.set_header("Connection", "close");
+               return replyJson(res, 413, protocol::httpErrorBody(tooLargeMessage(limit)));
+             }
+             std::string body;
+             if (declared && *declared <= static_cast<uint64_t>(limit))
+               body.reserve(std::min<uint64_t>(*declared, 16u << 20));
+             bool too_large = declared && *declared > static_cast<uint64_t>(limit);
+             uint64_t discarded = 0;
+             // With a Content-Length over the limit httplib itself skips the body and the
+             // reader reports failure; a chunked body arrives here piece by piece.
+             bool read = reader([&](const char *data, size_t n) {
+               if (!too_large && body.size() + n <= static_cast<uint64_t>(limit)) {
+                 body.append(data, n);
+                 return true;
+               }
+               too_large = true;
+               std::string().swap(body);
+               discarded += n;
+               return discarded <= kDrainBytes;
+             });
+             if (too_large || !read) {
+               res.set_header("Connection", "close");
+               return replyJson(res, too_large ? 413 : 400,
+                                protocol::httpErrorBody(too_large ? tooLargeMessage(limit)
+                                                                  : "cannot read request body"));
+             }
+             handleInfer(service_, req, std::move(body), res);
+           });
+
+  svr.set_expect_100_continue_handler([limit](const httplib::Request &req, httplib::Response &res) {
+    std::optional<uint64_t> declared = contentLength(req);
+    if (declared && *declared > static_cast<uint64_t>(limit)) {
+      res.set_header("Connection", "close");
+      replyJson(res, 413, protocol::httpErrorBody(tooLargeMessage(limit)));
+      return 413;
+    }
+    return 100;
+  });
+  svr.set_error_handler([limit](const httplib::Request &req, httplib::Response &res) {
+    if (!res.body.empty())
+      return;
+    std::string message;
+    if (res.status == 404)
+      message = "no route for " + req.method + " " + req.path;
+    else if (res.status == 413)
+      message = tooLargeMessage(limit);
+    else
+      message = "http error " + std::to_string(res.status);
+    res.body = protocol::httpErrorBody(message);
+    res.set_header("Content-Type", kJson);
+  });
+  svr.set_exception_handler(
+      [](const httplib::Request &, httplib::Response &res, std::exception_ptr ep) {
+        std::string what = "unknown exception";
+        try {
+          std::rethrow_exception(ep);
+        } catch (const std::exception &e) {
+          what = e.what();
+        } catch (...) {
+        }
+        spdlog::error("http handler failed: {}", what);
+        replyJson(res, 500, protocol::httpErrorBody("internal error: " + what));
+      });
+}
+
+} // namespace rs::server

@@ -1,0 +1,81 @@
+//===- server/http_server.h - KServe V2 HTTP/REST front-end -----------------===//
+//
+// Serves the KServe V2 REST API on cpp-httplib, each path also under
+// `/v2/models/{name}/versions/{version}/...` (the version is passed on and ignored):
+//
+//   GET  /v2/health/live             200 {"live":true}
+//   GET  /v2/health/ready            200 {"ready":true}, or 400 {"ready":false}
+//   GET  /v2                         200 server metadata
+//   GET  /v2/models/{m}              200 model metadata, 404 unknown model
+//   GET  /v2/models/{m}/ready        200 {"name","ready":true}, 400 {"name","ready":false,
+//                                    "reason"} when known but not ready, 404 unknown
+//   POST /v2/models/{m}/infer        inference (protocol/http_codec.h), JSON or binary
+//
+// Not-ready answers 400: the KServe V2 REST spec makes readiness a status code, 200 for
+// true and 4xx for false, and Triton answers 400 (EVHTP_RES_BADREQ) for both server and
+// model readiness; any 4xx also fails a Kubernetes probe. The metrics port's /readyz is
+// the 200/503 probe (metrics_health_server.h).
+//
+// Errors are `{"error": "<message>"}` with the status of protocol/status_mapping.h;
+// unknown routes and methods are 404 with that body. The inference body is limited to
+// max_body_bytes and a larger one is never stored: a Content-Length over the limit gets
+// 413 without the body being buffered (refused before reading on `Expect: 100-continue`;
+// otherwise up to 64 MiB beyond the limit is read and dropped so the client can read the
+// reply, and a larger declared body is refused at once), and a chunked or compressed body
+// gets 413 as soon as its decoded size passes the limit. The connection is then closed.
+//
+// Source: KServe V2 REST protocol; Triton HTTP server behaviour (peer-servers.md 1.1-1.2).
+// Thread safety: start() and shutdown() from one controlling thread; requests run on the
+// listener's worker threads and call the InferenceService concurrently.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "runtime/inference.h"
+#include "support/status.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace rs::server {
+
+class HttpListener;
+
+struct HttpServerOptions {
+  /// Address to bind: "0.0.0.0", "127.0.0.1" ...
+  std::string host = "0.0.0.0";
+  /// TCP port; 0 picks a free port, read back with HttpServer::port().
+  int port = 8000;
+  /// Largest inference request body, in bytes (same default as the gRPC limit).
+  int64_t max_body_bytes = int64_t{512} << 20;
+  /// Worker threads; each serves one connection at a time (an inference holds its thread).
+  int threads = 16;
+  /// How long an idle keep-alive connection is kept open, in seconds.
+  int keep_alive_timeout_s = 5;
+};
+
+class HttpServer {
+public:
+  /// `service` must outlive the server (or at least its shutdown()).
+  HttpServer(HttpServerOptions options, runtime::InferenceService &service);
+  ~HttpServer();
+  HttpServer(const HttpServer &) = delete;
+  HttpServer &operator=(const HttpServer &) = delete;
+
+  /// Binds and starts serving. Unavailable if the address cannot be bound.
+  Status start();
+  /// The bound port after a successful start(), else 0.
+  int port() const;
+  /// Stops accepting connections and returns once in-flight requests are answered.
+  void shutdown();
+
+private:
+  void addRoutes();
+
+  HttpServerOptions options_;
+  runtime::InferenceService &service_;
+  std::unique_ptr<HttpListener> listener_;
+};
+
+} // namespace rs::server

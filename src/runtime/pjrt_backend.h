@@ -1,0 +1,98 @@
+//===- runtime/pjrt_backend.h - XLA through a PJRT plugin as a Backend ----===//
+//
+// Adapts pjrt/ (a dlopened PJRT plugin: on the GPU machine XLA's CUDA plugin) to
+// runtime::Backend (`runtime.backend: cuda`, alias `gpu`).
+//
+//   compile()   prints the module (after passes) in MLIR generic form (ir/printer.h) and
+//               compiles it through PJRT with one replica, one partition and the
+//               backend's XLA flags as per-compile overrides. The entry must be `main`.
+//   execute()   uploads every argument, runs, reads every result back.
+//   upload() +  weights residency: upload() copies tensors to device memory once; the
+//   executeWithResident()  executable then uploads only the inputs per run and passes
+//               the resident buffers as the trailing arguments (no per-request weight
+//               copy). Outputs are read back once per run.
+//   serialize() / deserialize()  PJRT_Executable_Serialize / DeserializeAndLoad for the
+//               executable cache (same plugin build and GPU model only; the cache key
+//               should include DeviceInfo::backend_version, device_kind and xlaFlags()).
+//   tf32Probe() the TF32 probe (pjrt/tf32_probe.h) with this backend's XLA flags.
+//
+// XLA flags: PjrtBackendOptions::xla_flags ("--name=value ...", DebugOptions field
+// names: runtime.xla_flags, `--xla_gpu_autotune_level=0` for runtime.autotune: false,
+// `--xla_gpu_per_fusion_autotune_cache_dir=...` for the autotune cache) reach every
+// compile and every deserialize as env_option_overrides. When the flags do not set
+// xla_gpu_cuda_data_dir and `<site-packages>/nvidia/cu13` exists next to the plugin, it
+// is added. Process-level settings (XLA_FLAGS, NVIDIA_TF32_OVERRIDE=0 under numerics
+// f32) must be in the environment before createPjrtBackend() creates the client.
+//
+// Errors: createPjrtBackend(): NotFound when no plugin is found (message lists where it
+// looked), FailedPrecondition for a library that is not a usable PJRT plugin, the
+// plugin's errors for client creation (e.g. no GPU), InvalidArgument for malformed
+// xla_flags. compile(): Unimplemented for an entry other than `main`, the plugin's
+// errors (message carried through). execute*(): InvalidArgument when the arguments do
+// not match main's signature (count, dtype, shape).
+//
+// Thread safety: as runtime::Backend; PJRT calls are thread-safe.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "pjrt/client.h"
+#include "pjrt/tf32_probe.h"
+#include "runtime/backend.h"
+
+#include <map>
+#include <memory>
+#include <string>
+
+namespace rs::runtime {
+
+struct PjrtBackendOptions {
+  /// runtime.pjrt_plugin: path of the plugin library; "" = discover (pjrt/plugin.h).
+  std::string plugin_path;
+  /// runtime.device_ordinal, runtime.mem_fraction, runtime.preallocate.
+  pjrt::ClientOptions client;
+  /// XLA flags for every compile, as in XLA_FLAGS: "--name=value" separated by spaces.
+  std::string xla_flags;
+  /// Add --xla_gpu_cuda_data_dir=<site-packages>/nvidia/cu13 when found (see above).
+  bool auto_cuda_data_dir = true;
+};
+
+class PjrtBackend final : public Backend {
+public:
+  PjrtBackend(std::shared_ptr<const pjrt::Client> client,
+              std::map<std::string, std::string> xla_flags);
+
+  Result<std::unique_ptr<Executable>> compile(const ir::Module &module,
+                                              const CompileOptions &options) override;
+  DeviceInfo deviceInfo() const override { return info_; }
+  Result<std::shared_ptr<const ResidentTensors>> upload(std::span<const Tensor> tensors) override;
+  Result<std::unique_ptr<Executable>> deserialize(std::string_view bytes,
+                                                  const CompileOptions &options) override;
+
+  /// Compiles MLIR text (or bytecode) directly; `signature`, when given, is main's
+  /// function type used to check arguments (nullptr: the plugin checks them).
+  Result<std::unique_ptr<Executable>> compileText(std::string_view program,
+                                                  const ir::Type *signature) const;
+
+  /// Runs the TF32 probe; `run_pinned` for numerics f32; `pinned_program` is the pinned
+  /// leg's module text ("" = precision HIGHEST).
+  Result<pjrt::Tf32ProbeResult> tf32Probe(bool run_pinned, std::string pinned_program = "") const;
+
+  const pjrt::Client &client() const { return *client_; }
+  /// The per-compile XLA flags in effect, "--a=1 --b=true" in name order.
+  std::string xlaFlags() const;
+  /// The serialized CompileOptionsProto every compile sends.
+  const std::string &compileOptions() const { return compile_options_; }
+
+private:
+  std::shared_ptr<const pjrt::Client> client_;
+  std::map<std::string, std::string> xla_flags_;
+  std::string compile_options_;
+  DeviceInfo info_;
+};
+
+/// Loads the plugin, creates the client on the configured device and returns the
+/// backend (errors: see the file comment).
+Result<std::unique_ptr<PjrtBackend>> createPjrtBackend(const PjrtBackendOptions &options);
+
+} // namespace rs::runtime

@@ -1,0 +1,271 @@
+//===- test/pjrt/plugin_test.cc - Plugin discovery, loading and error paths -===//
+//
+// Runs without a GPU: discovery over temporary directory trees, dlopen of libraries that
+// are not PJRT plugins, and a fake plugin (fake_pjrt_plugin.cc) for the version check,
+// create options and error propagation.
+//
+//===----------------------------------------------------------------------===//
+#include "pjrt/client.h"
+#include "pjrt/plugin.h"
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace rs::pjrt {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A fresh temporary directory, removed at the end of the test.
+class TempDir {
+public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "rs_pjrt_test_XXXXXX").string();
+    path_ = ::mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string &path() const { return path_; }
+  std::string touch(const std::string &rel) const {
+    const fs::path p = fs::path(path_) / rel;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << "not a library\n";
+    return p.string();
+  }
+
+private:
+  std::string path_;
+};
+
+TEST(Discovery, ConfiguredPathMissingNamesPathAndKey) {
+  PluginSearch search;
+  search.configured_path = "/nonexistent/xla_cuda_plugin.so";
+  search.env_path = "/also/missing.so";
+  auto r = discoverPluginPath(search);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(r.status().message(),
+            "pjrt plugin '/nonexistent/xla_cuda_plugin.so' (runtime.pjrt_plugin) does not exist");
+}
+
+TEST(Discovery, EnvPathMissingNamesVariable) {
+  PluginSearch search;
+  search.env_path = "/missing/plugin.so";
+  auto r = discoverPluginPath(search);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.status().message(),
+            "pjrt plugin '/missing/plugin.so' (PJRT_PLUGIN_LIBRARY_PATH) does not exist");
+}
+
+TEST(Discovery, NothingFoundListsSearchedDirectories) {
+  TempDir a, b;
+  PluginSearch search;
+  search.site_dirs = {a.path(), b.path()};
+  auto r = discoverPluginPath(search);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(r.status().message(),
+            "no pjrt plugin found: set runtime.pjrt_plugin or PJRT_PLUGIN_LIBRARY_PATH; "
+            "searched jax_plugins/xla_cuda*/xla_cuda_plugin.so under " +
+                a.path() + ", " + b.path());
+}
+
+TEST(Discovery, FindsNewestCudaPluginInFirstSiteDirWithOne) {
+  TempDir empty, site, later;
+  site.touch("jax_plugins/xla_cuda12/xla_cuda_plugin.so");
+  const std::string cu13 = site.touch("jax_plugins/xla_cuda13/xla_cuda_plugin.so");
+  later.touch("jax_plugins/xla_cuda14/xla_cuda_plugin.so");
+  PluginSearch search;
+  search.site_dirs = {empty.path(), site.path(), later.path()};
+  auto r = discoverPluginPath(search);
+  ASSERT_TRUE(r.isOk()) << r.status().toString();
+  EXPECT_EQ(*r, cu13);
+}
+
+TEST(Discovery, ConfiguredPathWinsOverEnvAndSiteDirs) {
+  TempDir site;
+  const std::string configured = site.touch("mine.so");
+  const std::string env = site.touch("env.so");
+  site.touch("jax_plugins/xla_cuda13/xla_cuda_plugin.so");
+  PluginSearch search{configured, env, {site.path()}};
+  EXPECT_EQ(*discoverPluginPath(search), configured);
+  search.configured_path.clear();
+  EXPECT_EQ(*discoverPluginPath(search), env);
+}
+
+TEST(Discovery, CudaDataDirNextToPlugin) {
+  TempDir site;
+  const std::string plugin = site.touch("jax_plugins/xla_cuda13/xla_cuda_plugin.so");
+  EXPECT_EQ(cudaDataDirForPlugin(plugin), "");
+  fs::create_directories(fs::path(site.path()) / "nvidia/cu13");
+  EXPECT_EQ(cudaDataDirForPlugin(plugin), ""); // no ptxas, no libdevice
+  site.touch("nvidia/cu13/bin/ptxas");
+  EXPECT_EQ(cudaDataDirForPlugin(plugin), site.path() + "/nvidia/cu13");
+  EXPECT_EQ(cudaDataDirForPlugin(site.touch("other/libfoo.so")), "");
+}
+
+TEST(Load, MissingFileNamesPath) {
+  auto r = Plugin::load("/nonexistent/dir/xla_cuda_plugin.so");
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(r.status().message(),
+            "pjrt plugin '/nonexistent/dir/xla_cuda_plugin.so' does not exist");
+}
+
+TEST(Load, SharedLibraryWithoutGetPjrtApiIsNotAPlugin) {
+  // The path of the libm this process uses.
+  void *cos_fn = ::dlsym(RTLD_DEFAULT, "cos");
+  ASSERT_NE(cos_fn, nullptr);
+  Dl_info info{};
+  ASSERT_NE(::dladdr(cos_fn, &info), 0);
+  const std::string libm = info.dli_fname;
+  ASSERT_NE(libm.find("libm"), std::string::npos) << libm;
+  auto r = Plugin::load(libm);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(r.status().message(),
+            "'" + libm + "' is not a PJRT plugin: it does not export GetPjrtApi");
+}
+
+TEST(Load, FileThatIsNotALibraryReportsDlerror) {
+  TempDir dir;
+  const std::string path = dir.touch("xla_cuda_plugin.so");
+  auto r = Plugin::load(path);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(r.status().message().rfind("pjrt plugin '" + path + "' cannot be loaded: ", 0), 0u)
+      << r.status().message();
+}
+
+/// The fake plugin and its control functions.
+class FakePlugin : public ::testing::Test {
+protected:
+  void SetUp() override {
+    handle_ = ::dlopen(RS_FAKE_PJRT_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(handle_, nullptr) << ::dlerror();
+    configure_ =
+        reinterpret_cast<void (*)(int, int, size_t)>(::dlsym(handle_, "FakePjrt_Configure"));
+    live_errors_ = reinterpret_cast<int (*)()>(::dlsym(handle_, "FakePjrt_LiveErrors"));
+    last_options_ =
+        reinterpret_cast<const char *(*)()>(::dlsym(handle_, "FakePjrt_LastCreateOptions"));
+    ASSERT_TRUE(configure_ && live_errors_ && last_options_);
+  }
+  void TearDown() override { ::dlclose(handle_); }
+
+  void *handle_ = nullptr;
+  void (*configure_)(int, int, size_t) = nullptr;
+  int (*live_errors_)() = nullptr;
+  const char *(*last_options_)() = nullptr;
+};
+
+TEST_F(FakePlugin, RejectsOtherMajorVersion) {
+  configure_(1, 2, 1144);
+  auto r = Plugin::load(RS_FAKE_PJRT_PLUGIN);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(r.status().message(), std::string("pjrt plugin '") + RS_FAKE_PJRT_PLUGIN +
+                                      "' has PJRT C API version 1.2 with a 1144-byte function "
+                                      "table; this server needs version 0.76 or a later 0.x "
+                                      "with a table of at least 800 bytes");
+}
+
+TEST_F(FakePlugin, RejectsOldMinorAndShortTable) {
+  configure_(0, 60, 1144);
+  auto old_minor = Plugin::load(RS_FAKE_PJRT_PLUGIN);
+  ASSERT_FALSE(old_minor.isOk());
+  EXPECT_NE(old_minor.status().message().find("version 0.60 with a 1144-byte"), std::string::npos);
+  configure_(0, 115, 792);
+  auto short_table = Plugin::load(RS_FAKE_PJRT_PLUGIN);
+  ASSERT_FALSE(short_table.isOk());
+  EXPECT_NE(short_table.status().message().find("version 0.115 with a 792-byte"),
+            std::string::npos);
+}
+
+TEST_F(FakePlugin, LoadsAndDecodesAttributes) {
+  configure_(0, 115, 1144);
+  auto r = Plugin::load(RS_FAKE_PJRT_PLUGIN);
+  ASSERT_TRUE(r.isOk()) << r.status().toString();
+  const Plugin &p = **r;
+  EXPECT_EQ(p.apiVersion(), "0.115");
+  ASSERT_EQ(p.attributes().size(), 2u);
+  EXPECT_EQ(p.attributes()[0].toString(), "xla_version=2");
+  EXPECT_EQ(p.attributes()[1].toString(), "stablehlo_current_version=[1,2,3]");
+}
+
+TEST_F(FakePlugin, ClientCreateErrorCarriesCodeAndMessageAndIsDestroyed) {
+  configure_(0, 115, 1144);
+  auto plugin = Plugin::load(RS_FAKE_PJRT_PLUGIN);
+  ASSERT_TRUE(plugin.isOk());
+  ClientOptions options;
+  options.device_ordinal = 3;
+  options.memory_fraction = 0.5;
+  options.preallocate = false;
+  auto client = Client::create(*plugin, options);
+  ASSERT_FALSE(client.isOk());
+  EXPECT_EQ(client.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(client.status().message(), "PJRT_Client_Create: fake plugin: no devices");
+  EXPECT_EQ(std::string(last_options_()),
+            "visible_devices=[3],memory_fraction=f0.5,preallocate=false");
+  EXPECT_EQ(live_errors_(), 0);
+}
+
+TEST_F(FakePlugin, DefaultClientOptionsSendOnlyVisibleDevices) {
+  configure_(0, 115, 1144);
+  auto plugin = Plugin::load(RS_FAKE_PJRT_PLUGIN);
+  ASSERT_TRUE(plugin.isOk());
+  auto client = Client::create(*plugin, ClientOptions{});
+  ASSERT_FALSE(client.isOk());
+  EXPECT_EQ(std::string(last_options_()), "visible_devices=[0]");
+  ClientOptions all;
+  all.device_ordinal = -1;
+  ASSERT_FALSE(Client::create(*plugin, all).isOk());
+  EXPECT_EQ(std::string(last_options_()), "");
+  EXPECT_EQ(live_errors_(), 0);
+}
+
+TEST_F(FakePlugin, MemoryFractionOutOfRangeIsRejectedBeforeCreate) {
+  configure_(0, 115, 1144);
+  auto plugin = Plugin::load(RS_FAKE_PJRT_PLUGIN);
+  ASSERT_TRUE(plugin.isOk());
+  ClientOptions options;
+  options.memory_fraction = 1.5;
+  auto client = Client::create(*plugin, options);
+  ASSERT_FALSE(client.isOk());
+  EXPECT_EQ(client.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(client.status().message(), "runtime.mem_fraction must be in (0, 1], got 1.5");
+}
+
+TEST_F(FakePlugin, MissingFunctionIsUnimplemented) {
+  configure_(0, 115, 1144);
+  auto plugin = Plugin::load(RS_FAKE_PJRT_PLUGIN);
+  ASSERT_TRUE(plugin.isOk());
+  capi::PJRT_Client_Destroy_Args args{};
+  args.struct_size = sizeof args;
+  Status st = (*plugin)->call(capi::Slot::kClientDestroy, &args, "destroying");
+  EXPECT_EQ(st.code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(st.message(), std::string("destroying: pjrt plugin '") + RS_FAKE_PJRT_PLUGIN +
+                              "' does not implement PJRT_Client_Destroy");
+}
+
+TEST(DTypes, RoundTripThroughPjrtTypes) {
+  for (DType t : {DType::kBool, DType::kI8, DType::kI16, DType::kI32, DType::kI64, DType::kU8,
+                  DType::kU16, DType::kU32, DType::kU64, DType::kF16, DType::kBF16, DType::kF32,
+                  DType::kF64, DType::kComplex64, DType::kComplex128}) {
+    EXPECT_NE(toPjrtType(t), capi::PJRT_Buffer_Type_INVALID) << dtypeMlirName(t);
+    EXPECT_EQ(fromPjrtType(toPjrtType(t)), t) << dtypeMlirName(t);
+  }
+  EXPECT_EQ(toPjrtType(DType::kF32), capi::PJRT_Buffer_Type_F32);
+  EXPECT_EQ(toPjrtType(DType::kBool), capi::PJRT_Buffer_Type_PRED);
+  EXPECT_EQ(fromPjrtType(static_cast<capi::PJRT_Buffer_Type>(23)), DType::kInvalid); // TOKEN
+}
+
+} // namespace
+} // namespace rs::pjrt

@@ -86,8 +86,10 @@ template <typename T> DType dtypeOf() {
 template <typename T> Tensor makeTensor(Shape shape, const std::vector<T> &values) {
   Tensor t = Tensor::zeros(dtypeOf<T>(), std::move(shape));
   EXPECT_EQ(static_cast<size_t>(t.numElements()), values.size());
-  for (size_t i = 0; i < values.size() && i < static_cast<size_t>(t.numElements()); ++i)
-    std::memcpy(t.mutableData() + i * sizeof(T), &values[i], sizeof(T));
+  for (size_t i = 0; i < values.size() && i < static_cast<size_t>(t.numElements()); ++i) {
+    const T v = values[i]; // also for std::vector<bool>
+    std::memcpy(t.mutableData() + i * sizeof(T), &v, sizeof(T));
+  }
   return t;
 }
 
@@ -95,8 +97,53 @@ template <typename T> std::vector<T> valuesOf(const Tensor &t) {
   std::vector<T> out(static_cast<size_t>(t.numElements()));
   EXPECT_EQ(t.dtype(), dtypeOf<T>());
   if (t.dtype() == dtypeOf<T>())
-    std::memcpy(out.data(), t.data(), out.size() * sizeof(T));
+    for (size_t i = 0; i < out.size(); ++i) {
+      T v;
+      std::memcpy(&v, t.data() + i * sizeof(T), sizeof(T));
+      out[i] = v;
+    }
   return out;
+}
+
+} // namespace rs::cpu::testing
+
+namespace rs::cpu::testing {
+
+/// Compiles `text` and runs `main` on `args`; fails the test (and returns {}) on error.
+inline std::vector<Tensor> runText(const std::string &text, const std::vector<Tensor> &args = {},
+                                   int threads = 2) {
+  auto program = compileText(text, threads);
+  EXPECT_TRUE(program.isOk()) << program.status().toString();
+  if (!program.isOk())
+    return {};
+  auto out = (*program)->run(args);
+  EXPECT_TRUE(out.isOk()) << out.status().toString();
+  if (!out.isOk())
+    return {};
+  return std::move(out).value();
+}
+
+/// A module whose main applies the generic op `op` (with `props`, e.g. "<{...}>") to
+/// arguments of `arg_types` giving `result_type`.
+inline std::string opModule(const std::string &op, const std::vector<std::string> &arg_types,
+                            const std::string &result_type, const std::string &props = "") {
+  std::string params, operands, types;
+  for (size_t i = 0; i < arg_types.size(); ++i) {
+    std::string sep = i ? ", " : "";
+    params += sep + "%a" + std::to_string(i) + ": " + arg_types[i];
+    operands += sep + "%a" + std::to_string(i);
+    types += sep + arg_types[i];
+  }
+  return "func.func @main(" + params + ") -> " + result_type + " {\n  %0 = \"" + op + "\"(" +
+         operands + ") " + props + " : (" + types + ") -> " + result_type +
+         "\n  return %0 : " + result_type + "\n}\n";
+}
+
+/// Bit pattern of a float (to check -0 and NaN exactly).
+inline uint32_t bitsOf(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
 }
 
 } // namespace rs::cpu::testing

@@ -445,6 +445,10 @@ Status Parser::parseRegion(Region *out, const std::vector<ArgDecl> *entry, bool 
 
 Status Parser::parseModuleBody(std::vector<Operation> *ops) {
   RS_RETURN_IF_ERROR(expect(Tok::kLBrace, "'{'"));
+  if (is(Tok::kCaretId)) { // `^bb0:` of the module's only block (printed when empty)
+    advance();
+    RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
+  }
   pushScope(true);
   Status st = Status::ok();
   while (!is(Tok::kRBrace)) {

@@ -546,6 +546,20 @@ Status Parser::parseScanOp(OpState &st) {
   RS_RETURN_IF_ERROR(expect(Tok::kRParen, "')'"));
   st.op.operands = inputs;
   st.op.operands.insert(st.op.operands.end(), inits.begin(), inits.end());
+  // Variadic operand groups: the generic form records their sizes. Results are the
+  // scanned outputs, then the final carries (one per init).
+  auto segments = [](int64_t a, int64_t b) {
+    Attribute s;
+    s.kind = AttrKind::kDenseArray;
+    s.scalar_type = DType::kI32;
+    s.ints = {a, b};
+    return s;
+  };
+  auto n_inits = static_cast<int64_t>(inits.size());
+  st.op.properties.push_back(
+      {"operandSegmentSizes", segments(static_cast<int64_t>(inputs.size()), n_inits)});
+  if (st.num_results >= n_inits)
+    st.op.properties.push_back({"resultSegmentSizes", segments(st.num_results - n_inits, n_inits)});
   while (is(Tok::kBareId) && peek().kind == Tok::kEqual) {
     std::string key(tok().text);
     advance();

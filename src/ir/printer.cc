@@ -22,6 +22,8 @@ public:
       out_ += "}>";
     }
     out_ += " ({\n";
+    if (m_.ops.empty()) // the body block must exist even when empty
+      out_ += "^bb0:\n";
     for (const Operation &op : m_.ops) {
       printOp(op, 1);
       out_ += '\n';
@@ -125,7 +127,8 @@ private:
     out_ += "{\n";
     for (size_t b = 0; b < r.blocks.size(); ++b) {
       const Block &block = r.blocks[b];
-      if (b > 0 || !block.arguments.empty()) {
+      // An empty entry block needs its label, or it would read back as no block.
+      if (b > 0 || !block.arguments.empty() || block.ops.empty()) {
         out_.append(static_cast<size_t>(indent) * 2, ' ');
         out_ += "^bb";
         out_ += std::to_string(b);

@@ -1,0 +1,82 @@
+//===- tools/infer_command.cc - `reactant-server infer` ---------------------===//
+#include "tools/infer_command.h"
+
+#include "server/infer_io.h"
+#include "server/kserve_client.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+namespace rs::tools {
+namespace {
+
+Status runInfer(const InferCommandOptions &o) {
+  server::KServeClientOptions co;
+  if (o.protocol == "grpc")
+    co.protocol = server::WireProtocol::kGrpc;
+  else if (o.protocol == "http")
+    co.protocol = server::WireProtocol::kHttp;
+  else
+    return invalidArgument() << "--protocol must be grpc or http, got '" << o.protocol << "'";
+  co.url = o.url;
+  co.binary = o.binary;
+  co.timeout_ms = o.timeout_ms;
+  RS_ASSIGN_OR_RETURN(std::unique_ptr<server::KServeClient> client,
+                      server::KServeClient::create(co));
+  RS_ASSIGN_OR_RETURN(runtime::InferRequest request, server::loadInferRequest(o.input, o.model));
+  request.model_version = o.model_version;
+  if (!o.outputs.empty())
+    request.requested_outputs = o.outputs;
+  if (!o.id.empty())
+    request.id = o.id;
+  RS_ASSIGN_OR_RETURN(runtime::InferResponse response, client->infer(request));
+  if (!o.output.empty()) {
+    RS_RETURN_IF_ERROR(server::saveInferOutputs(o.output, response));
+    std::printf("wrote %zu outputs to %s\n", response.outputs.size(), o.output.c_str());
+    return Status::ok();
+  }
+  std::string header = "model " + response.model_name;
+  if (!response.model_version.empty())
+    header += " version " + response.model_version;
+  if (!response.id.empty())
+    header += " id " + response.id;
+  std::printf("%s\n", header.c_str());
+  for (const runtime::NamedTensor &t : response.outputs)
+    std::printf("%s\n", server::describeTensor(t, o.max_values).c_str());
+  return Status::ok();
+}
+
+} // namespace
+
+int runInferCommand(const InferCommandOptions &options) {
+  Status s = runInfer(options);
+  if (s.isOk())
+    return 0;
+  std::fprintf(stderr, "error: %s\n", s.toString().c_str());
+  return 1;
+}
+
+void addInferCommand(CLI::App &app) {
+  auto opts = std::make_shared<InferCommandOptions>();
+  CLI::App *cmd = app.add_subcommand("infer", "Send one inference request to a KServe V2 server");
+  cmd->add_option("--model", opts->model, "Model name")->required();
+  cmd->add_option("--model-version", opts->model_version, "Model version (ignored by this server)");
+  cmd->add_option("--input", opts->input, "Request file: .safetensors or KServe V2 .json")
+      ->required();
+  cmd->add_option("--output", opts->output, "Write the outputs to this .safetensors file");
+  cmd->add_option("--protocol", opts->protocol, "grpc (default) or http")
+      ->check(CLI::IsMember({"grpc", "http"}));
+  cmd->add_option("--url", opts->url,
+                  "Server host:port (default 127.0.0.1:8001 for grpc, 127.0.0.1:8000 for http)");
+  cmd->add_option("--outputs", opts->outputs, "Outputs to return, in order (comma-separated)")
+      ->delimiter(',');
+  cmd->add_option("--id", opts->id, "Request id, echoed in the reply");
+  cmd->add_flag("--binary", opts->binary, "HTTP: send and receive binary tensor data");
+  cmd->add_option("--timeout-ms", opts->timeout_ms, "Deadline for the call in milliseconds");
+  cmd->add_option("--max-values", opts->max_values, "Values printed per output (default 16)");
+  cmd->callback([opts] { std::exit(runInferCommand(*opts)); });
+}
+
+} // namespace rs::tools

@@ -1,0 +1,49 @@
+//===- tools/infer_command.h - `reactant-server infer` ----------------------===//
+//
+// A command-line KServe V2 client:
+//
+//   reactant-server infer --model NAME --input FILE [--protocol grpc|http]
+//       [--url host:port] [--model-version V] [--output FILE.safetensors]
+//       [--outputs name,name] [--id ID] [--binary] [--timeout-ms N] [--max-values N]
+//
+// The request comes from a `.safetensors` file (every tensor an input) or a `.json` file in
+// the KServe V2 REST request form (server/infer_io.h); --outputs and --id override what a
+// JSON file says. It is sent over gRPC (default, 127.0.0.1:8001) or HTTP (127.0.0.1:8000;
+// --binary uses the binary tensor data extension both ways). The outputs are printed one
+// line each (name, datatype, shape, the first --max-values values), or written to
+// --output as safetensors.
+// Exit status: 0 on success; 1 when the request fails (the error, with its gRPC code name,
+// goes to stderr); 2 for bad command-line use (CLI11).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rs::tools {
+
+struct InferCommandOptions {
+  std::string model;
+  std::string model_version;
+  std::string input;
+  std::string output;
+  std::string protocol = "grpc";
+  std::string url;
+  std::vector<std::string> outputs;
+  std::string id;
+  bool binary = false;
+  int64_t timeout_ms = 0;
+  size_t max_values = 16;
+};
+
+/// Runs the command with parsed options; returns the exit status.
+int runInferCommand(const InferCommandOptions &options);
+
+/// Registers the `infer` subcommand on `app`.
+void addInferCommand(CLI::App &app);
+
+} // namespace rs::tools

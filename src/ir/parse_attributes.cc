@@ -65,22 +65,6 @@ const std::vector<std::string_view> *structFieldOrder(std::string_view name) {
   return nullptr;
 }
 
-Attribute i64Array(std::vector<int64_t> v) {
-  Attribute a;
-  a.kind = AttrKind::kDenseArray;
-  a.scalar_type = DType::kI64;
-  a.ints = std::move(v);
-  return a;
-}
-
-Attribute i64Scalar(int64_t v) {
-  Attribute a;
-  a.kind = AttrKind::kInteger;
-  a.scalar_type = DType::kI64;
-  a.int_value = v;
-  return a;
-}
-
 bool parseUnsigned(std::string_view text, uint64_t *out) {
   int base = 10;
   if (text.size() > 2 && text[0] == '0' && text[1] == 'x') {
@@ -482,9 +466,9 @@ Status Parser::parseConvCompact(Attribute *out) {
     }
     if (a < 0 || b < 0)
       return errorAt(tok().pos, "convolution dimension numbers lack a batch/feature label");
-    out->fields.push_back({names[s][0], i64Scalar(a)});
-    out->fields.push_back({names[s][1], i64Scalar(b)});
-    out->fields.push_back({names[s][2], i64Array(std::move(spatial))});
+    out->fields.push_back({names[s][0], makeInt(a)});
+    out->fields.push_back({names[s][1], makeInt(b)});
+    out->fields.push_back({names[s][2], makeI64Array(std::move(spatial))});
   }
   return Status::ok();
 }
@@ -510,11 +494,11 @@ Status Parser::parseStructFields(std::string_view struct_name, Attribute *out) {
     if (is(Tok::kLSquare)) {
       std::vector<int64_t> v;
       RS_RETURN_IF_ERROR(parseI64List(&v));
-      f.value = i64Array(std::move(v));
+      f.value = makeI64Array(std::move(v));
     } else if (is(Tok::kInteger) || is(Tok::kMinus)) {
       int64_t v = 0;
       RS_RETURN_IF_ERROR(parseSignedInteger(&v));
-      f.value = i64Scalar(v);
+      f.value = makeInt(v);
     } else {
       RS_RETURN_IF_ERROR(parseAttribute(&f.value));
     }

@@ -7,7 +7,10 @@
 //   parse_attributes.cc  attributes, dictionaries, #stablehlo enums and structs
 //   parse_dense.cc       dense<...> literals, dense_resource blobs
 //   pretty_ops.cc        table-driven pretty forms (operands, `key = value` items)
-//   pretty_ops_special.cc  pretty forms with their own syntax (func, while, reduce, ...)
+//   pretty_ops_regions.cc  pretty forms with regions (func, while, reduce, scan)
+//   pretty_ops_special.cc  other pretty forms with their own syntax (convolution, ...)
+//   parse_module.cc      the module, top-level aliases, public API
+//   normalise.cc         one spelling for every op (properties, defaults)
 //
 // Every method returns a Status; the first error stops the parse. Nesting depth is
 // bounded (kMaxDepth) so hostile input cannot overflow the stack.
@@ -155,6 +158,7 @@ public:
   Status parseTopKOp(OpState &st);
   Status parseCallOp(OpState &st);
   Status parseSdyMeshOp(OpState &st);
+  Status parseShardingConstraintOp(OpState &st);
   Status parseGetTupleElementOp(OpState &st);
   Status parseCheckConstOp(OpState &st);
   Status parseScanOp(OpState &st);
@@ -200,8 +204,16 @@ public:
   std::map<std::string, std::string, std::less<>> resources_; // name -> raw bytes
 };
 
+//===--- attribute builders shared by the parser files ------------------===//
+Attribute makeString(std::string s);
+Attribute makeInt(int64_t v, DType t = DType::kI64);                   // `v : t`
+Attribute makeI64Array(std::vector<int64_t> v, DType t = DType::kI64); // array<t: ...>
+Attribute makeEnum(std::string_view name, std::string_view value);     // #stablehlo<name value>
+Attribute makeDict(std::vector<NamedAttribute> fields);                // sorted by name
+
 /// Moves inherent attributes (no '.' in the name) to properties and dialect-prefixed
-/// ones to attributes, sorts both by name, fills documented defaults; see ir.h.
+/// ones to attributes, sorts both by name, fills documented defaults, checks func.func
+/// (normalise.cc; see ir.h).
 Status normaliseAttributes(Operation &op, const Parser &p);
 
 } // namespace rs::ir::detail

@@ -8,7 +8,7 @@
 //       DEFAULT] : (...) -> ...
 // A per-op table maps each keyword to the generic property it stands for (property
 // names as MLIR's generic printer spells them). Ops with their own syntax dispatch to
-// pretty_ops_special.cc. Also the attribute normalisation every op goes through.
+// pretty_ops_special.cc and pretty_ops_regions.cc.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/parser_impl.h"
@@ -79,23 +79,6 @@ const std::vector<ItemSpec> *itemsFor(std::string_view op) {
   return it == kTable.end() ? nullptr : &it->second;
 }
 
-Attribute makeI64(int64_t v, DType t = DType::kI64) {
-  Attribute a;
-  a.kind = AttrKind::kInteger;
-  a.scalar_type = t;
-  a.int_value = v;
-  return a;
-}
-
-Attribute makeEnum(std::string_view name, std::string_view value) {
-  Attribute a;
-  a.kind = AttrKind::kEnum;
-  a.dialect = "stablehlo";
-  a.name = std::string(name);
-  a.str = std::string(value);
-  return a;
-}
-
 } // namespace
 
 Status Parser::parseTrailingAttrDict(OpState &st) {
@@ -144,7 +127,7 @@ Status Parser::parseSimpleOp(OpState &st) {
         case Item::kI64: {
           int64_t v = 0;
           RS_RETURN_IF_ERROR(parseSignedInteger(&v));
-          a = makeI64(v);
+          a = makeInt(v);
           break;
         }
         case Item::kEnum:
@@ -195,8 +178,8 @@ Status Parser::parseSimpleOp(OpState &st) {
           if (!ok)
             return errorExpected("format like e5m10");
           advance();
-          op.properties.push_back({"exponent_bits", makeI64(e, DType::kI32)});
-          op.properties.push_back({"mantissa_bits", makeI64(mb, DType::kI32)});
+          op.properties.push_back({"exponent_bits", makeInt(e, DType::kI32)});
+          op.properties.push_back({"mantissa_bits", makeInt(mb, DType::kI32)});
           prop.clear();
           break;
         }
@@ -266,6 +249,9 @@ Status Parser::parsePrettyOp(std::string_view name, OpState &st) {
       {"chlo.top_k", &Parser::parseTopKOp},
       {"chlo.scan", &Parser::parseScanOp},
       {"sdy.mesh", &Parser::parseSdyMeshOp},
+      {"sdy.constant", &Parser::parseConstantOp},
+      {"sdy.sharding_constraint", &Parser::parseShardingConstraintOp},
+      {"arith.constant", &Parser::parseConstantOp},
       {"check.expect_eq_const", &Parser::parseCheckConstOp},
       {"check.expect_almost_eq_const", &Parser::parseCheckConstOp},
   };
@@ -275,72 +261,6 @@ Status Parser::parsePrettyOp(std::string_view name, OpState &st) {
   if (name.find('.') == std::string_view::npos)
     return errorAt(st.pos, "unknown operation '" + std::string(name) + "'");
   return parseSimpleOp(st);
-}
-
-//===----------------------------------------------------------------------===//
-// Normalisation
-//===----------------------------------------------------------------------===//
-
-Status normaliseAttributes(Operation &op, const Parser &p) {
-  // Inherent attributes may be written in `<{...}>` or `{...}` (and pretty forms put
-  // some in the trailing attr-dict); discardable ones are dialect-prefixed. Split by
-  // name so every spelling gives the same Operation.
-  std::vector<NamedAttribute> all = std::move(op.properties);
-  all.insert(all.end(), std::make_move_iterator(op.attributes.begin()),
-             std::make_move_iterator(op.attributes.end()));
-  op.properties.clear();
-  op.attributes.clear();
-  auto by_name = [](const NamedAttribute &a, const NamedAttribute &b) { return a.name < b.name; };
-  std::stable_sort(all.begin(), all.end(), by_name);
-  for (size_t i = 1; i < all.size(); ++i)
-    if (all[i].name == all[i - 1].name)
-      return invalidArgument() << op.loc.toString() << ": error: duplicate attribute '"
-                               << all[i].name << "' on '" << op.name << "'";
-  for (NamedAttribute &a : all) {
-    // arg_attrs / res_attrs holding only empty dictionaries say nothing: drop them.
-    if (op.name == "func.func" && (a.name == "arg_attrs" || a.name == "res_attrs") &&
-        a.value.kind == AttrKind::kArray &&
-        std::all_of(a.value.elements.begin(), a.value.elements.end(), [](const Attribute &d) {
-          return d.kind == AttrKind::kDictionary && d.fields.empty();
-        }))
-      continue;
-    (a.name.find('.') == std::string::npos ? op.properties : op.attributes).push_back(std::move(a));
-  }
-  // Defaults the pretty printers elide but the generic form spells out.
-  if (op.name == "chlo.top_k" && !op.attr("is_stable")) {
-    Attribute t;
-    t.kind = AttrKind::kBool;
-    t.scalar_type = DType::kBool;
-    t.int_value = 1;
-    auto at =
-        std::lower_bound(op.properties.begin(), op.properties.end(), "is_stable",
-                         [](const NamedAttribute &a, std::string_view n) { return a.name < n; });
-    op.properties.insert(at, NamedAttribute{"is_stable", std::move(t)});
-  }
-  if (op.name == "func.func") {
-    // Consumers rely on these (functionName, functionType); check them once here.
-    const Attribute *name = op.attr("sym_name");
-    const Attribute *type = op.attr("function_type");
-    if (!name || name->kind != AttrKind::kString)
-      return invalidArgument() << op.loc.toString() << ": error: 'func.func' needs a sym_name";
-    if (!type || type->kind != AttrKind::kType || !type->type ||
-        type->type->kind != TypeKind::kFunction)
-      return invalidArgument() << op.loc.toString() << ": error: 'func.func' needs a function_type";
-    if (op.regions.size() != 1)
-      return invalidArgument() << op.loc.toString() << ": error: 'func.func' needs one region";
-    const Region &body = op.regions[0];
-    if (!body.blocks.empty()) {
-      const std::vector<ValueId> &args = body.blocks[0].arguments;
-      const std::vector<Type> &inputs = type->type->elements;
-      bool same = args.size() == inputs.size();
-      for (size_t i = 0; same && i < args.size(); ++i)
-        same = p.module_.value_types[static_cast<size_t>(args[i])] == inputs[i];
-      if (!same)
-        return invalidArgument() << op.loc.toString() << ": error: arguments of function '"
-                                 << name->str << "' do not match its function_type";
-    }
-  }
-  return Status::ok();
 }
 
 } // namespace rs::ir::detail

@@ -335,5 +335,34 @@ func.func @main(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf3
             "num_primitive_operations = 1, allow_imprecise_accumulation = false>");
 }
 
+TEST(Parser, OlderSpellingsAndOtherProducersNormalise) {
+  // Array properties written as dense elements, inherent attributes in `{...}`.
+  expectSame(R"(
+func.func @main(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %0 = stablehlo.transpose %a, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = sdy.sharding_constraint %0 <@mesh, [{"x"}, {}]> : tensor<3x2xf32>
+  return %1 : tensor<3x2xf32>
+}
+)",
+             R"(
+func.func @main(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %0 = "stablehlo.transpose"(%a) {permutation = dense<[1, 0]> : tensor<2xi64>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = "sdy.sharding_constraint"(%0) <{sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}> : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  "func.return"(%1) : (tensor<3x2xf32>) -> ()
+}
+)");
+  Module m = parseOk(R"(
+func.func @main() -> (tensor<2xf32>, i32) {
+  %0 = sdy.constant dense<1.0> : tensor<2xf32>
+  %1 = arith.constant 7 : i32
+  return %0, %1 : tensor<2xf32>, i32
+}
+)");
+  EXPECT_EQ(printOperation(bodyOp(m, 0), m),
+            "%0 = \"sdy.constant\"() <{value = dense<1.0> : tensor<2xf32>}> : () -> tensor<2xf32>");
+  EXPECT_EQ(printOperation(bodyOp(m, 1), m),
+            "%1 = \"arith.constant\"() <{value = 7 : i32}> : () -> i32");
+}
+
 } // namespace
 } // namespace rs::ir

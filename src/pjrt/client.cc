@@ -176,22 +176,14 @@ void LoadedExecutable::reset() {
   }
 }
 
-Result<std::vector<DeviceBuffer>>
-LoadedExecutable::execute(std::span<const DeviceBuffer *const> args) const {
+Result<std::vector<DeviceBuffer>> LoadedExecutable::launch(std::span<PJRT_Buffer *const> args,
+                                                           PJRT_Event **done) const {
   const Plugin &plugin = client_->plugin();
-  std::vector<PJRT_Buffer *> arg_ptrs;
-  arg_ptrs.reserve(args.size());
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == nullptr || !args[i]->valid())
-      return invalidArgument() << "argument " << i << " is not a device buffer";
-    arg_ptrs.push_back(args[i]->raw());
-  }
   std::vector<int64_t> keep(args.size());
   std::iota(keep.begin(), keep.end(), int64_t{0});
   std::vector<PJRT_Buffer *> outs(num_outputs_, nullptr);
-  PJRT_Buffer *const *arg_list = arg_ptrs.data();
+  PJRT_Buffer *const *arg_list = args.data();
   PJRT_Buffer **out_list = outs.data();
-  PJRT_Event *done = nullptr;
 
   PJRT_ExecuteOptions options{};
   options.struct_size = sizeof options;
@@ -204,9 +196,9 @@ LoadedExecutable::execute(std::span<const DeviceBuffer *const> args) const {
   exec.options = &options;
   exec.argument_lists = &arg_list;
   exec.num_devices = 1;
-  exec.num_args = arg_ptrs.size();
+  exec.num_args = args.size();
   exec.output_lists = &out_list;
-  exec.device_complete_events = &done;
+  exec.device_complete_events = done;
   RS_RETURN_IF_ERROR(
       plugin.call(Slot::kLoadedExecutableExecute, &exec, "PJRT_LoadedExecutable_Execute"));
 
@@ -227,12 +219,29 @@ LoadedExecutable::execute(std::span<const DeviceBuffer *const> args) const {
     }
     results.push_back(std::move(wrapped).value());
   }
-  Status done_status = plugin.awaitEvent(done, "PJRT_LoadedExecutable_Execute (completion)");
   RS_RETURN_IF_ERROR(wrap_status);
-  RS_RETURN_IF_ERROR(done_status);
   if (results.size() != num_outputs_)
     return internalError() << "PJRT_LoadedExecutable_Execute returned " << results.size()
                            << " outputs, expected " << num_outputs_;
+  return results;
+}
+
+Result<std::vector<DeviceBuffer>>
+LoadedExecutable::execute(std::span<const DeviceBuffer *const> args) const {
+  std::vector<PJRT_Buffer *> arg_ptrs;
+  arg_ptrs.reserve(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == nullptr || !args[i]->valid())
+      return invalidArgument() << "argument " << i << " is not a device buffer";
+    arg_ptrs.push_back(args[i]->raw());
+  }
+  PJRT_Event *done = nullptr;
+  auto results = launch(arg_ptrs, &done);
+  Status done_status =
+      client_->plugin().awaitEvent(done, "PJRT_LoadedExecutable_Execute (completion)");
+  if (!results.isOk())
+    return results.status();
+  RS_RETURN_IF_ERROR(done_status);
   return results;
 }
 
@@ -244,6 +253,101 @@ Result<std::vector<Tensor>> LoadedExecutable::run(std::span<const DeviceBuffer *
     RS_ASSIGN_OR_RETURN(Tensor t, b.toHost());
     out.push_back(std::move(t));
   }
+  return out;
+}
+
+namespace {
+
+/// Owns events; awaitAll() waits for each and keeps the first error.
+class EventSet {
+public:
+  explicit EventSet(const Plugin &plugin) : plugin_(plugin) {}
+  ~EventSet() {
+    for (PJRT_Event *e : events_)
+      plugin_.destroyEvent(e);
+  }
+  EventSet(const EventSet &) = delete;
+  EventSet &operator=(const EventSet &) = delete;
+  void add(PJRT_Event *e) {
+    if (e != nullptr)
+      events_.push_back(e);
+  }
+  /// Awaits and destroys every event; returns the first error.
+  Status awaitAll(std::string_view what) {
+    Status first;
+    for (PJRT_Event *e : events_) {
+      Status st = plugin_.awaitEvent(e, what);
+      if (first.isOk())
+        first = st;
+    }
+    events_.clear();
+    return first;
+  }
+
+private:
+  const Plugin &plugin_;
+  std::vector<PJRT_Event *> events_;
+};
+
+} // namespace
+
+Result<std::vector<Tensor>>
+LoadedExecutable::runHost(std::span<const Tensor> host_args,
+                          std::span<const DeviceBuffer *const> device_args) const {
+  const Plugin &plugin = client_->plugin();
+  std::vector<PJRT_Buffer *> arg_ptrs;
+  arg_ptrs.reserve(host_args.size() + device_args.size());
+  std::vector<DeviceBuffer> uploaded;
+  uploaded.reserve(host_args.size());
+  // Every path below awaits these before returning: no upload outlives its host bytes.
+  EventSet uploads_done(plugin);
+  for (const Tensor &t : host_args) {
+    PJRT_Event *done = nullptr;
+    auto b = client_->startUpload(t, &done);
+    uploads_done.add(done);
+    if (!b.isOk()) {
+      (void)uploads_done.awaitAll("PJRT_Client_BufferFromHostBuffer");
+      return b.status();
+    }
+    arg_ptrs.push_back(b->raw());
+    uploaded.push_back(std::move(b).value());
+  }
+  for (size_t i = 0; i < device_args.size(); ++i) {
+    if (device_args[i] == nullptr || !device_args[i]->valid()) {
+      (void)uploads_done.awaitAll("PJRT_Client_BufferFromHostBuffer");
+      return invalidArgument() << "argument " << host_args.size() + i << " is not a device buffer";
+    }
+    arg_ptrs.push_back(device_args[i]->raw());
+  }
+  // No completion event: a failed run shows up in the read-backs' events.
+  auto results = launch(arg_ptrs, nullptr);
+  if (!results.isOk()) {
+    (void)uploads_done.awaitAll("PJRT_Client_BufferFromHostBuffer");
+    return results.status();
+  }
+
+  EventSet copies_done(plugin);
+  std::vector<Tensor> out;
+  out.reserve(results->size());
+  Status status;
+  for (const DeviceBuffer &b : *results) {
+    out.push_back(Tensor::zeros(b.dtype(), b.shape()));
+    const int64_t bytes = b.byteSize();
+    if (bytes == 0 || !status.isOk())
+      continue;
+    PJRT_Buffer_ToHostBuffer_Args args{};
+    args.struct_size = sizeof args;
+    args.src = b.raw();
+    args.dst = out.back().mutableData();
+    args.dst_size = static_cast<size_t>(bytes);
+    status = plugin.call(Slot::kBufferToHostBuffer, &args, "PJRT_Buffer_ToHostBuffer");
+    copies_done.add(args.event);
+  }
+  Status copies = copies_done.awaitAll("PJRT_Buffer_ToHostBuffer");
+  Status inputs = uploads_done.awaitAll("PJRT_Client_BufferFromHostBuffer");
+  RS_RETURN_IF_ERROR(status);
+  RS_RETURN_IF_ERROR(copies);
+  RS_RETURN_IF_ERROR(inputs);
   return out;
 }
 
@@ -440,7 +544,8 @@ Result<DeviceBuffer> Client::wrapBuffer(PJRT_Buffer *raw) const {
   return buffer;
 }
 
-Result<DeviceBuffer> Client::upload(const Tensor &tensor) const {
+Result<DeviceBuffer> Client::startUpload(const Tensor &tensor, PJRT_Event **done) const {
+  *done = nullptr;
   const PJRT_Buffer_Type type = toPjrtType(tensor.dtype());
   if (type == PJRT_Buffer_Type_INVALID)
     return invalidArgument() << "cannot upload a tensor of dtype " << dtypeMlirName(tensor.dtype())
@@ -457,10 +562,18 @@ Result<DeviceBuffer> Client::upload(const Tensor &tensor) const {
   args.device = device_raw_;
   RS_RETURN_IF_ERROR(
       plugin_->call(Slot::kClientBufferFromHostBuffer, &args, "PJRT_Client_BufferFromHostBuffer"));
-  DeviceBuffer buffer(shared_from_this(), args.buffer, tensor.dtype(), tensor.shape());
+  *done = args.done_with_host_buffer;
+  return DeviceBuffer(shared_from_this(), args.buffer, tensor.dtype(), tensor.shape());
+}
+
+Result<DeviceBuffer> Client::upload(const Tensor &tensor) const {
+  PJRT_Event *done = nullptr;
+  auto buffer = startUpload(tensor, &done);
   // The host bytes must stay untouched until the transfer has read them.
-  RS_RETURN_IF_ERROR(
-      plugin_->awaitEvent(args.done_with_host_buffer, "PJRT_Client_BufferFromHostBuffer"));
+  Status st = plugin_->awaitEvent(done, "PJRT_Client_BufferFromHostBuffer");
+  if (!buffer.isOk())
+    return buffer.status();
+  RS_RETURN_IF_ERROR(st);
   return buffer;
 }
 

@@ -127,6 +127,12 @@ public:
   Result<std::vector<DeviceBuffer>> execute(std::span<const DeviceBuffer *const> args) const;
   /// execute() and then every result read back to the host.
   Result<std::vector<Tensor>> run(std::span<const DeviceBuffer *const> args) const;
+  /// Uploads `host_args`, runs main(host_args..., device_args...) and reads every result
+  /// back with a single wait: the uploads, the run and the read-backs are queued back to
+  /// back instead of each waited for in turn. Same results as Client::upload(), execute()
+  /// and DeviceBuffer::toHost(). The host tensors must stay alive during the call only.
+  Result<std::vector<Tensor>> runHost(std::span<const Tensor> host_args,
+                                      std::span<const DeviceBuffer *const> device_args) const;
 
   /// The executable's bytes (PJRT_Executable_Serialize) for the executable cache; load
   /// them with Client::deserialize() on the same plugin build and GPU model only.
@@ -138,6 +144,10 @@ private:
   friend class Client;
   LoadedExecutable(std::shared_ptr<const Client> client, capi::PJRT_LoadedExecutable *raw,
                    size_t num_outputs);
+  /// Launches the program; owns the outputs. `done` (optional) receives the completion
+  /// event, which the caller must await or destroy.
+  Result<std::vector<DeviceBuffer>> launch(std::span<capi::PJRT_Buffer *const> args,
+                                           capi::PJRT_Event **done) const;
   void reset();
 
   std::shared_ptr<const Client> client_;
@@ -177,6 +187,9 @@ private:
   friend class LoadedExecutable;
   Client() = default;
   Result<LoadedExecutable> wrapExecutable(capi::PJRT_LoadedExecutable *raw) const;
+  /// Starts an upload; `*done` receives the event that fires once the host bytes were
+  /// read (the caller awaits or destroys it; the tensor must live until then).
+  Result<DeviceBuffer> startUpload(const Tensor &tensor, capi::PJRT_Event **done) const;
   Result<DeviceBuffer> wrapBuffer(capi::PJRT_Buffer *raw) const;
 
   std::shared_ptr<const Plugin> plugin_;

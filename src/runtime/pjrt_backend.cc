@@ -65,23 +65,17 @@ private:
     const size_t n_args = inputs.size() + n_resident;
     if (!params_.empty() && n_args != params_.size())
       return invalidArgument() << "main takes " << params_.size() << " arguments, got " << n_args;
-    std::vector<pjrt::DeviceBuffer> uploaded;
-    uploaded.reserve(inputs.size());
-    std::vector<const pjrt::DeviceBuffer *> args;
-    args.reserve(n_args);
-    for (size_t i = 0; i < inputs.size(); ++i) {
+    for (size_t i = 0; i < inputs.size(); ++i)
       RS_RETURN_IF_ERROR(checkArg(i, inputs[i].dtype(), inputs[i].shape()));
-      RS_ASSIGN_OR_RETURN(pjrt::DeviceBuffer b, client_->upload(inputs[i]));
-      uploaded.push_back(std::move(b));
-    }
-    for (const pjrt::DeviceBuffer &b : uploaded)
-      args.push_back(&b);
+    std::vector<const pjrt::DeviceBuffer *> device_args;
+    device_args.reserve(n_resident);
     for (size_t i = 0; i < n_resident; ++i) {
       const pjrt::DeviceBuffer &b = resident->buffers()[i];
       RS_RETURN_IF_ERROR(checkArg(inputs.size() + i, b.dtype(), b.shape()));
-      args.push_back(&b);
+      device_args.push_back(&b);
     }
-    return exe_.run(args);
+    // Uploads, run and read-backs queued back to back, one wait (pjrt/client.h).
+    return exe_.runHost(inputs, device_args);
   }
 
   std::shared_ptr<const pjrt::Client> client_;

@@ -12,7 +12,10 @@
 //     gets a leg with the algorithm rewritten to f32 ("f32+alg", informational),
 //   - checks that execute() with host weights, and serialize -> deserialize -> execute,
 //     give the same bytes as the resident-weights run,
-// and prints the TF32 probe, the compile and execute times. The last line is
+// and prints the TF32 probe, the compile and execute times (with a breakdown of one run
+// into upload, execute and read-back through pjrt/ directly), and checks that per-compile
+// XLA flags take effect (an unknown flag is refused by name; the per-fusion autotune cache
+// directory fills on a cold compile and is reused by the next). The last line is
 // "gpu-check: N of M checks passed". Exit status 0 when every check passed.
 //
 // Usage: reactant-gpu-check --fixtures DIR [--plugin PATH] [--runs N] [--model NAME]...
@@ -25,6 +28,7 @@
 #include "bundle/safetensors.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "pjrt/compile_options.h"
 #include "runtime/pjrt_backend.h"
 
 #include <algorithm>
@@ -37,6 +41,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <stdlib.h>
 
 namespace {
 
@@ -104,6 +110,11 @@ std::string compareOutputs(const std::vector<std::string> &names, const std::vec
     return "BIT-IDENTICAL";
   }
   return "DIFFERS:" + diff.str();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 bool sameBytes(const std::vector<Tensor> &a, const std::vector<Tensor> &b) {
@@ -207,9 +218,82 @@ bool parseArgs(int argc, char **argv, Args *args) {
   return !args->fixtures.empty();
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
+/// Times one program through the pjrt layer directly: the sequential path (each upload,
+/// the run and each read-back waited for in turn) split into its parts, and runHost()
+/// (one wait). Checks both give `expected`.
+void timingBreakdown(const runtime::PjrtBackend &backend, const std::string &tag,
+                     const std::string &program_text, const std::vector<Tensor> &inputs,
+                     const std::vector<Tensor> &weights, const std::vector<Tensor> &expected,
+                     int runs, Tally *tally) {
+  const pjrt::Client &client = backend.client();
+  auto exe = client.compile(program_text, backend.compileOptions());
+  if (!exe.isOk()) {
+    std::printf("%s timing: COMPILE ERROR %s\n", tag.c_str(), exe.status().toString().c_str());
+    tally->add(false);
+    return;
+  }
+  std::vector<pjrt::DeviceBuffer> resident;
+  for (const Tensor &w : weights) {
+    auto b = client.upload(w);
+    if (!b.isOk()) {
+      std::printf("%s timing: UPLOAD ERROR %s\n", tag.c_str(), b.status().toString().c_str());
+      tally->add(false);
+      return;
+    }
+    resident.push_back(std::move(b).value());
+  }
+  std::vector<const pjrt::DeviceBuffer *> resident_ptrs;
+  for (const pjrt::DeviceBuffer &b : resident)
+    resident_ptrs.push_back(&b);
+
+  std::vector<double> up, ex, rb, total, single;
+  bool same = true;
+  for (int r = 0; r < runs + 1; ++r) { // the first run is a warm-up
+    auto t0 = Clock::now();
+    std::vector<pjrt::DeviceBuffer> in;
+    for (const Tensor &t : inputs) {
+      auto b = client.upload(t);
+      if (!b.isOk()) {
+        same = false;
+        break;
+      }
+      in.push_back(std::move(b).value());
+    }
+    auto t1 = Clock::now();
+    std::vector<const pjrt::DeviceBuffer *> args;
+    for (const pjrt::DeviceBuffer &b : in)
+      args.push_back(&b);
+    args.insert(args.end(), resident_ptrs.begin(), resident_ptrs.end());
+    auto outs = exe->execute(args);
+    auto t2 = Clock::now();
+    std::vector<Tensor> host;
+    if (outs.isOk()) {
+      for (const pjrt::DeviceBuffer &o : *outs) {
+        auto t = o.toHost();
+        if (t.isOk())
+          host.push_back(std::move(t).value());
+      }
+    }
+    auto t3 = Clock::now();
+    same = same && sameBytes(host, expected);
+    auto t4 = Clock::now();
+    auto one = exe->runHost(inputs, resident_ptrs);
+    const double single_us = msSince(t4) * 1000.0;
+    same = same && one.isOk() && sameBytes(*one, expected);
+    if (r == 0)
+      continue;
+    using US = std::chrono::duration<double, std::micro>;
+    up.push_back(US(t1 - t0).count());
+    ex.push_back(US(t2 - t1).count());
+    rb.push_back(US(t3 - t2).count());
+    total.push_back(US(t3 - t0).count());
+    single.push_back(single_us);
+  }
+  tally->add(same);
+  std::printf("%s timing p50 (us, %d runs): sequential %.1f (upload %.1f, execute %.1f, read "
+              "back %.1f); runHost (one wait) %.1f; same bytes: %s\n",
+              tag.c_str(), runs, median(total), median(up), median(ex), median(rb), median(single),
+              same ? "yes" : "NO");
 }
 
 /// Runs one (model, batch): every leg and check. Prints as it goes.
@@ -288,6 +372,9 @@ void checkProgram(runtime::PjrtBackend &backend, const bundle::Bundle &b, int64_
                             : fo.status().toString().c_str());
     }
   }
+
+  timingBreakdown(backend, tag, ir::printGeneric(program.module), inputs, b.weights, *out,
+                  args.runs, tally);
 
   // --- host weights through execute(): same bytes as the resident run.
   {
@@ -370,6 +457,59 @@ void checkProgram(runtime::PjrtBackend &backend, const bundle::Bundle &b, int64_
                 "b%lld.gpu_highest: %s\n",
                 tag.c_str(), n_alg, static_cast<long long>(batch), av.c_str());
   }
+}
+
+/// Files under `dir` (recursively).
+int countFiles(const std::string &dir) {
+  int n = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+    n += it->is_regular_file() ? 1 : 0;
+  return n;
+}
+
+/// Per-compile XLA flags take effect: an unknown flag is refused with the plugin's message,
+/// and the per-fusion autotune cache directory fills on a cold compile (autotuning on) and
+/// is read on the next one.
+void flagChecks(const runtime::PjrtBackend &backend, const bundle::Bundle &b, Tally *tally) {
+  const pjrt::Client &client = backend.client();
+  const std::string text = ir::printGeneric(b.programs.rbegin()->second.module);
+
+  pjrt::CompileOptionsSpec bad;
+  bad.env_option_overrides["xla_no_such_flag"] = "1";
+  auto refused = client.compile(text, pjrt::encodeCompileOptions(bad));
+  const bool named =
+      !refused.isOk() && refused.status().message().find("xla_no_such_flag") != std::string::npos;
+  tally->add(named);
+  std::printf("xla flags: unknown flag refused with its name: %s (%s)\n", named ? "yes" : "NO",
+              refused.isOk() ? "compiled" : refused.status().toString().c_str());
+
+  char tmpl[] = "/tmp/rs_autotune_XXXXXX";
+  const char *dir = ::mkdtemp(tmpl);
+  if (dir == nullptr) {
+    std::printf("xla flags: cannot create a temporary directory\n");
+    tally->add(false);
+    return;
+  }
+  pjrt::CompileOptionsSpec tuned;
+  tuned.env_option_overrides["xla_gpu_per_fusion_autotune_cache_dir"] = dir;
+  auto t0 = Clock::now();
+  auto cold = client.compile(text, pjrt::encodeCompileOptions(tuned));
+  const double cold_ms = msSince(t0);
+  const int cold_files = countFiles(dir);
+  t0 = Clock::now();
+  auto warm = client.compile(text, pjrt::encodeCompileOptions(tuned));
+  const double warm_ms = msSince(t0);
+  const int warm_files = countFiles(dir);
+  const bool ok = cold.isOk() && warm.isOk() && cold_files > 0 && warm_files == cold_files;
+  tally->add(ok);
+  std::printf("xla flags: %s b%lld with autotuning on and "
+              "--xla_gpu_per_fusion_autotune_cache_dir=%s: cold compile %.0f ms wrote %d "
+              "file(s), warm compile %.0f ms, %d file(s) after: %s%s\n",
+              b.name.c_str(), static_cast<long long>(b.programs.rbegin()->first), dir, cold_ms,
+              cold_files, warm_ms, warm_files, ok ? "ok" : "FAILED",
+              cold.isOk() ? "" : (" " + cold.status().toString()).c_str());
 }
 
 /// --dry-run: everything but the device for one (model, batch).
@@ -527,6 +667,12 @@ int main(int argc, char **argv) {
       }
       checkProgram(backend, *b, n, program, **weights, golden_dir, args, &tally);
     }
+  }
+  if (args.models.empty() ||
+      std::find(args.models.begin(), args.models.end(), "tiny_bert") != args.models.end()) {
+    auto tb = bundle::loadBundle(bundles_dir + "/tiny_bert");
+    if (tb.isOk())
+      flagChecks(backend, *tb, &tally);
   }
   std::printf("gpu-check: %d of %d checks passed\n", tally.passed, tally.total);
   return tally.passed == tally.total ? 0 : 1;

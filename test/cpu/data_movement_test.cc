@@ -103,14 +103,16 @@ TEST(DataMovement, ReverseAndIota) {
             (std::vector<int32_t>{2, 1, 0, 5, 4, 3}));
   EXPECT_EQ(run1("stablehlo.iota", {}, "tensor<2x3xi32>", "<{iota_dimension = 1 : i64}>", {}),
             (std::vector<int32_t>{0, 1, 2, 0, 1, 2}));
-  auto out = runText(opModule("stablehlo.iota", {}, "tensor<3xf32>", "<{iota_dimension = 0 : i64}>"));
+  auto out =
+      runText(opModule("stablehlo.iota", {}, "tensor<3xf32>", "<{iota_dimension = 0 : i64}>"));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(valuesOf<float>(out[0]), (std::vector<float>{0, 1, 2}));
 }
 
 TEST(DataMovement, DynamicSliceClampsStartIndices) {
   const std::string text =
-      "func.func @main(%x: tensor<4x4xi32>, %i: tensor<i64>, %j: tensor<i64>) -> tensor<2x3xi32> {\n"
+      "func.func @main(%x: tensor<4x4xi32>, %i: tensor<i64>, %j: tensor<i64>) -> tensor<2x3xi32> "
+      "{\n"
       "  %0 = \"stablehlo.dynamic_slice\"(%x, %i, %j) <{slice_sizes = array<i64: 2, 3>}> : "
       "(tensor<4x4xi32>, tensor<i64>, tensor<i64>) -> tensor<2x3xi32>\n"
       "  return %0 : tensor<2x3xi32>\n}\n";
@@ -120,8 +122,8 @@ TEST(DataMovement, DynamicSliceClampsStartIndices) {
     return out.empty() ? std::vector<int32_t>{} : valuesOf<int32_t>(out[0]);
   };
   EXPECT_EQ(slice(1, 1), (std::vector<int32_t>{5, 6, 7, 9, 10, 11}));
-  EXPECT_EQ(slice(3, 5), (std::vector<int32_t>{9, 10, 11, 13, 14, 15}));  // clamped to (2, 1)
-  EXPECT_EQ(slice(-4, -1), (std::vector<int32_t>{0, 1, 2, 4, 5, 6}));     // clamped to (0, 0)
+  EXPECT_EQ(slice(3, 5), (std::vector<int32_t>{9, 10, 11, 13, 14, 15})); // clamped to (2, 1)
+  EXPECT_EQ(slice(-4, -1), (std::vector<int32_t>{0, 1, 2, 4, 5, 6}));    // clamped to (0, 0)
   EXPECT_EQ(slice(std::numeric_limits<int64_t>::min(), 0), slice(0, 0));
 }
 

@@ -29,8 +29,8 @@ std::vector<T> binary(const std::string &op, const std::string &type, const std:
 }
 
 template <typename T, typename R = T>
-std::vector<R> unary(const std::string &op, const std::string &type,
-                     const std::string &result_type, const std::vector<T> &a) {
+std::vector<R> unary(const std::string &op, const std::string &type, const std::string &result_type,
+                     const std::vector<T> &a) {
   auto out = runText(opModule(op, {type}, result_type),
                      {makeTensor<T>({static_cast<int64_t>(a.size())}, a)});
   return out.empty() ? std::vector<R>{} : valuesOf<R>(out[0]);
@@ -83,8 +83,8 @@ TEST(Elementwise, ShiftsPastBitWidth) {
   EXPECT_EQ(binary<int32_t>("stablehlo.shift_right_logical", "tensor<4xi32>", {-1, -1, 8, 8},
                             {28, 32, 1, -3}),
             (std::vector<int32_t>{15, 0, 4, 0}));
-  EXPECT_EQ(binary<int32_t>("stablehlo.shift_right_arithmetic", "tensor<5xi32>",
-                            {-8, -8, 8, -1, 8}, {1, 40, 40, 31, -1}),
+  EXPECT_EQ(binary<int32_t>("stablehlo.shift_right_arithmetic", "tensor<5xi32>", {-8, -8, 8, -1, 8},
+                            {1, 40, 40, 31, -1}),
             (std::vector<int32_t>{-4, -1, 0, -1, 0}));
   EXPECT_EQ(binary<uint8_t>("stablehlo.shift_left", "tensor<2xui8>", {0x81, 1}, {1, 8}),
             (std::vector<uint8_t>{0x02, 0}));
@@ -130,9 +130,9 @@ TEST(Elementwise, BooleanArithmetic) {
 TEST(Elementwise, BitOps) {
   EXPECT_EQ(unary<int32_t>("stablehlo.popcnt", "tensor<3xi32>", "tensor<3xi32>", {0, -1, 0x70}),
             (std::vector<int32_t>{0, 32, 3}));
-  EXPECT_EQ(unary<int32_t>("stablehlo.count_leading_zeros", "tensor<3xi32>", "tensor<3xi32>",
-                           {0, -1, 1}),
-            (std::vector<int32_t>{32, 0, 31}));
+  EXPECT_EQ(
+      unary<int32_t>("stablehlo.count_leading_zeros", "tensor<3xi32>", "tensor<3xi32>", {0, -1, 1}),
+      (std::vector<int32_t>{32, 0, 31}));
   EXPECT_EQ(unary<int32_t>("stablehlo.not", "tensor<2xi32>", "tensor<2xi32>", {0, 5}),
             (std::vector<int32_t>{-1, -6}));
   EXPECT_EQ(binary<int32_t>("stablehlo.and", "tensor<1xi32>", {12}, {10}), std::vector<int32_t>{8});
@@ -275,17 +275,17 @@ TEST(Select, ScalarAndElementwisePredicate) {
   EXPECT_EQ(valuesOf<int32_t>(out[0]), (std::vector<int32_t>{4, 5, 6}));
   out = runText(opModule("stablehlo.select", {"tensor<3xi1>", "tensor<3xf32>", "tensor<3xf32>"},
                          "tensor<3xf32>"),
-                {makeTensor<bool>({3}, {true, false, true}),
-                 makeTensor<float>({3}, {1, 2, 3}), makeTensor<float>({3}, {4, 5, 6})});
+                {makeTensor<bool>({3}, {true, false, true}), makeTensor<float>({3}, {1, 2, 3}),
+                 makeTensor<float>({3}, {4, 5, 6})});
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(valuesOf<float>(out[0]), (std::vector<float>{1, 5, 3}));
 }
 
 TEST(Clamp, ScalarBoundsAndNaN) {
-  auto out = runText(opModule("stablehlo.clamp", {"tensor<f32>", "tensor<4xf32>", "tensor<f32>"},
-                              "tensor<4xf32>"),
-                     {makeTensor<float>({}, {-1.0f}), makeTensor<float>({4}, {-5, 0.5f, 7, kNaN}),
-                      makeTensor<float>({}, {1.0f})});
+  auto out = runText(
+      opModule("stablehlo.clamp", {"tensor<f32>", "tensor<4xf32>", "tensor<f32>"}, "tensor<4xf32>"),
+      {makeTensor<float>({}, {-1.0f}), makeTensor<float>({4}, {-5, 0.5f, 7, kNaN}),
+       makeTensor<float>({}, {1.0f})});
   ASSERT_EQ(out.size(), 1u);
   auto v = valuesOf<float>(out[0]);
   EXPECT_EQ(v[0], -1.0f);
@@ -318,18 +318,21 @@ TEST(Convert, FloatToIntTruncatesAndSaturates) {
 }
 
 TEST(Convert, BooleansAndIntegers) {
-  EXPECT_EQ((unary<int32_t, bool>("stablehlo.convert", "tensor<3xi32>", "tensor<3xi1>", {0, 2, -1})),
-            (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(
+      (unary<int32_t, bool>("stablehlo.convert", "tensor<3xi32>", "tensor<3xi1>", {0, 2, -1})),
+      (std::vector<bool>{false, true, true}));
   EXPECT_EQ((unary<float, bool>("stablehlo.convert", "tensor<3xf32>", "tensor<3xi1>",
                                 {0.0f, -0.0f, kNaN})),
             (std::vector<bool>{false, false, true}));
-  EXPECT_EQ((unary<bool, float>("stablehlo.convert", "tensor<2xi1>", "tensor<2xf32>", {true, false})),
-            (std::vector<float>{1.0f, 0.0f}));
+  EXPECT_EQ(
+      (unary<bool, float>("stablehlo.convert", "tensor<2xi1>", "tensor<2xf32>", {true, false})),
+      (std::vector<float>{1.0f, 0.0f}));
   EXPECT_EQ((unary<int64_t, int32_t>("stablehlo.convert", "tensor<2xi64>", "tensor<2xi32>",
                                      {(int64_t{1} << 32) + 5, -1})),
             (std::vector<int32_t>{5, -1}));
-  EXPECT_EQ((unary<int32_t, uint32_t>("stablehlo.convert", "tensor<1xi32>", "tensor<1xui32>", {-1})),
-            (std::vector<uint32_t>{0xFFFFFFFFu}));
+  EXPECT_EQ(
+      (unary<int32_t, uint32_t>("stablehlo.convert", "tensor<1xi32>", "tensor<1xui32>", {-1})),
+      (std::vector<uint32_t>{0xFFFFFFFFu}));
   EXPECT_EQ((unary<int32_t, int64_t>("stablehlo.convert", "tensor<1xi32>", "tensor<1xi64>", {-7})),
             (std::vector<int64_t>{-7}));
 }

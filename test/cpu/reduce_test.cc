@@ -20,8 +20,8 @@ std::string reduceModule(const std::string &in_type, const std::string &elem,
   const std::string s = "tensor<" + elem + ">";
   return "func.func @main(%x: " + in_type + ", %init: " + s + ") -> " + out_type + " {\n" +
          "  %0 = \"stablehlo.reduce\"(%x, %init) <{dimensions = array<i64: " + dims + ">}> ({\n" +
-         "  ^bb0(%a: " + s + ", %b: " + s + "):\n" + "    %1 = \"" + body_op + "\"(%a, %b) : (" + s +
-         ", " + s + ") -> " + s + "\n" + "    \"stablehlo.return\"(%1) : (" + s + ") -> ()\n" +
+         "  ^bb0(%a: " + s + ", %b: " + s + "):\n" + "    %1 = \"" + body_op + "\"(%a, %b) : (" +
+         s + ", " + s + ") -> " + s + "\n" + "    \"stablehlo.return\"(%1) : (" + s + ") -> ()\n" +
          "  }) : (" + in_type + ", " + s + ") -> " + out_type + "\n" + "  return %0 : " + out_type +
          "\n}\n";
 }
@@ -31,43 +31,43 @@ TEST(Reduce, SumOverInnerAndOuterDims) {
   std::iota(x.begin(), x.end(), 0);
   Tensor in = makeTensor<int32_t>({2, 3, 4}, x);
   Tensor init = makeTensor<int32_t>({}, {100});
-  auto inner = runText(reduceModule("tensor<2x3x4xi32>", "i32", "tensor<2x3xi32>", "2",
-                                    "stablehlo.add"),
-                       {in, init});
+  auto inner =
+      runText(reduceModule("tensor<2x3x4xi32>", "i32", "tensor<2x3xi32>", "2", "stablehlo.add"),
+              {in, init});
   ASSERT_EQ(inner.size(), 1u);
   EXPECT_EQ(valuesOf<int32_t>(inner[0]), (std::vector<int32_t>{106, 122, 138, 154, 170, 186}));
-  auto outer = runText(reduceModule("tensor<2x3x4xi32>", "i32", "tensor<4xi32>", "0, 1",
-                                    "stablehlo.add"),
-                       {in, init});
+  auto outer =
+      runText(reduceModule("tensor<2x3x4xi32>", "i32", "tensor<4xi32>", "0, 1", "stablehlo.add"),
+              {in, init});
   ASSERT_EQ(outer.size(), 1u);
   EXPECT_EQ(valuesOf<int32_t>(outer[0]), (std::vector<int32_t>{160, 166, 172, 178}));
-  auto middle = runText(reduceModule("tensor<2x3x4xi32>", "i32", "tensor<2x4xi32>", "1",
-                                     "stablehlo.multiply"),
-                        {in, makeTensor<int32_t>({}, {1})});
+  auto middle = runText(
+      reduceModule("tensor<2x3x4xi32>", "i32", "tensor<2x4xi32>", "1", "stablehlo.multiply"),
+      {in, makeTensor<int32_t>({}, {1})});
   ASSERT_EQ(middle.size(), 1u);
   EXPECT_EQ(valuesOf<int32_t>(middle[0]),
             (std::vector<int32_t>{0, 45, 120, 231, 12 * 16 * 20, 13 * 17 * 21, 14 * 18 * 22,
                                   15 * 19 * 23}));
-  auto all = runText(reduceModule("tensor<2x3x4xi32>", "i32", "tensor<i32>", "0, 1, 2",
-                                  "stablehlo.maximum"),
-                     {in, makeTensor<int32_t>({}, {-1})});
+  auto all = runText(
+      reduceModule("tensor<2x3x4xi32>", "i32", "tensor<i32>", "0, 1, 2", "stablehlo.maximum"),
+      {in, makeTensor<int32_t>({}, {-1})});
   ASSERT_EQ(all.size(), 1u);
   EXPECT_EQ(valuesOf<int32_t>(all[0]), std::vector<int32_t>{23});
 }
 
 TEST(Reduce, MaxPropagatesNaNAndEmptyDimsGiveInit) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  auto out = runText(reduceModule("tensor<2x3xf32>", "f32", "tensor<2xf32>", "1",
-                                  "stablehlo.maximum"),
-                     {makeTensor<float>({2, 3}, {1, nan, 3, 4, 5, 6}),
-                      makeTensor<float>({}, {-std::numeric_limits<float>::infinity()})});
+  auto out =
+      runText(reduceModule("tensor<2x3xf32>", "f32", "tensor<2xf32>", "1", "stablehlo.maximum"),
+              {makeTensor<float>({2, 3}, {1, nan, 3, 4, 5, 6}),
+               makeTensor<float>({}, {-std::numeric_limits<float>::infinity()})});
   ASSERT_EQ(out.size(), 1u);
   auto v = valuesOf<float>(out[0]);
   EXPECT_TRUE(std::isnan(v[0]));
   EXPECT_EQ(v[1], 6.0f);
-  auto empty = runText(reduceModule("tensor<2x0xf32>", "f32", "tensor<2xf32>", "1",
-                                    "stablehlo.add"),
-                       {Tensor::zeros(DType::kF32, {2, 0}), makeTensor<float>({}, {7})});
+  auto empty =
+      runText(reduceModule("tensor<2x0xf32>", "f32", "tensor<2xf32>", "1", "stablehlo.add"),
+              {Tensor::zeros(DType::kF32, {2, 0}), makeTensor<float>({}, {7})});
   ASSERT_EQ(empty.size(), 1u);
   EXPECT_EQ(valuesOf<float>(empty[0]), (std::vector<float>{7, 7}));
 }
@@ -169,8 +169,7 @@ TEST(ReduceWindow, BaseAndWindowDilations) {
 
 TEST(ReduceWindow, RejectsWrongResultShape) {
   auto p = compileText(reduceWindowModule("tensor<4xf32>", "tensor<2xf32>",
-                                          "window_dimensions = array<i64: 2>",
-                                          "stablehlo.add"));
+                                          "window_dimensions = array<i64: 2>", "stablehlo.add"));
   ASSERT_FALSE(p.isOk());
   EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(p.status().message().find("expected tensor<3xf32>"), std::string::npos)

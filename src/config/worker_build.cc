@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "config/worker_build_impl.h"
 
+#include "config/xla_flags.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -284,6 +286,13 @@ Status buildRuntime(const Builder &b, RuntimeConfig &r) {
       if (!value.isScalar() || trim(value.scalar).empty())
         return b.error(value, "runtime.xla_flags." + name)
                << "expected a value (true, false, a number or text), got " << value.kindName();
+      if (!isKnownXlaFlag(name)) { // a typo must fail here, not abort inside XLA
+        const std::string hint = closestXlaFlag(name);
+        return b.error(value, "runtime.xla_flags." + name)
+               << "unknown XLA flag '" << name << "'"
+               << (hint.empty() ? std::string(" (not an XLA option of this build)")
+                                : " (did you mean '" + hint + "'?)");
+      }
       r.xla_flags[name] = std::string(trim(value.scalar));
     }
   }

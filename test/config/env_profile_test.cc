@@ -23,7 +23,8 @@ TEST(EnvOverrides, OverrideFileValuesAndAreRecorded) {
       {"INFERENCE_SERVER_RUNTIME_MEM_FRACTION", "0.25"},
       {"INFERENCE_SERVER_MODELS_INCLUDE", "a:b::c"},
       {"INFERENCE_SERVER_MODEL_DIRS", dir.repo() + ":" + dir.path() + "/other"},
-      {"INFERENCE_SERVER_RUNTIME_XLA_FLAGS", "--xla_a=1, xla_b=true  --xla_c=x"},
+      {"INFERENCE_SERVER_RUNTIME_XLA_FLAGS",
+       "--xla_gpu_autotune_level=1, xla_gpu_deterministic_ops=true  --xla_dump_to=x"},
       {"INFERENCE_SERVER_CACHE_DIR", "/var/cache/rs"},
       {"INFERENCE_SERVER_RUNTIME_CPU_THREADS", "4"},
       {"INFERENCE_SERVER_ENDPOINTS_HTTP_PORT", "0"},
@@ -37,8 +38,10 @@ TEST(EnvOverrides, OverrideFileValuesAndAreRecorded) {
   EXPECT_EQ(w->runtime.mem_fraction, 0.25);
   EXPECT_EQ(w->models_include, (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(w->model_dirs, (std::vector<std::string>{dir.repo(), dir.path() + "/other"}));
-  EXPECT_EQ(w->runtime.xla_flags, (std::map<std::string, std::string>{
-                                      {"xla_a", "1"}, {"xla_b", "true"}, {"xla_c", "x"}}));
+  EXPECT_EQ(w->runtime.xla_flags,
+            (std::map<std::string, std::string>{{"xla_gpu_autotune_level", "1"},
+                                                {"xla_gpu_deterministic_ops", "true"},
+                                                {"xla_dump_to", "x"}}));
   EXPECT_EQ(w->cache_dir, "/var/cache/rs");
   EXPECT_EQ(w->runtime.cpu_threads, 4);
   EXPECT_EQ(w->endpoints.http_port, 0);

@@ -272,9 +272,10 @@ TEST(NodeConfig, StructuralErrors) {
 
 TEST(NodeConfig, EffectiveSettingsListEveryKeySorted) {
   NodeDir dir;
-  auto w = dir.worker("model_repo: repo\nglobal:\n  runtime: {xla_flags: {b_flag: 1, a_flag: "
-                      "true}, autotune_cache: false}\n  scheduler: {models: {bert: {weight: "
-                      "0.5, max_batch_size: 8}}}\n");
+  auto w = dir.worker(
+      "model_repo: repo\nglobal:\n  runtime: {xla_flags: {xla_gpu_autotune_level: 1, "
+      "xla_dump_hlo_as_text: true}, autotune_cache: false}\n  scheduler: {models: {bert: {weight: "
+      "0.5, max_batch_size: 8}}}\n");
   ASSERT_TRUE(w.isOk()) << w.status().toString();
   auto settings = effectiveSettings(*w);
   std::vector<std::string> keys;
@@ -328,7 +329,7 @@ TEST(NodeConfig, EffectiveSettingsListEveryKeySorted) {
   };
   EXPECT_EQ(keys, expected_keys);
   std::map<std::string, std::string> m(settings.begin(), settings.end());
-  EXPECT_EQ(m["runtime.xla_flags"], "{a_flag: true, b_flag: 1}");
+  EXPECT_EQ(m["runtime.xla_flags"], "{xla_dump_hlo_as_text: true, xla_gpu_autotune_level: 1}");
   EXPECT_EQ(m["runtime.autotune_cache"], "false");
   EXPECT_EQ(m["runtime.mem_fraction"], "0.9");
   EXPECT_EQ(m["scheduler.ema_halflife_seconds"], "30");

@@ -112,8 +112,8 @@ public:
   /// host tensors (no copy); PJRT uploads them to device memory once. Errors: the
   /// backend's (e.g. ResourceExhausted when device memory is full).
   virtual Result<std::shared_ptr<const ResidentTensors>> upload(std::span<const Tensor> tensors) {
-    return std::shared_ptr<const ResidentTensors>(std::make_shared<HostResidentTensors>(
-        std::vector<Tensor>(tensors.begin(), tensors.end())));
+    return std::shared_ptr<const ResidentTensors>(
+        std::make_shared<HostResidentTensors>(std::vector<Tensor>(tensors.begin(), tensors.end())));
   }
 
   /// Loads bytes from Executable::serialize() made by the same backend build on the same

@@ -17,7 +17,8 @@ endfunction()
 # rs_test(LAYER DEPS ...): one GoogleTest binary per test/ folder, from every *_test.cc in it.
 function(rs_test name)
   cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
-  file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_test.cc)
+  # Every .cc of the folder: the *_test.cc files and their helpers.
+  file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
   if(NOT srcs)
     return()
   endif()

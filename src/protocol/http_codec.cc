@@ -144,6 +144,11 @@ Status decodeTensorList(const json &list, bool input, std::string_view binary, b
                                  << kInferenceHeaderContentLength << " header";
       overflow |=
           __builtin_add_overflow(declared, static_cast<uint64_t>(*t.binary_size), &declared);
+      // Name the first tensor whose bytes would run past the body.
+      if (!overflow && declared > binary.size())
+        return invalidArgument() << t.what << ": binary_data_size " << *t.binary_size
+                                 << " runs past the end of the body (" << binary.size()
+                                 << " bytes after the JSON header)";
     }
     entries.push_back(std::move(t));
   }

@@ -39,7 +39,8 @@ WorkerService::WorkerService(runtime::ModelRepository &repository,
                    if (!state || !state->model)
                      return notFound() << "model '" << model << "' was unloaded";
                    return state->model->run(batch_size, std::move(inputs));
-                 }) {
+                 }),
+      metrics_(std::move(worker_name)) {
   scheduler_.start();
 }
 

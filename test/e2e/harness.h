@@ -1,0 +1,65 @@
+//===- test/e2e/harness.h - A real worker on loopback for end-to-end tests --===//
+//
+// Starts server::Worker on a model repository with every front-end on a free loopback
+// port, and talks to it the way a user would: a gRPC stub generated from the KServe V2
+// proto, and an HTTP client (cpp-httplib) sending KServe V2 JSON or the binary tensor
+// extension. Golden tensors come from ../shared/fixtures/golden.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "bundle/safetensors.h"
+#include "grpc_service.grpc.pb.h"
+#include "runtime/inference.h"
+#include "server/worker.h"
+
+#include <httplib.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rs::e2e {
+
+inline const std::string kShared = RS_SHARED_DIR;
+inline const std::string kBundles = kShared + "/fixtures/bundles";
+inline const std::string kGolden = kShared + "/fixtures/golden";
+
+/// A running worker plus clients for both protocols.
+class TestServer {
+public:
+  /// Starts a worker on `model_repo`. `global_yaml` is the node file's `global:` block
+  /// body (YAML, indented by two spaces), e.g. "  scheduler: {coalescing: false}\n".
+  static Result<std::unique_ptr<TestServer>> start(const std::string &model_repo,
+                                                   const std::string &global_yaml = "");
+  ~TestServer();
+
+  server::Worker &worker() { return *worker_; }
+  inference::GRPCInferenceService::Stub &stub() { return *stub_; }
+  /// A fresh HTTP client (httplib clients are not thread-safe; use one per thread).
+  std::unique_ptr<httplib::Client> httpClient() const;
+  int httpPort() const { return worker_->httpPort(); }
+  int metricsPort() const { return worker_->metricsPort(); }
+
+  /// ModelInfer over gRPC (raw_input_contents). Errors carry the gRPC code and message.
+  Result<runtime::InferResponse> inferGrpc(const runtime::InferRequest &request);
+  /// POST /v2/models/{name}/infer; `binary` sends inputs and asks for outputs with the
+  /// binary tensor extension, else JSON. Errors carry the HTTP status mapped to a code.
+  Result<runtime::InferResponse> inferHttp(const runtime::InferRequest &request, bool binary);
+
+private:
+  std::unique_ptr<server::Worker> worker_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<inference::GRPCInferenceService::Stub> stub_;
+};
+
+/// The golden file golden/<model>/<file>.
+Result<bundle::SafetensorsFile> openGolden(const std::string &model, const std::string &file);
+
+/// Bytes of a tensor as a string (for bit-exact comparisons).
+std::string bytesOf(const Tensor &t);
+
+/// Rows [begin, begin+count) of `t` along axis 0, as an owned tensor.
+Tensor rowsOf(const Tensor &t, int64_t begin, int64_t count);
+
+} // namespace rs::e2e

@@ -1,0 +1,386 @@
+//===- test/cpu/conformance_test.cc - StableHLO conformance suites ---------===//
+//
+// Runs the StableHLO interpreter suite (shared/conformance/interpret/*.mlir, one case per
+// `// -----` chunk) and the JAX-generated testdata suite (shared/conformance/testdata,
+// one case per file) through the CPU executor. Each case's check ops
+// (check.expect_eq[_const], check.expect_almost_eq[_const], check.expect_close, and the
+// custom_call @check.* forms of testdata) are taken out of the entry function, the values
+// they check become its results, and the harness compares them:
+//   - eq: bit for bit (NaN equals NaN);
+//   - almost_eq: |a - b| <= tolerance (default 1e-4), NaN equals NaN, infinities exact;
+//   - close: at most max_ulp_difference (default 3) units in the last place apart.
+// A case passes, fails (wrong result or an unexpected error) or is unsupported (compile
+// gives Unimplemented: an op or element type the executor lacks). The checked-in list
+// conformance_expected.txt names every case that does not pass, with its status and
+// reason; the test fails when the actual set differs in either direction, printing the
+// lines to add or remove. Each suite ends with "N passed, N failed, N unsupported".
+//
+//===----------------------------------------------------------------------===//
+#include "cpu_test_util.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace rs::cpu::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+enum class CheckKind { kEq, kAlmostEq, kClose };
+
+struct Check {
+  CheckKind kind = CheckKind::kEq;
+  double tolerance = 1e-4;
+  int64_t max_ulp = 3;
+  size_t lhs = 0;            // result index of the checked value
+  std::optional<size_t> rhs; // result index of the expected value, or
+  Tensor expected;           // the expected constant
+};
+
+struct Outcome {
+  std::string status; // "pass", "fails", "unsupported"
+  std::string reason;
+};
+
+//===----------------------------------------------------------------------===//
+// Element comparison
+//===----------------------------------------------------------------------===//
+
+/// Sign-magnitude bits of a float element of 2 (f16/bf16), 4 or 8 bytes, mapped to a
+/// monotonic integer; `nan` set for NaNs.
+int64_t orderedBits(DType t, const uint8_t *p, bool &nan) {
+  uint64_t bits = 0;
+  int64_t size = dtypeSize(t);
+  std::memcpy(&bits, p, static_cast<size_t>(size));
+  int exp_bits = t == DType::kF16 ? 5 : t == DType::kBF16 ? 8 : t == DType::kF32 ? 8 : 11;
+  int width = static_cast<int>(size * 8);
+  uint64_t sign = uint64_t{1} << (width - 1);
+  uint64_t mant_mask = (uint64_t{1} << (width - 1 - exp_bits)) - 1;
+  uint64_t exp_mask = ((uint64_t{1} << exp_bits) - 1) << (width - 1 - exp_bits);
+  nan = (bits & exp_mask) == exp_mask && (bits & mant_mask) != 0;
+  int64_t magnitude = static_cast<int64_t>(bits & ~sign);
+  return (bits & sign) ? -magnitude : magnitude;
+}
+
+double floatValue(DType t, const uint8_t *p) {
+  switch (t) {
+  case DType::kF32: {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  case DType::kF64: {
+    double d;
+    std::memcpy(&d, p, 8);
+    return d;
+  }
+  default: { // f16 / bf16: decode through the ordered bits
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    uint32_t f32 = 0;
+    if (t == DType::kBF16) {
+      f32 = static_cast<uint32_t>(h) << 16;
+    } else {
+      uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ffu;
+      if (exp == 0x1f)
+        f32 = sign | 0x7f800000u | (mant << 13);
+      else if (exp == 0) {
+        float v = std::ldexp(static_cast<float>(mant), -24);
+        std::memcpy(&f32, &v, 4);
+        f32 |= sign;
+      } else
+        f32 = sign | ((exp + 112) << 23) | (mant << 13);
+    }
+    float v;
+    std::memcpy(&v, &f32, 4);
+    return v;
+  }
+  }
+}
+
+std::string compareTensors(const Check &c, const Tensor &a, const Tensor &b) {
+  if (a.dtype() != b.dtype() || a.numElements() != b.numElements())
+    return "type mismatch: " + TensorType{a.dtype(), a.shape()}.toString() + " vs " +
+           TensorType{b.dtype(), b.shape()}.toString();
+  const DType t = a.dtype();
+  const int64_t size = dtypeSize(t);
+  for (int64_t i = 0; i < a.numElements(); ++i) {
+    const uint8_t *pa = a.data() + i * size, *pb = b.data() + i * size;
+    if (!isFloat(t)) {
+      if (std::memcmp(pa, pb, static_cast<size_t>(size)) != 0)
+        return "element " + std::to_string(i) + " differs";
+      continue;
+    }
+    bool nan_a = false, nan_b = false;
+    int64_t oa = orderedBits(t, pa, nan_a), ob = orderedBits(t, pb, nan_b);
+    if (nan_a || nan_b) {
+      if (nan_a != nan_b)
+        return "element " + std::to_string(i) + ": NaN vs number";
+      continue;
+    }
+    bool ok = true;
+    switch (c.kind) {
+    case CheckKind::kEq: ok = oa == ob; break;
+    case CheckKind::kClose: ok = std::llabs(oa - ob) <= c.max_ulp; break;
+    case CheckKind::kAlmostEq: {
+      double x = floatValue(t, pa), y = floatValue(t, pb);
+      ok = std::isinf(x) || std::isinf(y) ? x == y : std::fabs(x - y) <= c.tolerance;
+      break;
+    }
+    }
+    if (!ok) {
+      std::ostringstream os;
+      os.precision(9);
+      os << "element " << i << ": " << floatValue(t, pa) << " vs expected " << floatValue(t, pb);
+      return os.str();
+    }
+  }
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// Running one case
+//===----------------------------------------------------------------------===//
+
+ir::Operation *entryFunction(ir::Module &m) {
+  ir::Operation *only = nullptr;
+  int funcs = 0;
+  for (ir::Operation &op : m.ops) {
+    if (op.name != "func.func")
+      continue;
+    ++funcs;
+    only = &op;
+    if (ir::functionName(op) == "main")
+      return &op;
+  }
+  return funcs == 1 ? only : nullptr;
+}
+
+Outcome runCase(ir::Module m) {
+  ir::Operation *entry = entryFunction(m);
+  if (!entry || entry->regions.size() != 1 || entry->regions[0].blocks.size() != 1)
+    return {"unsupported", "harness: no single entry function"};
+  ir::Block &block = entry->regions[0].blocks[0];
+  if (!block.arguments.empty())
+    return {"unsupported", "harness: entry function takes arguments"};
+  if (block.ops.empty())
+    return {"unsupported", "harness: empty entry function"};
+
+  std::vector<ir::Operation> kept;
+  std::vector<ir::ValueId> returned;
+  std::vector<Check> checks;
+  auto addValue = [&](ir::ValueId v) {
+    returned.push_back(v);
+    return returned.size() - 1;
+  };
+  for (size_t i = 0; i + 1 < block.ops.size(); ++i) {
+    ir::Operation &op = block.ops[i];
+    std::string name = op.name;
+    if (op.name == "stablehlo.custom_call")
+      if (const ir::Attribute *t = op.attr("call_target_name"); t && t->str.rfind("check.", 0) == 0)
+        name = t->str;
+    if (name.rfind("check.", 0) != 0) {
+      kept.push_back(std::move(op));
+      continue;
+    }
+    Check c;
+    if (name == "check.expect_eq" || name == "check.eq" || name == "check.expect_eq_const")
+      c.kind = CheckKind::kEq;
+    else if (name == "check.expect_almost_eq" || name == "check.expect_almost_eq_const")
+      c.kind = CheckKind::kAlmostEq;
+    else if (name == "check.expect_close")
+      c.kind = CheckKind::kClose;
+    else
+      return {"unsupported", "harness: " + name};
+    if (const ir::Attribute *tol = op.attr("tolerance"))
+      c.tolerance = tol->kind == ir::AttrKind::kFloat ? tol->float_value : c.tolerance;
+    if (const ir::Attribute *ulp = op.attr("max_ulp_difference"))
+      c.max_ulp = ulp->int_value;
+    if (op.operands.empty())
+      return {"fails", "harness: check without operands"};
+    c.lhs = addValue(op.operands[0]);
+    if (name.size() > 6 && name.substr(name.size() - 6) == "_const") {
+      const ir::Attribute *value = op.attr("value");
+      if (!value || value->kind != ir::AttrKind::kDenseElements || !value->tensor.valid())
+        return {"unsupported", "harness: expected value of an element type the IR does not "
+                               "hold (" +
+                                   name + ")"};
+      c.expected = value->tensor;
+    } else {
+      if (op.operands.size() < 2)
+        return {"fails", "harness: " + name + " needs two operands"};
+      c.rhs = addValue(op.operands[1]);
+    }
+    checks.push_back(std::move(c));
+  }
+  if (checks.empty())
+    return {"unsupported", "harness: no checks"};
+  ir::Operation ret = std::move(block.ops.back());
+  ret.operands = returned;
+  kept.push_back(std::move(ret));
+  block.ops = std::move(kept);
+
+  auto program = Program::compile(m, ir::functionName(*entry), contextWithThreads(2));
+  if (!program.isOk()) {
+    const std::string &msg = program.status().message();
+    std::string reason = msg.substr(msg.find(": ") == std::string::npos ? 0 : msg.find(": ") + 2);
+    if (program.status().code() == StatusCode::kUnimplemented)
+      return {"unsupported", reason};
+    return {"fails", program.status().toString()};
+  }
+  auto out = (*program)->run({});
+  if (!out.isOk())
+    return {"fails", out.status().toString()};
+  for (size_t i = 0; i < checks.size(); ++i) {
+    const Check &c = checks[i];
+    const Tensor &expected = c.rhs ? (*out)[*c.rhs] : c.expected;
+    std::string diff = compareTensors(c, (*out)[c.lhs], expected);
+    if (!diff.empty())
+      return {"fails", "check " + std::to_string(i) + ": " + diff};
+  }
+  return {"pass", ""};
+}
+
+//===----------------------------------------------------------------------===//
+// Suites
+//===----------------------------------------------------------------------===//
+
+using Results = std::map<std::string, Outcome>; // case key -> outcome
+
+std::string readFile(const fs::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<fs::path> mlirFiles(const fs::path &dir) {
+  std::vector<fs::path> files;
+  for (const auto &e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".mlir")
+      files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+Results runInterpretSuite() {
+  Results results;
+  const fs::path dir = fs::path(RS_SHARED_DIR) / "conformance" / "interpret";
+  for (const fs::path &file : mlirFiles(dir)) {
+    const std::string text = readFile(file);
+    const std::string name = file.filename().string();
+    for (const auto &[line, chunk] : ir::splitInputFile(text)) {
+      const std::string key = "interpret/" + name + ":" + std::to_string(line);
+      auto m = ir::parseModule(chunk, name, line);
+      results[key] =
+          m.isOk() ? runCase(std::move(m).value()) : Outcome{"fails", m.status().toString()};
+    }
+  }
+  return results;
+}
+
+Results runTestdataSuite() {
+  Results results;
+  const fs::path dir = fs::path(RS_SHARED_DIR) / "conformance" / "testdata";
+  for (const fs::path &file : mlirFiles(dir)) {
+    const std::string text = readFile(file);
+    const std::string name = file.filename().string();
+    auto chunks = ir::splitInputFile(text);
+    for (const auto &[line, chunk] : chunks) {
+      // One case per file; files of several modules get one case per chunk.
+      const std::string key =
+          "testdata/" + name + (chunks.size() > 1 ? ":" + std::to_string(line) : "");
+      auto m = ir::parseModule(chunk, name, line);
+      results[key] =
+          m.isOk() ? runCase(std::move(m).value()) : Outcome{"fails", m.status().toString()};
+    }
+  }
+  return results;
+}
+
+/// The checked-in expectations for `suite` ("interpret/" or "testdata/" keys): key ->
+/// status.
+std::map<std::string, std::string> expectations(const std::string &suite) {
+  std::map<std::string, std::string> out;
+  std::ifstream in(fs::path(RS_SOURCE_DIR) / "test" / "cpu" / "conformance_expected.txt");
+  EXPECT_TRUE(in.good()) << "cannot read test/cpu/conformance_expected.txt";
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::istringstream ls(line);
+    std::string key, status;
+    ls >> key >> status;
+    if (key.rfind(suite, 0) == 0)
+      out[key] = status;
+  }
+  return out;
+}
+
+void checkSuite(const std::string &suite, const Results &results) {
+  int passed = 0, failed = 0, unsupported = 0;
+  std::map<std::string, int> reasons;
+  for (const auto &[key, o] : results) {
+    passed += o.status == "pass";
+    failed += o.status == "fails";
+    unsupported += o.status == "unsupported";
+    if (o.status == "unsupported")
+      ++reasons[o.reason];
+  }
+  std::map<std::string, std::string> expected = expectations(suite);
+  std::vector<std::string> add, remove;
+  for (const auto &[key, o] : results) {
+    auto it = expected.find(key);
+    if (o.status == "pass") {
+      if (it != expected.end())
+        remove.push_back(key + " " + it->second + " (now passes)");
+    } else if (it == expected.end() || it->second != o.status) {
+      add.push_back(key + " " + o.status + " " + o.reason);
+    }
+  }
+  for (const auto &[key, status] : expected)
+    if (!results.count(key))
+      remove.push_back(key + " " + status + " (no such case)");
+  std::printf("[ conform  ] %s: %d passed, %d failed, %d unsupported\n", suite.c_str(), passed,
+              failed, unsupported);
+  for (const auto &[reason, n] : reasons)
+    std::printf("[ conform  ]   unsupported x%-3d %s\n", n, reason.c_str());
+  std::string diff;
+  for (const std::string &l : add)
+    diff += "  add:    " + l + "\n";
+  for (const std::string &l : remove)
+    diff += "  remove: " + l + "\n";
+  EXPECT_TRUE(add.empty() && remove.empty())
+      << "conformance_expected.txt is out of date for " << suite << ":\n"
+      << diff;
+}
+
+TEST(Conformance, HarnessDetectsWrongResults) {
+  const char *text = R"(func.func @main() {
+  %0 = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  %1 = stablehlo.add %0, %0 : tensor<2xi32>
+  check.expect_eq_const %1, dense<[2, 5]> : tensor<2xi32>
+  func.return
+}
+)";
+  auto m = ir::parseModule(text, "harness.mlir");
+  ASSERT_TRUE(m.isOk()) << m.status().toString();
+  Outcome o = runCase(std::move(m).value());
+  EXPECT_EQ(o.status, "fails");
+  EXPECT_EQ(o.reason, "check 0: element 1 differs");
+  auto good = ir::parseModule(
+      std::string(text).replace(std::string(text).find("[2, 5]"), 6, "[2, 4]"), "harness.mlir");
+  ASSERT_TRUE(good.isOk());
+  EXPECT_EQ(runCase(std::move(good).value()).status, "pass");
+}
+
+TEST(Conformance, InterpretSuite) { checkSuite("interpret/", runInterpretSuite()); }
+
+TEST(Conformance, TestdataSuite) { checkSuite("testdata/", runTestdataSuite()); }
+
+} // namespace
+} // namespace rs::cpu::testing

@@ -4,12 +4,14 @@
 // 2, 4 and 16 threads, and on a second run of the same Program (DESIGN.md "cpu/": results
 // are deterministic whatever the thread count, on every run). The generic-form text of
 // each program (bundles/<model>/generic/) compiles to a program that gives the same bytes
-// as the pretty form.
+// as the pretty form. Concurrent runs of one Program give the same bytes too.
 //
 //===----------------------------------------------------------------------===//
 #include "cpu_test_util.h"
 
 #include "bundle/safetensors.h"
+
+#include <thread>
 
 namespace rs::cpu::testing {
 namespace {
@@ -102,6 +104,37 @@ TEST_P(DeterminismTest, BitIdenticalAcrossThreadCountsAndRuns) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, DeterminismTest, ::testing::ValuesIn(kPrograms), caseName);
+
+// run() is thread-safe: four threads running one Program at once (sharing its context's
+// pool) all get the single-threaded bytes.
+TEST(Concurrency, ConcurrentRunsOfOneProgram) {
+  for (const char *model : {"tiny_bert", "resnet_mini", "op_zoo"}) {
+    const bundle::Bundle &b = fixtureBundle(model);
+    const int64_t batch = b.programs.rbegin()->first;
+    const std::string golden =
+        fixturesDir() + "/golden/" + model + "/b" + std::to_string(batch) + ".safetensors";
+    auto serial = Program::compile(b.programs.at(batch).module, "main", contextWithThreads(1));
+    auto shared = Program::compile(b.programs.at(batch).module, "main", contextWithThreads(4));
+    ASSERT_TRUE(serial.isOk() && shared.isOk());
+    std::vector<Tensor> args = goldenInputs(b, **serial, golden);
+    auto reference = (*serial)->run(args);
+    ASSERT_TRUE(reference.isOk()) << reference.status().toString();
+    std::vector<std::vector<Tensor>> results(4);
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < results.size(); ++t)
+      threads.emplace_back([&, t] {
+        for (int rep = 0; rep < 3; ++rep) {
+          auto out = (*shared)->run(args);
+          if (out.isOk())
+            results[t] = std::move(out).value();
+        }
+      });
+    for (std::thread &t : threads)
+      t.join();
+    for (const auto &r : results)
+      expectSameBytes(*reference, r, std::string(model) + " concurrent run");
+  }
+}
 
 } // namespace
 } // namespace rs::cpu::testing

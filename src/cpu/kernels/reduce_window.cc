@@ -7,7 +7,9 @@
 // elements w * window_dilation apart) in row-major window order, starting from init:
 // acc = body(acc, x), padding elements included (as init). Fast path for one input and a
 // single add/multiply/maximum/minimum/and/or body; general path evaluates the body.
-// Work is split over output elements in tiles fixed by the shapes.
+// When the window leaves the last dim alone, a whole output row along it is folded at
+// once (same per-element order). Work is split over output elements in tiles fixed by
+// the shapes.
 // Errors at plan time: InvalidArgument for attributes or shapes that break
 // reduce_window_c1..c16 (openxla/stablehlo docs/spec.md "reduce_window").
 //
@@ -32,18 +34,23 @@ struct ReduceWindowPlan {
   std::vector<DType> types;
   Shape out_shape;
   std::vector<int64_t> window, in_strides;
-  int64_t window_count = 1, out_count = 0;
+  // When the last dim is untouched by the window (size 1, stride 1, no padding or
+  // dilation), output rows along it are folded together: `inner` elements at once, over
+  // `outer` positions of the other dims (`outer_rank` of them). Else inner = 1.
+  size_t outer_rank = 0;
+  int64_t inner = 1, outer = 0;
+  int64_t window_count = 1;
   // Per dim: for output index o and window index w, the input index or -1 (padding/hole).
   std::vector<std::vector<int64_t>> input_index;
   FastFn fast = nullptr;
   RegionRef body;
 };
 
-/// Calls f(offset or -1) for each window element of output `o`, row-major.
+/// Calls f(offset or -1) for each window element of outer position `o`, row-major.
 template <typename F>
 void forEachWindow(const ReduceWindowPlan &p, int64_t o, std::vector<int64_t> &oi,
                    std::vector<int64_t> &wi, F &&f) {
-  const size_t rank = p.window.size();
+  const size_t rank = p.outer_rank;
   oi.resize(rank);
   wi.assign(rank, 0);
   for (size_t d = rank; d-- > 0;) {
@@ -67,6 +74,8 @@ void forEachWindow(const ReduceWindowPlan &p, int64_t o, std::vector<int64_t> &o
   }
 }
 
+constexpr int64_t kChunk = 256; // accumulators held at once on the fast path
+
 template <typename Op, typename T>
 void fastReduceWindow(const ReduceWindowPlan &p, const uint8_t *in_bytes, const uint8_t *init_bytes,
                       uint8_t *out_bytes, int64_t begin, int64_t end) {
@@ -74,11 +83,23 @@ void fastReduceWindow(const ReduceWindowPlan &p, const uint8_t *in_bytes, const 
   const T init = *reinterpret_cast<const T *>(init_bytes);
   T *out = reinterpret_cast<T *>(out_bytes);
   std::vector<int64_t> oi, wi;
+  T acc[kChunk];
   for (int64_t o = begin; o < end; ++o) {
-    T acc = init;
-    forEachWindow(p, o, oi, wi,
-                  [&](int64_t off) { acc = Op::apply(acc, off >= 0 ? in[off] : init); });
-    out[o] = acc;
+    for (int64_t c0 = 0; c0 < p.inner; c0 += kChunk) {
+      const int64_t cl = std::min(kChunk, p.inner - c0);
+      std::fill(acc, acc + cl, init);
+      forEachWindow(p, o, oi, wi, [&](int64_t off) {
+        if (off < 0) {
+          for (int64_t c = 0; c < cl; ++c)
+            acc[c] = Op::apply(acc[c], init);
+          return;
+        }
+        const T *src = in + off + c0;
+        for (int64_t c = 0; c < cl; ++c)
+          acc[c] = Op::apply(acc[c], src[c]);
+      });
+      std::copy(acc, acc + cl, out + o * p.inner + c0);
+    }
   }
 }
 
@@ -168,19 +189,27 @@ Status planReduceWindow(OpView &v, ReduceWindowPlan &p) {
   p.out_shape = out_shape;
   p.window = window;
   p.in_strides = rowMajorStrides(in0.shape);
-  p.window_count = elementCount(window);
-  p.out_count = elementCount(out_shape);
+  p.outer_rank = rank;
+  const size_t last = rank - 1;
+  if (rank > 0 && window[last] == 1 && strides[last] == 1 && base_dil[last] == 1 &&
+      padding[2 * last] == 0 && padding[2 * last + 1] == 0) {
+    p.outer_rank = last;
+    p.inner = in0.shape[last];
+  }
+  p.window_count = elementCount(std::span(window).first(p.outer_rank));
+  p.outer = elementCount(std::span(out_shape).first(p.outer_rank));
   return Status::ok();
 }
 
 void runReduceWindow(const ReduceWindowPlan &p, const KernelIo &io) {
-  const int64_t grain = std::max<int64_t>(1, kWindowGrain / std::max<int64_t>(1, p.window_count));
-  const int64_t tiles = (p.out_count + grain - 1) / grain;
+  const int64_t per_outer = std::max<int64_t>(1, p.window_count * p.inner);
+  const int64_t grain = std::max<int64_t>(1, kWindowGrain / per_outer);
+  const int64_t tiles = (p.outer + grain - 1) / grain;
   if (p.fast) {
     const uint8_t *in = io.in[0]->data(), *init = io.in[1]->data();
     uint8_t *out = io.out[0].mutableData();
     io.rc.cpu->parallelFor(tiles, [&](int64_t t) {
-      p.fast(p, in, init, out, t * grain, std::min(p.out_count, (t + 1) * grain));
+      p.fast(p, in, init, out, t * grain, std::min(p.outer, (t + 1) * grain));
     });
     return;
   }
@@ -193,17 +222,18 @@ void runReduceWindow(const ReduceWindowPlan &p, const KernelIo &io) {
       init[i] = io.in[p.n + i]->data();
       sizes[i] = dtypeSize(p.types[i]);
     }
-    for (int64_t o = t * grain, end = std::min(p.out_count, (t + 1) * grain); o < end; ++o) {
-      fold.reset(init);
-      forEachWindow(p, o, oi, wi, [&](int64_t off) {
+    for (int64_t o = t * grain, end = std::min(p.outer, (t + 1) * grain); o < end; ++o)
+      for (int64_t c = 0; c < p.inner; ++c) {
+        fold.reset(init);
+        forEachWindow(p, o, oi, wi, [&](int64_t off) {
+          for (size_t i = 0; i < p.n; ++i)
+            x[i] = off >= 0 ? io.in[i]->data() + (off + c) * sizes[i] : init[i];
+          fold.add(x);
+        });
         for (size_t i = 0; i < p.n; ++i)
-          x[i] = off >= 0 ? io.in[i]->data() + off * sizes[i] : init[i];
-        fold.add(x);
-      });
-      for (size_t i = 0; i < p.n; ++i)
-        std::memcpy(io.out[i].mutableData() + o * sizes[i], fold.acc(i),
-                    static_cast<size_t>(sizes[i]));
-    }
+          std::memcpy(io.out[i].mutableData() + (o * p.inner + c) * sizes[i], fold.acc(i),
+                      static_cast<size_t>(sizes[i]));
+      }
   });
 }
 

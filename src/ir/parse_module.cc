@@ -44,8 +44,7 @@ Status Parser::parseModuleBody(std::vector<Operation> *ops) {
   return skipOptionalLoc();
 }
 
-Status Parser::parsePrettyModule(size_t pos) {
-  (void)pos;
+Status Parser::parsePrettyModule() {
   advance(); // 'module'
   if (is(Tok::kSymbol)) {
     Attribute sym;
@@ -77,9 +76,7 @@ Status Parser::parseGenericModule(size_t pos) {
   if (!is(Tok::kLBrace))
     return errorExpected("'{'");
   // The module's single region holds one block of ops without arguments.
-  size_t brace = tok_.pos;
   RS_RETURN_IF_ERROR(parseModuleBody(&module_.ops));
-  (void)brace;
   RS_RETURN_IF_ERROR(expect(Tok::kRParen, "')'"));
   if (is(Tok::kLBrace))
     RS_RETURN_IF_ERROR(parseAttrDict(&all));
@@ -119,7 +116,7 @@ Status Parser::parseTopLevel() {
         return errorAt(tok_.pos, "expected one module per input");
       saw_module_ = true;
       if (isKeyword("module"))
-        RS_RETURN_IF_ERROR(parsePrettyModule(tok_.pos));
+        RS_RETURN_IF_ERROR(parsePrettyModule());
       else
         RS_RETURN_IF_ERROR(parseGenericModule(tok_.pos));
       continue;

@@ -178,7 +178,7 @@ private:
     bool isolated;
   };
   Status parseTopLevel();
-  Status parsePrettyModule(size_t pos);
+  Status parsePrettyModule();
   Status parseGenericModule(size_t pos);
   Status parseModuleBody(std::vector<Operation> *ops); // until '}'
   Status parseBlock(Block *b, bool entry, const std::vector<ArgDecl> *entry_args, bool *has_label);

@@ -360,6 +360,22 @@ TEST(HttpCodec, FloatsRoundTripExactlyThroughJson) {
   EXPECT_TRUE(sameBytes(back->outputs[1].tensor, resp.outputs[1].tensor));
 }
 
+TEST(HttpCodec, DeeplyNestedJsonIsRejectedSafely) {
+  // 200k levels: neither parsing, checking nor destroying the document may recurse that deep.
+  constexpr int kDepth = 200000;
+  std::string nested = std::string(kDepth, '[') + "1" + std::string(kDepth, ']');
+  std::string body =
+      R"({"inputs":[{"name":"x","shape":[1],"datatype":"FP32","data":)" + nested + "}]}";
+  Result<HttpInferRequest> r = decodeHttpInferRequest({"m", ""}, body, std::nullopt, Clock::now());
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.status().message(), "model 'm': input 'x': data is nested deeper than shape [1]");
+  std::string unterminated =
+      R"({"inputs":[{"name":"x","shape":[1],"datatype":"FP32","data":)" + std::string(kDepth, '[');
+  r = decodeHttpInferRequest({"m", ""}, unterminated, std::nullopt, Clock::now());
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.status().message().rfind("model 'm': invalid JSON: ", 0), 0u);
+}
+
 TEST(HttpCodec, MetadataJson) {
   EXPECT_EQ(serverMetadataJson({"ReactantServer", "0.1.0", {"system_shared_memory"}}),
             R"({"extensions":["system_shared_memory"],"name":"ReactantServer","version":"0.1.0"})");

@@ -256,6 +256,8 @@ Status Parser::parseOperation(std::vector<Operation> *out) {
         advance();
       }
       st.num_results += b.count;
+      if (st.num_results > (1 << 20))
+        return errorAt(b.pos, "too many results");
       binds.push_back(std::move(b));
       if (!consumeIf(Tok::kComma))
         break;

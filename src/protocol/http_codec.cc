@@ -132,8 +132,7 @@ Status decodeTensorList(const json &list, bool input, std::string_view binary, b
                         std::vector<runtime::NamedTensor> &out) {
   std::vector<TensorEntry> entries;
   std::set<std::string> seen;
-  uint64_t declared = 0;
-  bool overflow = false;
+  uint64_t declared = 0; // never exceeds binary.size(), so it cannot overflow
   for (size_t i = 0; i < list.size(); ++i) {
     RS_ASSIGN_OR_RETURN(TensorEntry t, parseTensorEntry(list[i], input, i));
     if (!seen.insert(t.name).second)
@@ -142,26 +141,19 @@ Status decodeTensorList(const json &list, bool input, std::string_view binary, b
       if (!has_header)
         return invalidArgument() << t.what << ": binary_data_size given but there is no "
                                  << kInferenceHeaderContentLength << " header";
-      overflow |=
-          __builtin_add_overflow(declared, static_cast<uint64_t>(*t.binary_size), &declared);
       // Name the first tensor whose bytes would run past the body.
-      if (!overflow && declared > binary.size())
+      if (static_cast<uint64_t>(*t.binary_size) > binary.size() - declared)
         return invalidArgument() << t.what << ": binary_data_size " << *t.binary_size
                                  << " runs past the end of the body (" << binary.size()
                                  << " bytes after the JSON header)";
+      declared += static_cast<uint64_t>(*t.binary_size);
     }
     entries.push_back(std::move(t));
   }
-  if (overflow || declared != binary.size()) {
-    std::string kind = input ? "inputs" : "outputs";
-    if (overflow)
-      return invalidArgument() << "binary_data_size values of the " << kind
-                               << " overflow; the body has " << binary.size()
-                               << " bytes after the JSON header";
-    return invalidArgument() << "binary_data_size values of the " << kind << " sum to " << declared
-                             << " bytes but the body has " << binary.size()
-                             << " bytes after the JSON header";
-  }
+  if (declared != binary.size())
+    return invalidArgument() << "binary_data_size values of the " << (input ? "inputs" : "outputs")
+                             << " sum to " << declared << " bytes but the body has "
+                             << binary.size() << " bytes after the JSON header";
   // Every size is now proven to fit in the received body: allocating is safe.
   size_t offset = 0;
   for (TensorEntry &t : entries) {

@@ -15,8 +15,9 @@
 //
 // Validation, all before any allocation sized by the client: L is a decimal number no
 // larger than the body; the JSON parses; every tensor's datatype and shape pass
-// checkWireTensor(); each binary_data_size equals the shape's byte size; the binary sizes
-// sum (overflow-checked) to exactly the bytes after the JSON; `data` element counts,
+// checkWireTensor(); each binary_data_size equals the shape's byte size; no tensor's bytes
+// run past the body (the first that would is named) and the binary sizes sum to exactly
+// the bytes after the JSON; `data` element counts,
 // nesting and element types fit the shape and datatype (json_tensor.h). Errors are
 // InvalidArgument (Unimplemented for shared memory and classification) and start with the
 // model and request id, then name the tensor and the reason.

@@ -402,8 +402,8 @@ TEST(HttpCodec, ResponseDecodeRejectsBadBodies) {
   std::string header = std::to_string(json.size());
   r = decodeHttpInferResponse(json + "\x01\x02", header);
   ASSERT_FALSE(r.isOk());
-  EXPECT_EQ(r.status().message(), "binary_data_size values of the outputs sum to 4 bytes but "
-                                  "the body has 2 bytes after the JSON header");
+  EXPECT_EQ(r.status().message(), "output 'y': binary_data_size 4 runs past the end of the body "
+                                  "(2 bytes after the JSON header)");
 }
 
 } // namespace

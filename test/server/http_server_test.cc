@@ -193,15 +193,15 @@ TEST_F(HttpServerTest, BadRequestsGetClearErrorsAndServingContinues) {
   expectError(post("/v2/models/double/infer", json + "abc",
                    {{protocol::kInferenceHeaderContentLength, std::to_string(json.size())}}),
               400,
-              "model 'double': binary_data_size values of the inputs sum to 8 bytes but the "
-              "body has 3 bytes after the JSON header");
+              "model 'double': input 'x': binary_data_size 8 runs past the end of the body (3 "
+              "bytes after the JSON header)");
   std::string huge = R"({"inputs":[{"name":"x","shape":[268435456],"datatype":"FP32",)"
                      R"("parameters":{"binary_data_size":1073741824}}]})";
   expectError(post("/v2/models/double/infer", huge + "abcd",
                    {{protocol::kInferenceHeaderContentLength, std::to_string(huge.size())}}),
               400,
-              "model 'double': binary_data_size values of the inputs sum to 1073741824 bytes "
-              "but the body has 4 bytes after the JSON header");
+              "model 'double': input 'x': binary_data_size 1073741824 runs past the end of the "
+              "body (4 bytes after the JSON header)");
   expectError(
       post("/v2/models/double/infer", "{}", {{protocol::kInferenceHeaderContentLength, "99"}}), 400,
       "model 'double': Inference-Header-Content-Length 99 exceeds the body size 2");

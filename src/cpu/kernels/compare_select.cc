@@ -26,7 +26,9 @@ enum class Direction : uint8_t { kEq, kNe, kGe, kGt, kLe, kLt };
 enum class CompareKind : uint8_t { kFloat, kTotalOrder, kSigned, kUnsigned };
 
 template <typename T, CompareKind K> auto compareKey(T x) {
-  if constexpr (K == CompareKind::kFloat) {
+  if constexpr (kIsHalf<T>) {
+    return compareKey<float, K>(x.toFloat()); // exact, order-preserving
+  } else if constexpr (K == CompareKind::kFloat) {
     return x;
   } else if constexpr (K == CompareKind::kTotalOrder) {
     using I = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
@@ -106,9 +108,9 @@ Status planCompare(OpView &v, ComparePlan &p) {
       return v.error() << "compare_type " << ct->str << " does not fit element type "
                        << dtypeMlirName(a.dtype);
   }
-  visitArithmeticType(a.dtype, [&](auto tag) {
+  visitNumericType(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (ops::kFloat<T>) {
+    if constexpr (ops::kFloat<T> || kIsHalf<T>) {
       p.fn = kind == CompareKind::kFloat ? &compareLoop<T, CompareKind::kFloat>
                                          : &compareLoop<T, CompareKind::kTotalOrder>;
     } else {
@@ -197,7 +199,8 @@ void clampLoop(const uint8_t *lo_bytes, int64_t lo_stride, const uint8_t *x_byte
   const T *hi = reinterpret_cast<const T *>(hi_bytes);
   T *o = reinterpret_cast<T *>(out);
   for (int64_t i = 0; i < n; ++i)
-    o[i] = ops::Minimum::apply(ops::Maximum::apply(x[i], lo[i * lo_stride]), hi[i * hi_stride]);
+    o[i] = ops::applyBinary<ops::Minimum>(ops::applyBinary<ops::Maximum>(x[i], lo[i * lo_stride]),
+                                          hi[i * hi_stride]);
 }
 
 struct ClampPlan {
@@ -217,9 +220,9 @@ Status planClamp(OpView &v, ClampPlan &p) {
     if (bound->dtype != x.dtype || (bound->rank() != 0 && bound->shape != x.shape))
       return v.error() << "bound type " << bound->toString() << " is not " << dtypeMlirName(x.dtype)
                        << " of rank 0 or shape " << shapeToString(x.shape);
-  visitArithmeticType(x.dtype, [&](auto tag) {
+  visitNumericType(x.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (ops::kNumeric<T>)
+    if constexpr (ops::kNumeric<T> || kIsHalf<T>)
       p.fn = &clampLoop<T>;
   });
   if (!p.fn)

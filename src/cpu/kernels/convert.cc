@@ -1,11 +1,12 @@
 //===- cpu/kernels/convert.cc - stablehlo.convert --------------------------===//
 //
-// Elementwise conversion between any two of f32, f64, i1, i8..i64, ui8..ui64 (same
-// shape). Rules (openxla/stablehlo docs/spec.md "convert"; XLA where the spec leaves the
+// Elementwise conversion between any two of f16, bf16, f32, f64, i1, i8..i64, ui8..ui64
+// (same shape). Rules (openxla/stablehlo docs/spec.md "convert"; XLA where the spec leaves the
 // choice):
 //   - to i1: x != 0 (NaN -> true); from i1: 0 or 1;
 //   - integer -> integer: two's complement truncation or extension;
-//   - integer -> float, float -> float: round to nearest even;
+//   - integer -> float, float -> float: round to nearest even (once: to f16/bf16 through
+//     a round-to-odd f32);
 //   - float -> integer: truncate toward zero, saturate at the type's range, NaN -> 0.
 // Errors at plan time: InvalidArgument for a shape mismatch; Unimplemented for other
 // element types.
@@ -18,7 +19,11 @@ namespace rs::cpu {
 namespace {
 
 template <typename From, typename To> To convertOne(From x) {
-  if constexpr (ops::kBool<To>) {
+  if constexpr (kIsHalf<To>) {
+    return toHalf<To>(x);
+  } else if constexpr (kIsHalf<From>) {
+    return convertOne<float, To>(x.toFloat());
+  } else if constexpr (ops::kBool<To>) {
     return x != From(0);
   } else if constexpr (ops::kFloat<From> && ops::kInt<To>) {
     if (std::isnan(x))
@@ -55,9 +60,9 @@ Status planConvert(OpView &v, ConvertPlan &p) {
   if (in.shape != out.shape)
     return v.error() << "result shape " << shapeToString(out.shape)
                      << " differs from operand shape " << shapeToString(in.shape);
-  bool in_ok = visitArithmeticType(in.dtype, [&](auto from_tag) {
+  bool in_ok = visitNumericType(in.dtype, [&](auto from_tag) {
     using From = typename decltype(from_tag)::type;
-    visitArithmeticType(out.dtype, [&](auto to_tag) {
+    visitNumericType(out.dtype, [&](auto to_tag) {
       using To = typename decltype(to_tag)::type;
       p.fn = &convertLoop<From, To>;
     });

@@ -5,7 +5,8 @@
 // batch/feature/spatial dims), window_strides, padding (may be negative), lhs_dilation,
 // rhs_dilation, window_reversal, feature_group_count and batch_group_count (at most one
 // of them above 1). Element types: f32, f64, i32, i64, all the same; sums accumulate in
-// that type. precision_config is ignored (full precision).
+// that type; f16 and bf16 are widened to f32 and the result rounded once. precision_config
+// is ignored (full precision).
 //
 // Method: im2col + GEMM. For group g, output position r = (batch, spatial...) gets a
 // patch row [window position, input feature] (zero where the window falls on padding or
@@ -32,7 +33,8 @@ constexpr int64_t kTileRows = 64;
 
 struct ConvolutionPlan {
   GemmFn gemm = nullptr;
-  int64_t es = 4; // element size
+  DType half = DType::kInvalid; // f16/bf16: computed in f32, rounded at the end
+  int64_t es = 4;               // element size
   size_t spatial = 0;
   // Input.
   int64_t in_batch_stride = 0, in_feature_stride = 0;
@@ -68,10 +70,13 @@ Status planConvolution(OpView &v, ConvolutionPlan &p) {
     return v.unsupported() << "with element types " << dtypeMlirName(lhs.dtype) << ", "
                            << dtypeMlirName(rhs.dtype) << " -> " << dtypeMlirName(out.dtype)
                            << " is not supported by the cpu executor";
-  p.gemm = gemmFor(lhs.dtype);
+  const bool half = lhs.dtype == DType::kF16 || lhs.dtype == DType::kBF16;
+  if (half)
+    p.half = lhs.dtype;
+  p.gemm = gemmFor(half ? DType::kF32 : lhs.dtype);
   if (!p.gemm)
     return v.unsupportedType(lhs.dtype);
-  p.es = dtypeSize(lhs.dtype);
+  p.es = half ? 4 : dtypeSize(lhs.dtype);
 
   const ir::Attribute *dn = v.attr("dimension_numbers");
   if (!dn || dn->kind != ir::AttrKind::kStruct)
@@ -276,6 +281,18 @@ void im2colRow(const ConvolutionPlan &p, const uint8_t *in, int64_t batch, int64
 void runConvolution(const ConvolutionPlan &p, const KernelIo &io) {
   const uint8_t *in = io.in[0]->data(), *kernel = io.in[1]->data();
   uint8_t *out = io.out[0].mutableData();
+  std::unique_ptr<float[]> in32, kernel32, out32;
+  if (p.half != DType::kInvalid) {
+    const int64_t ni = io.in[0]->numElements(), nk = io.in[1]->numElements();
+    in32.reset(new float[static_cast<size_t>(ni)]);
+    kernel32.reset(new float[static_cast<size_t>(nk)]);
+    out32.reset(new float[static_cast<size_t>(io.out[0].numElements())]);
+    widenToF32(p.half, in, in32.get(), ni);
+    widenToF32(p.half, kernel, kernel32.get(), nk);
+    in = reinterpret_cast<const uint8_t *>(in32.get());
+    kernel = reinterpret_cast<const uint8_t *>(kernel32.get());
+    out = reinterpret_cast<uint8_t *>(out32.get());
+  }
   const int64_t es = p.es, I = p.in_features_per_group, Og = p.out_features_per_group;
   const int64_t K = p.patch_cols;
 
@@ -349,6 +366,8 @@ void runConvolution(const ConvolutionPlan &p, const KernelIo &io) {
                     tile + (r * Og + o) * es, static_cast<size_t>(es));
     }
   });
+  if (p.half != DType::kInvalid)
+    narrowFromF32(p.half, out32.get(), io.out[0].mutableData(), io.out[0].numElements());
 }
 
 } // namespace

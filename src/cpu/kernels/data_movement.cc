@@ -52,7 +52,11 @@ template <typename T> void iotaFill(uint8_t *out_bytes, int64_t outer, int64_t m
   T *out = reinterpret_cast<T *>(out_bytes);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t m = 0; m < mid; ++m) {
-      T value = static_cast<T>(m);
+      T value;
+      if constexpr (kIsHalf<T>)
+        value = toHalf<T>(m);
+      else
+        value = static_cast<T>(m);
       std::fill(out, out + inner, value);
       out += inner;
     }
@@ -69,7 +73,7 @@ Status planIota(OpView &v, IotaPlan &p) {
   const TensorType &out = v.result(0);
   if (dim < 0 || dim >= out.rank()) // iota_c1
     return v.error() << "iota_dimension " << dim << " not in [0, " << out.rank() << ")";
-  visitArithmeticType(out.dtype, [&](auto tag) {
+  visitNumericType(out.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<T, bool>)
       p.fn = &iotaFill<T>;

@@ -7,8 +7,10 @@
 // (batch, free, contracting) or (batch, contracting, free) order is used in place
 // (row- or column-major); any other order is first copied to (batch, free, contracting).
 // Element types: f32, f64, i32, i64, all three the same; sums are accumulated in that
-// type (f32 in f32, as XLA:CPU does). precision_config and algorithm are ignored: the
-// product is always computed at full precision (a TF32 algorithm gives the f32 result).
+// type (f32 in f32, as XLA:CPU does). f16 and bf16 are widened to f32, multiplied and
+// accumulated in f32, and the result rounded once (as XLA:CPU does). precision_config and algorithm
+// are ignored: the product is always computed at full precision (a TF32 algorithm gives the f32
+// result).
 //
 // Parallelism and determinism: the output is cut into tiles of at most kTileM x kTileN
 // per batch; the cut depends only on (B, M, N); each tile is one single-threaded Eigen
@@ -40,6 +42,7 @@ struct OperandLayout {
 
 struct DotGeneralPlan {
   GemmFn gemm = nullptr;
+  DType half = DType::kInvalid; // f16/bf16 operands: computed in f32, rounded at the end
   int64_t elem_size = 4;
   int64_t batch = 1, m = 1, n = 1, k = 1;
   OperandLayout lhs, rhs; // lhs: [M, K]; rhs: [K, N]
@@ -153,10 +156,13 @@ Status planDotGeneral(OpView &v, DotGeneralPlan &p) {
     return v.unsupported() << "with element types " << dtypeMlirName(lhs.dtype) << ", "
                            << dtypeMlirName(rhs.dtype) << " -> " << dtypeMlirName(out.dtype)
                            << " is not supported by the cpu executor";
-  p.gemm = gemmFor(lhs.dtype);
+  const bool half = lhs.dtype == DType::kF16 || lhs.dtype == DType::kBF16;
+  if (half)
+    p.half = lhs.dtype;
+  p.gemm = gemmFor(half ? DType::kF32 : lhs.dtype);
   if (!p.gemm)
     return v.unsupportedType(lhs.dtype);
-  p.elem_size = dtypeSize(lhs.dtype);
+  p.elem_size = half ? 4 : dtypeSize(lhs.dtype);
   p.batch = product(lhs.shape, lb);
   p.m = product(lhs.shape, lf);
   p.k = product(lhs.shape, lc);
@@ -168,6 +174,19 @@ Status planDotGeneral(OpView &v, DotGeneralPlan &p) {
 
 void runDotGeneral(const DotGeneralPlan &p, const KernelIo &io) {
   const uint8_t *a = io.in[0]->data(), *b = io.in[1]->data();
+  uint8_t *c = io.out[0].mutableData();
+  std::unique_ptr<float[]> a32, b32, c32;
+  if (p.half != DType::kInvalid) {
+    const int64_t na = io.in[0]->numElements(), nb = io.in[1]->numElements();
+    a32.reset(new float[static_cast<size_t>(na)]);
+    b32.reset(new float[static_cast<size_t>(nb)]);
+    c32.reset(new float[static_cast<size_t>(io.out[0].numElements())]);
+    widenToF32(p.half, a, a32.get(), na);
+    widenToF32(p.half, b, b32.get(), nb);
+    a = reinterpret_cast<const uint8_t *>(a32.get());
+    b = reinterpret_cast<const uint8_t *>(b32.get());
+    c = reinterpret_cast<uint8_t *>(c32.get());
+  }
   std::unique_ptr<uint8_t[]> a_copy, b_copy;
   if (p.lhs.copy) {
     a_copy.reset(new uint8_t[static_cast<size_t>(p.batch * p.m * p.k * p.elem_size)]);
@@ -179,7 +198,6 @@ void runDotGeneral(const DotGeneralPlan &p, const KernelIo &io) {
     p.rhs.permute.run(io.rc, b, b_copy.get());
     b = b_copy.get();
   }
-  uint8_t *c = io.out[0].mutableData();
   const int64_t tiles_m = (p.m + kTileM - 1) / kTileM, tiles_n = (p.n + kTileN - 1) / kTileN;
   const int64_t es = p.elem_size;
   io.rc.cpu->parallelFor(p.batch * tiles_m * tiles_n, [&](int64_t t) {
@@ -191,6 +209,8 @@ void runDotGeneral(const DotGeneralPlan &p, const KernelIo &io) {
     p.gemm(at, p.lhs.row_stride, p.lhs.col_stride, bt, p.rhs.row_stride, p.rhs.col_stride, ct, p.n,
            std::min(kTileM, p.m - i0), std::min(kTileN, p.n - j0), p.k);
   });
+  if (p.half != DType::kInvalid)
+    narrowFromF32(p.half, c32.get(), io.out[0].mutableData(), io.out[0].numElements());
 }
 
 } // namespace

@@ -22,6 +22,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "cpu/kernels/half.h"
+
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -351,5 +353,32 @@ struct IsFinite {
   template <typename T> static constexpr bool kSupports = kFloat<T>;
   template <typename T> static bool apply(T x) { return std::isfinite(x); }
 };
+
+//===----------------------------------------------------------------------===//
+// Applying an op to any element type, 16-bit floats through f32
+//===----------------------------------------------------------------------===//
+
+/// Whether op `Op` takes element type T (a 16-bit float when the op takes float).
+template <typename Op, typename T>
+constexpr bool kSupported = kIsHalf<T> ? Op::template kSupports<float> : Op::template kSupports<T>;
+
+template <typename Op, typename T> auto applyUnary(T x) {
+  if constexpr (kIsHalf<T>) {
+    auto r = Op::apply(x.toFloat());
+    if constexpr (std::is_same_v<decltype(r), float>)
+      return T::fromFloat(r);
+    else
+      return r;
+  } else {
+    return Op::apply(x);
+  }
+}
+
+template <typename Op, typename T> T applyBinary(T a, T b) {
+  if constexpr (kIsHalf<T>)
+    return T::fromFloat(Op::apply(a.toFloat(), b.toFloat()));
+  else
+    return Op::apply(a, b);
+}
 
 } // namespace rs::cpu::ops

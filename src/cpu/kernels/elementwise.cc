@@ -8,7 +8,8 @@
 //
 // Shapes: operands and result have one shape (StableHLO has no implicit broadcasting);
 // the result has the operand element type (is_finite: i1). Dtypes per op as in
-// element_ops.h (f32, f64, i1, i8..i64, ui8..ui64). Errors at plan time: InvalidArgument
+// element_ops.h (f32, f64, i1, i8..i64, ui8..ui64; f16 and bf16 computed in f32 and
+// rounded once). Errors at plan time: InvalidArgument
 // for mismatched shapes or types, Unimplemented for an element type the op lacks.
 // Large tensors are split into fixed-size tiles over the context's threads; each element
 // is computed independently, so results do not depend on the thread count.
@@ -22,11 +23,11 @@ namespace rs::cpu {
 namespace {
 
 template <typename Op, typename T> void unaryLoop(const uint8_t *in, uint8_t *out, int64_t n) {
-  using R = decltype(Op::apply(T{}));
+  using R = decltype(ops::applyUnary<Op>(T{}));
   const T *a = reinterpret_cast<const T *>(in);
   R *o = reinterpret_cast<R *>(out);
   for (int64_t i = 0; i < n; ++i)
-    o[i] = Op::apply(a[i]);
+    o[i] = ops::applyUnary<Op>(a[i]);
 }
 
 template <typename Op, typename T>
@@ -35,7 +36,7 @@ void binaryLoop(const uint8_t *lhs, const uint8_t *rhs, uint8_t *out, int64_t n)
   const T *b = reinterpret_cast<const T *>(rhs);
   T *o = reinterpret_cast<T *>(out);
   for (int64_t i = 0; i < n; ++i)
-    o[i] = Op::apply(a[i], b[i]);
+    o[i] = ops::applyBinary<Op>(a[i], b[i]);
 }
 
 struct UnaryPlan {
@@ -50,9 +51,9 @@ template <typename Op> Status planUnary(OpView &v, UnaryPlan &p) {
   if (in.shape != out.shape)
     return v.error() << "result shape " << shapeToString(out.shape)
                      << " differs from operand shape " << shapeToString(in.shape);
-  visitArithmeticType(in.dtype, [&](auto tag) {
+  visitNumericType(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (Op::template kSupports<T>)
+    if constexpr (ops::kSupported<Op, T>)
       p.fn = &unaryLoop<Op, T>;
   });
   if (!p.fn)
@@ -93,9 +94,9 @@ template <typename Op> Status planBinary(OpView &v, BinaryPlan &p) {
   if (a != b || a != out)
     return v.error() << "operand types " << a.toString() << ", " << b.toString()
                      << " and result type " << out.toString() << " differ";
-  visitArithmeticType(a.dtype, [&](auto tag) {
+  visitNumericType(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (Op::template kSupports<T>)
+    if constexpr (ops::kSupported<Op, T>)
       p.fn = &binaryLoop<Op, T>;
   });
   if (!p.fn)

@@ -19,6 +19,7 @@
 
 #include "cpu/context.h"
 #include "cpu/executor.h"
+#include "cpu/kernels/half.h"
 #include "ir/ir.h"
 #include "support/status.h"
 #include "support/tensor.h"
@@ -199,6 +200,15 @@ template <typename F> bool visitArithmeticType(DType t, F &&f) {
   case DType::kF32: f(TypeTag<float>{}); return true;
   case DType::kF64: f(TypeTag<double>{}); return true;
   default: return false;
+  }
+}
+
+/// visitArithmeticType plus the 16-bit floats (F16, BF16; see half.h).
+template <typename F> bool visitNumericType(DType t, F &&f) {
+  switch (t) {
+  case DType::kF16: f(TypeTag<F16>{}); return true;
+  case DType::kBF16: f(TypeTag<BF16>{}); return true;
+  default: return visitArithmeticType(t, f);
   }
 }
 

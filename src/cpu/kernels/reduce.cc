@@ -89,7 +89,7 @@ void fastReduce(const ReducePlan &p, const uint8_t *in_bytes, const uint8_t *ini
     const T *base = in + outerOffset(p, o);
     if (p.inner == 1) {
       T a = init;
-      forEachReduced(p, idx, [&](int64_t off) { a = Op::apply(a, base[off]); });
+      forEachReduced(p, idx, [&](int64_t off) { a = ops::applyBinary<Op>(a, base[off]); });
       out[o] = a;
       continue;
     }
@@ -99,7 +99,7 @@ void fastReduce(const ReducePlan &p, const uint8_t *in_bytes, const uint8_t *ini
       forEachReduced(p, idx, [&](int64_t off) {
         const T *src = base + off + c0;
         for (int64_t c = 0; c < cl; ++c)
-          acc[c] = Op::apply(acc[c], src[c]);
+          acc[c] = ops::applyBinary<Op>(acc[c], src[c]);
       });
       std::copy(acc, acc + cl, out + o * p.inner + c0);
     }
@@ -108,9 +108,9 @@ void fastReduce(const ReducePlan &p, const uint8_t *in_bytes, const uint8_t *ini
 
 template <typename Op> FastFn fastFor(DType t) {
   FastFn fn = nullptr;
-  visitArithmeticType(t, [&](auto tag) {
+  visitNumericType(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (Op::template kSupports<T>)
+    if constexpr (ops::kSupported<Op, T>)
       fn = &fastReduce<Op, T>;
   });
   return fn;

@@ -91,12 +91,12 @@ void fastReduceWindow(const ReduceWindowPlan &p, const uint8_t *in_bytes, const 
       forEachWindow(p, o, oi, wi, [&](int64_t off) {
         if (off < 0) {
           for (int64_t c = 0; c < cl; ++c)
-            acc[c] = Op::apply(acc[c], init);
+            acc[c] = ops::applyBinary<Op>(acc[c], init);
           return;
         }
         const T *src = in + off + c0;
         for (int64_t c = 0; c < cl; ++c)
-          acc[c] = Op::apply(acc[c], src[c]);
+          acc[c] = ops::applyBinary<Op>(acc[c], src[c]);
       });
       std::copy(acc, acc + cl, out + o * p.inner + c0);
     }
@@ -105,9 +105,9 @@ void fastReduceWindow(const ReduceWindowPlan &p, const uint8_t *in_bytes, const 
 
 template <typename Op> FastFn fastFor(DType t) {
   FastFn fn = nullptr;
-  visitArithmeticType(t, [&](auto tag) {
+  visitNumericType(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (Op::template kSupports<T>)
+    if constexpr (ops::kSupported<Op, T>)
       fn = &fastReduceWindow<Op, T>;
   });
   return fn;

@@ -32,15 +32,15 @@ template <typename Op, typename T> void combine(uint8_t *dst, const uint8_t *src
   T a, b;
   std::memcpy(&a, dst, sizeof(T));
   std::memcpy(&b, src, sizeof(T));
-  a = Op::apply(a, b);
+  a = ops::applyBinary<Op>(a, b);
   std::memcpy(dst, &a, sizeof(T));
 }
 
 template <typename Op> CombineFn combineFor(DType t) {
   CombineFn fn = nullptr;
-  visitArithmeticType(t, [&](auto tag) {
+  visitNumericType(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (Op::template kSupports<T>)
+    if constexpr (ops::kSupported<Op, T>)
       fn = &combine<Op, T>;
   });
   return fn;

@@ -101,7 +101,9 @@ void runSort(const SortPlan &p, const KernelIo &io) {
 //===----------------------------------------------------------------------===//
 
 template <typename T> auto orderKey(T x) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (kIsHalf<T>) {
+    return orderKey(x.toFloat());
+  } else if constexpr (std::is_floating_point_v<T>) {
     using I = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
     I i = std::bit_cast<I>(x);
     return i < 0 ? static_cast<I>(i ^ std::numeric_limits<I>::max()) : i;
@@ -151,7 +153,7 @@ Status planTopK(OpView &v, TopKPlan &p) {
   if (values != TensorType{in.dtype, out_shape} || indices != TensorType{DType::kI32, out_shape})
     return v.error() << "results must be " << TensorType{in.dtype, out_shape}.toString() << " and "
                      << TensorType{DType::kI32, out_shape}.toString();
-  visitArithmeticType(in.dtype, [&](auto tag) {
+  visitNumericType(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<T, bool>)
       p.fn = &topKRows<T>;

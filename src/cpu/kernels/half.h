@@ -1,0 +1,136 @@
+//===- cpu/kernels/half.h - f16 and bf16 element types ---------------------===//
+//
+// Private to cpu/. Storage types for IEEE binary16 (F16) and bfloat16 (BF16), 2 bytes
+// each, with conversions: to float (exact) and from float or from double/integers with
+// round-to-nearest-even (NaN stays NaN, quieted; overflow gives infinity). Arithmetic on
+// them is done in f32 and rounded once to the storage type; for +, -, *, / and sqrt this is
+// the correctly rounded result (f32 has more than 2p + 2 bits for p = 11 and 8).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "support/dtype.h"
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+namespace rs::cpu {
+
+namespace half_detail {
+
+inline uint16_t floatToF16Bits(float f) {
+  const uint32_t x = std::bit_cast<uint32_t>(f);
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  const uint32_t a = x & 0x7fffffffu;
+  if (a >= 0x7f800000u) // inf or NaN (quieted, top payload bits kept)
+    return static_cast<uint16_t>(sign | 0x7c00u |
+                                 (a > 0x7f800000u ? 0x200u | ((a >> 13) & 0x3ffu) : 0u));
+  if (a >= 0x477ff000u) // >= 65520 rounds to infinity
+    return static_cast<uint16_t>(sign | 0x7c00u);
+  if (a < 0x38800000u) { // below 2^-14: subnormal or zero, in units of 2^-24
+    const float v = std::bit_cast<float>(a) * 16777216.0f; // exact scaling
+    return static_cast<uint16_t>(sign | static_cast<uint32_t>(std::nearbyint(v)));
+  }
+  uint32_t bits = a - ((127u - 15u) << 23);
+  bits += 0xfffu + ((bits >> 13) & 1u);
+  return static_cast<uint16_t>(sign | (bits >> 13));
+}
+
+inline float f16BitsToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+  if (exp == 0x1f)
+    return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13));
+  if (exp == 0) {
+    const float v = std::ldexp(static_cast<float>(mant), -24);
+    return sign ? -v : v;
+  }
+  return std::bit_cast<float>(sign | ((exp + 112u) << 23) | (mant << 13));
+}
+
+inline uint16_t floatToBF16Bits(float f) {
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<uint16_t>(x >> 16);
+}
+
+/// `d` rounded to float with round-to-odd, so a second rounding to a narrower format
+/// (f16, bf16) is correct.
+inline float roundToOddFloat(double d) {
+  if (!std::isfinite(d))
+    return static_cast<float>(d);
+  float f = static_cast<float>(d);
+  if (static_cast<double>(f) == d || std::isinf(f))
+    return f;
+  if (std::fabs(static_cast<double>(f)) > std::fabs(d))
+    f = std::nextafter(f, 0.0f);
+  return std::bit_cast<float>(std::bit_cast<uint32_t>(f) | 1u);
+}
+
+/// An integer rounded to float with round-to-odd (exact below 2^24).
+template <typename I> float intToOddFloat(I x) {
+  using U = std::make_unsigned_t<I>;
+  const bool neg = std::is_signed_v<I> && x < 0;
+  uint64_t u =
+      neg ? uint64_t{0} - static_cast<uint64_t>(x) : static_cast<uint64_t>(static_cast<U>(x));
+  if (u < (uint64_t{1} << 24))
+    return neg ? -static_cast<float>(u) : static_cast<float>(u);
+  const int shift = 64 - std::countl_zero(u) - 24;
+  uint64_t mant = u >> shift;
+  if (u & ((uint64_t{1} << shift) - 1))
+    mant |= 1; // sticky: round to odd
+  const float v = std::ldexp(static_cast<float>(mant), shift);
+  return neg ? -v : v;
+}
+
+} // namespace half_detail
+
+/// IEEE binary16.
+struct F16 {
+  uint16_t bits = 0;
+  static F16 fromFloat(float f) { return F16{half_detail::floatToF16Bits(f)}; }
+  float toFloat() const { return half_detail::f16BitsToFloat(bits); }
+};
+
+/// bfloat16 (the top half of an f32).
+struct BF16 {
+  uint16_t bits = 0;
+  static BF16 fromFloat(float f) { return BF16{half_detail::floatToBF16Bits(f)}; }
+  float toFloat() const { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+};
+
+template <typename T> constexpr bool kIsHalf = std::is_same_v<T, F16> || std::is_same_v<T, BF16>;
+
+/// A value of any arithmetic type (or a half) converted to half type H, rounded once.
+template <typename H, typename From> H toHalf(From x) {
+  if constexpr (kIsHalf<From>)
+    return H::fromFloat(x.toFloat());
+  else if constexpr (std::is_same_v<From, bool>)
+    return H::fromFloat(x ? 1.0f : 0.0f);
+  else if constexpr (std::is_same_v<From, float>)
+    return H::fromFloat(x);
+  else if constexpr (std::is_same_v<From, double>)
+    return H::fromFloat(half_detail::roundToOddFloat(x));
+  else
+    return H::fromFloat(half_detail::intToOddFloat(x));
+}
+
+/// Converts `n` elements of 16-bit float type `t` (kF16 or kBF16) to f32 (exact).
+inline void widenToF32(DType t, const uint8_t *in, float *out, int64_t n) {
+  const uint16_t *h = reinterpret_cast<const uint16_t *>(in);
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = t == DType::kF16 ? F16{h[i]}.toFloat() : BF16{h[i]}.toFloat();
+}
+
+/// Rounds `n` f32 values to 16-bit float type `t` (kF16 or kBF16).
+inline void narrowFromF32(DType t, const float *in, uint8_t *out, int64_t n) {
+  uint16_t *h = reinterpret_cast<uint16_t *>(out);
+  for (int64_t i = 0; i < n; ++i)
+    h[i] = t == DType::kF16 ? F16::fromFloat(in[i]).bits : BF16::fromFloat(in[i]).bits;
+}
+
+} // namespace rs::cpu

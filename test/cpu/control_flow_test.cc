@@ -146,11 +146,11 @@ func.func @main(%x: tensor<f32>) -> tensor<f32> {
 
 TEST(CompileErrors, UnsupportedTypes) {
   auto p =
-      compileText(opModule("stablehlo.add", {"tensor<2xf16>", "tensor<2xf16>"}, "tensor<2xf16>"));
+      compileText(opModule("stablehlo.and", {"tensor<2xf16>", "tensor<2xf16>"}, "tensor<2xf16>"));
   ASSERT_FALSE(p.isOk());
   EXPECT_EQ(p.status().code(), StatusCode::kUnimplemented);
   EXPECT_EQ(p.status().message(),
-            "test.mlir:2:3: 'stablehlo.add' op element type f16 is not supported by the cpu "
+            "test.mlir:2:3: 'stablehlo.and' op element type f16 is not supported by the cpu "
             "executor");
   p = compileText(
       opModule("stablehlo.negate", {"tensor<2xcomplex<f32>>"}, "tensor<2xcomplex<f32>>"));

@@ -355,8 +355,13 @@ Status Parser::parseDense(Attribute *out, Type *type_out) {
     ElementWriter w{*this, t.element};
     size_t per = lit.complex ? 2 : 1;
     if (!lit.is_list) {
-      RS_RETURN_IF_ERROR(w.write(lit.scalars.data(), data));
-      fillSplat(data, esize, n);
+      // Convert into a scratch element first: a zero-element tensor has no room.
+      uint8_t element[16] = {};
+      RS_RETURN_IF_ERROR(w.write(lit.scalars.data(), element));
+      if (n > 0) {
+        std::memcpy(data, element, static_cast<size_t>(esize));
+        fillSplat(data, esize, n);
+      }
     } else {
       if (lit.dims != t.shape)
         return errorAt(lit_pos, "dense literal of shape " + shapeToString(lit.dims) +

@@ -64,6 +64,9 @@ TEST(Dense, SplatsListsAndNesting) {
   EXPECT_EQ(e.tensor.numElements(), 0);
   Attribute e2 = constant("dense<[]> : tensor<0xi64>");
   EXPECT_EQ(e2.tensor.shape(), (Shape{0}));
+  // A splat of a zero-element tensor is validated but writes nothing.
+  EXPECT_EQ(constant("dense<(1.0, 2.0)> : tensor<3x0xcomplex<f64>>").tensor.numElements(), 0);
+  EXPECT_EQ(constant("dense<7> : tensor<0xi64>").tensor.byteSize(), 0);
 }
 
 TEST(Dense, IntegerRangesAndBooleans) {

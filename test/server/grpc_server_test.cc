@@ -278,10 +278,10 @@ TEST_F(GrpcServerTest, DeadlineFromClientAndParameter) {
 
 TEST_F(GrpcServerTest, UnimplementedRpcs) {
   grpc::ClientContext ctx;
-  inference::RepositoryIndexResponse resp;
-  grpc::Status s = stub_->RepositoryIndex(&ctx, {}, &resp);
+  inference::RepositoryModelLoadResponse resp;
+  grpc::Status s = stub_->RepositoryModelLoad(&ctx, {}, &resp);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::UNIMPLEMENTED);
-  EXPECT_EQ(s.error_message(), "RepositoryIndex is not implemented");
+  EXPECT_EQ(s.error_message(), "RepositoryModelLoad is not implemented");
   grpc::ClientContext ctx2;
   inference::SystemSharedMemoryRegisterResponse resp2;
   s = stub_->SystemSharedMemoryRegister(&ctx2, {}, &resp2);

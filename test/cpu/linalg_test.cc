@@ -142,18 +142,42 @@ TEST(DotGeneral, MatchesReference) {
   checkDot({{3, 1, 70}, {3, 70, 1}, {0}, {0}, {2}, {1}});   // matrix-vector shapes
 }
 
-TEST(DotGeneral, IntegerAndRejectsMixedTypes) {
+TEST(DotGeneral, IntegerAndMixedTypes) {
+  const std::string dims = "<{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions "
+                           "= [1], rhs_contracting_dimensions = [0]>}>";
   auto out = runText(
       opModule("stablehlo.dot_general", {"tensor<2x2xi32>", "tensor<2x2xi32>"}, "tensor<2x2xi32>",
-               "<{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions "
-               "= [1], rhs_contracting_dimensions = [0]>}>"),
+               dims),
       {makeTensor<int32_t>({2, 2}, {1, 2, 3, 4}), makeTensor<int32_t>({2, 2}, {5, 6, 7, 8})});
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(valuesOf<int32_t>(out[0]), (std::vector<int32_t>{19, 22, 43, 50}));
-  auto p = compileText(opModule("stablehlo.dot_general", {"tensor<2x2xi8>", "tensor<2x2xi8>"},
-                                "tensor<2x2xi32>",
-                                "<{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_"
-                                "dimensions = [1], rhs_contracting_dimensions = [0]>}>"));
+  // i8 x i8 -> i32 (preferred_element_type): no i8 overflow.
+  out = runText(opModule("stablehlo.dot_general", {"tensor<2x2xi8>", "tensor<2x2xi8>"},
+                         "tensor<2x2xi32>", dims),
+                {makeTensor<int8_t>({2, 2}, {1, -2, 3, 4}),
+                 makeTensor<int8_t>({2, 2}, {100, 100, 100, 100})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(valuesOf<int32_t>(out[0]), (std::vector<int32_t>{-100, -100, 700, 700}));
+  // i8 -> i8 wraps; bf16 x bf16 -> f32 keeps the f32 sum.
+  out = runText(opModule("stablehlo.dot_general", {"tensor<1x2xi8>", "tensor<2x1xi8>"},
+                         "tensor<1x1xi8>", dims),
+                {makeTensor<int8_t>({1, 2}, {100, 100}), makeTensor<int8_t>({2, 1}, {1, 1})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(valuesOf<int8_t>(out[0]), std::vector<int8_t>{-56});
+  Tensor ones = Tensor::zeros(DType::kBF16, {1, 3});
+  Tensor col = Tensor::zeros(DType::kBF16, {3, 1});
+  const uint16_t one = 0x3f80, tiny = 0x3b80; // 1.0 and 2^-8 in bf16
+  for (int i = 0; i < 3; ++i) {
+    std::memcpy(ones.mutableData() + 2 * i, &one, 2);
+    std::memcpy(col.mutableData() + 2 * i, i == 0 ? &one : &tiny, 2);
+  }
+  out = runText(opModule("stablehlo.dot_general", {"tensor<1x3xbf16>", "tensor<3x1xbf16>"},
+                         "tensor<1x1xf32>", dims),
+                {ones, col});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(valuesOf<float>(out[0]), std::vector<float>{1.0f + 2.0f / 256});
+  auto p = compileText(opModule("stablehlo.dot_general", {"tensor<2x2xi1>", "tensor<2x2xi1>"},
+                                "tensor<2x2xi1>", dims));
   ASSERT_FALSE(p.isOk());
   EXPECT_EQ(p.status().code(), StatusCode::kUnimplemented);
 }

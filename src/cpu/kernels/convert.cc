@@ -50,7 +50,7 @@ template <typename From, typename To> void convertLoop(const uint8_t *in, uint8_
 }
 
 struct ConvertPlan {
-  void (*fn)(const uint8_t *, uint8_t *, int64_t) = nullptr;
+  ConvertFn fn = nullptr;
   int64_t n = 0, in_size = 0, out_size = 0;
 };
 
@@ -60,17 +60,9 @@ Status planConvert(OpView &v, ConvertPlan &p) {
   if (in.shape != out.shape)
     return v.error() << "result shape " << shapeToString(out.shape)
                      << " differs from operand shape " << shapeToString(in.shape);
-  bool in_ok = visitNumericType(in.dtype, [&](auto from_tag) {
-    using From = typename decltype(from_tag)::type;
-    visitNumericType(out.dtype, [&](auto to_tag) {
-      using To = typename decltype(to_tag)::type;
-      p.fn = &convertLoop<From, To>;
-    });
-  });
-  if (!in_ok)
-    return v.unsupportedType(in.dtype);
+  p.fn = convertFn(in.dtype, out.dtype);
   if (!p.fn)
-    return v.unsupportedType(out.dtype);
+    return v.unsupportedType(convertFn(in.dtype, in.dtype) ? out.dtype : in.dtype);
   p.n = in.numElements();
   p.in_size = dtypeSize(in.dtype);
   p.out_size = dtypeSize(out.dtype);
@@ -87,6 +79,18 @@ void runConvert(const ConvertPlan &p, const KernelIo &io) {
 }
 
 } // namespace
+
+ConvertFn convertFn(DType from, DType to) {
+  ConvertFn fn = nullptr;
+  visitNumericType(from, [&](auto from_tag) {
+    using From = typename decltype(from_tag)::type;
+    visitNumericType(to, [&](auto to_tag) {
+      using To = typename decltype(to_tag)::type;
+      fn = &convertLoop<From, To>;
+    });
+  });
+  return fn;
+}
 
 void registerConvertKernels(KernelRegistry &r) {
   r.add("stablehlo.convert", &makeKernel<ConvertPlan, planConvert, runConvert>);

@@ -4,9 +4,9 @@
 // batch/feature/spatial dims, kernel input-feature/output-feature/spatial dims, output
 // batch/feature/spatial dims), window_strides, padding (may be negative), lhs_dilation,
 // rhs_dilation, window_reversal, feature_group_count and batch_group_count (at most one
-// of them above 1). Element types: f32, f64, i32, i64, all the same; sums accumulate in
-// that type; f16 and bf16 are widened to f32 and the result rounded once. precision_config
-// is ignored (full precision).
+// of them above 1). Element types: any numeric lhs/rhs/result types, computed as
+// dot_general does (gemm.h gemmComputeType: f32 sums in f32, f16/bf16 through f32, narrow
+// integers wrapping). precision_config is ignored (full precision).
 //
 // Method: im2col + GEMM. For group g, output position r = (batch, spatial...) gets a
 // patch row [window position, input feature] (zero where the window falls on padding or
@@ -32,9 +32,8 @@ namespace {
 constexpr int64_t kTileRows = 64;
 
 struct ConvolutionPlan {
-  GemmFn gemm = nullptr;
-  DType half = DType::kInvalid; // f16/bf16: computed in f32, rounded at the end
-  int64_t es = 4;               // element size
+  GemmTypes types;
+  int64_t es = 4; // element size of the compute type
   size_t spatial = 0;
   // Input.
   int64_t in_batch_stride = 0, in_feature_stride = 0;
@@ -66,17 +65,8 @@ struct ConvolutionPlan {
 Status planConvolution(OpView &v, ConvolutionPlan &p) {
   RS_RETURN_IF_ERROR(v.expectArity(2, 1));
   const TensorType &lhs = v.operand(0), &rhs = v.operand(1), &out = v.result(0);
-  if (lhs.dtype != rhs.dtype || lhs.dtype != out.dtype)
-    return v.unsupported() << "with element types " << dtypeMlirName(lhs.dtype) << ", "
-                           << dtypeMlirName(rhs.dtype) << " -> " << dtypeMlirName(out.dtype)
-                           << " is not supported by the cpu executor";
-  const bool half = lhs.dtype == DType::kF16 || lhs.dtype == DType::kBF16;
-  if (half)
-    p.half = lhs.dtype;
-  p.gemm = gemmFor(half ? DType::kF32 : lhs.dtype);
-  if (!p.gemm)
-    return v.unsupportedType(lhs.dtype);
-  p.es = half ? 4 : dtypeSize(lhs.dtype);
+  RS_RETURN_IF_ERROR(planGemmTypes(v, lhs.dtype, rhs.dtype, out.dtype, p.types));
+  p.es = p.types.elem_size;
 
   const ir::Attribute *dn = v.attr("dimension_numbers");
   if (!dn || dn->kind != ir::AttrKind::kStruct)
@@ -279,19 +269,13 @@ void im2colRow(const ConvolutionPlan &p, const uint8_t *in, int64_t batch, int64
 }
 
 void runConvolution(const ConvolutionPlan &p, const KernelIo &io) {
-  const uint8_t *in = io.in[0]->data(), *kernel = io.in[1]->data();
+  std::unique_ptr<uint8_t[]> in_conv, kernel_conv, out_conv;
+  const uint8_t *in = inComputeType(p.types.lhs, *io.in[0], p.es, in_conv);
+  const uint8_t *kernel = inComputeType(p.types.rhs, *io.in[1], p.es, kernel_conv);
   uint8_t *out = io.out[0].mutableData();
-  std::unique_ptr<float[]> in32, kernel32, out32;
-  if (p.half != DType::kInvalid) {
-    const int64_t ni = io.in[0]->numElements(), nk = io.in[1]->numElements();
-    in32.reset(new float[static_cast<size_t>(ni)]);
-    kernel32.reset(new float[static_cast<size_t>(nk)]);
-    out32.reset(new float[static_cast<size_t>(io.out[0].numElements())]);
-    widenToF32(p.half, in, in32.get(), ni);
-    widenToF32(p.half, kernel, kernel32.get(), nk);
-    in = reinterpret_cast<const uint8_t *>(in32.get());
-    kernel = reinterpret_cast<const uint8_t *>(kernel32.get());
-    out = reinterpret_cast<uint8_t *>(out32.get());
+  if (p.types.out) {
+    out_conv.reset(new uint8_t[static_cast<size_t>(io.out[0].numElements() * p.es)]);
+    out = out_conv.get();
   }
   const int64_t es = p.es, I = p.in_features_per_group, Og = p.out_features_per_group;
   const int64_t K = p.patch_cols;
@@ -348,12 +332,13 @@ void runConvolution(const ConvolutionPlan &p, const KernelIo &io) {
         kernel + (p.pack_kernel ? g * group_stride : g * Og * p.kernel_out_stride) * es;
     if (p.direct_output) {
       uint8_t *c = out + (r0 * p.out_features + g * Og) * es;
-      p.gemm(a, a_rs, 1, bmat, k_rs, p.pack_kernel ? 1 : p.kernel_out_stride, c, p.out_features, nr,
-             Og, K);
+      p.types.gemm(a, a_rs, 1, bmat, k_rs, p.pack_kernel ? 1 : p.kernel_out_stride, c,
+                   p.out_features, nr, Og, K);
       return;
     }
     uint8_t *tile = scratch(1, static_cast<size_t>(nr * Og * es));
-    p.gemm(a, a_rs, 1, bmat, k_rs, p.pack_kernel ? 1 : p.kernel_out_stride, tile, Og, nr, Og, K);
+    p.types.gemm(a, a_rs, 1, bmat, k_rs, p.pack_kernel ? 1 : p.kernel_out_stride, tile, Og, nr, Og,
+                 K);
     for (int64_t r = 0; r < nr; ++r) {
       const int64_t row = r0 + r, b = row / p.positions;
       int64_t pos = row % p.positions, offset = b * p.out_batch_stride;
@@ -366,8 +351,8 @@ void runConvolution(const ConvolutionPlan &p, const KernelIo &io) {
                     tile + (r * Og + o) * es, static_cast<size_t>(es));
     }
   });
-  if (p.half != DType::kInvalid)
-    narrowFromF32(p.half, out32.get(), io.out[0].mutableData(), io.out[0].numElements());
+  if (p.types.out)
+    p.types.out(out, io.out[0].mutableData(), io.out[0].numElements());
 }
 
 } // namespace

@@ -6,9 +6,11 @@
 // Viewed as B independent products [M, K] x [K, N]. An operand whose dims already lie in
 // (batch, free, contracting) or (batch, contracting, free) order is used in place
 // (row- or column-major); any other order is first copied to (batch, free, contracting).
-// Element types: f32, f64, i32, i64, all three the same; sums are accumulated in that
-// type (f32 in f32, as XLA:CPU does). f16 and bf16 are widened to f32, multiplied and
-// accumulated in f32, and the result rounded once (as XLA:CPU does). precision_config and algorithm
+// Element types: any numeric lhs/rhs/result types (preferred_element_type included). The
+// product is computed in the result type for f32, f64, i32, i64 (f32 sums accumulate in
+// f32, as XLA:CPU does); f16/bf16 results in f32, rounded once at the end; narrower or
+// unsigned integers in wrapping ui32/ui64 (gemm.h gemmComputeType). Operands of another
+// type are converted first. precision_config and algorithm
 // are ignored: the product is always computed at full precision (a TF32 algorithm gives the f32
 // result).
 //
@@ -41,9 +43,8 @@ struct OperandLayout {
 };
 
 struct DotGeneralPlan {
-  GemmFn gemm = nullptr;
-  DType half = DType::kInvalid; // f16/bf16 operands: computed in f32, rounded at the end
-  int64_t elem_size = 4;
+  GemmTypes types;
+  int64_t elem_size = 4; // of the compute type
   int64_t batch = 1, m = 1, n = 1, k = 1;
   OperandLayout lhs, rhs; // lhs: [M, K]; rhs: [K, N]
 };
@@ -152,17 +153,8 @@ Status planDotGeneral(OpView &v, DotGeneralPlan &p) {
   if (out.shape != expect) // dot_general_c12
     return v.error() << "result shape " << shapeToString(out.shape) << ", expected "
                      << shapeToString(expect);
-  if (lhs.dtype != rhs.dtype || lhs.dtype != out.dtype)
-    return v.unsupported() << "with element types " << dtypeMlirName(lhs.dtype) << ", "
-                           << dtypeMlirName(rhs.dtype) << " -> " << dtypeMlirName(out.dtype)
-                           << " is not supported by the cpu executor";
-  const bool half = lhs.dtype == DType::kF16 || lhs.dtype == DType::kBF16;
-  if (half)
-    p.half = lhs.dtype;
-  p.gemm = gemmFor(half ? DType::kF32 : lhs.dtype);
-  if (!p.gemm)
-    return v.unsupportedType(lhs.dtype);
-  p.elem_size = half ? 4 : dtypeSize(lhs.dtype);
+  RS_RETURN_IF_ERROR(planGemmTypes(v, lhs.dtype, rhs.dtype, out.dtype, p.types));
+  p.elem_size = p.types.elem_size;
   p.batch = product(lhs.shape, lb);
   p.m = product(lhs.shape, lf);
   p.k = product(lhs.shape, lc);
@@ -173,19 +165,13 @@ Status planDotGeneral(OpView &v, DotGeneralPlan &p) {
 }
 
 void runDotGeneral(const DotGeneralPlan &p, const KernelIo &io) {
-  const uint8_t *a = io.in[0]->data(), *b = io.in[1]->data();
+  std::unique_ptr<uint8_t[]> a_conv, b_conv, c_conv;
+  const uint8_t *a = inComputeType(p.types.lhs, *io.in[0], p.elem_size, a_conv);
+  const uint8_t *b = inComputeType(p.types.rhs, *io.in[1], p.elem_size, b_conv);
   uint8_t *c = io.out[0].mutableData();
-  std::unique_ptr<float[]> a32, b32, c32;
-  if (p.half != DType::kInvalid) {
-    const int64_t na = io.in[0]->numElements(), nb = io.in[1]->numElements();
-    a32.reset(new float[static_cast<size_t>(na)]);
-    b32.reset(new float[static_cast<size_t>(nb)]);
-    c32.reset(new float[static_cast<size_t>(io.out[0].numElements())]);
-    widenToF32(p.half, a, a32.get(), na);
-    widenToF32(p.half, b, b32.get(), nb);
-    a = reinterpret_cast<const uint8_t *>(a32.get());
-    b = reinterpret_cast<const uint8_t *>(b32.get());
-    c = reinterpret_cast<uint8_t *>(c32.get());
+  if (p.types.out) {
+    c_conv.reset(new uint8_t[static_cast<size_t>(io.out[0].numElements() * p.elem_size)]);
+    c = c_conv.get();
   }
   std::unique_ptr<uint8_t[]> a_copy, b_copy;
   if (p.lhs.copy) {
@@ -206,11 +192,11 @@ void runDotGeneral(const DotGeneralPlan &p, const KernelIo &io) {
     const uint8_t *at = a + (bi * p.lhs.batch_stride + i0 * p.lhs.row_stride) * es;
     const uint8_t *bt = b + (bi * p.rhs.batch_stride + j0 * p.rhs.col_stride) * es;
     uint8_t *ct = c + (bi * p.m * p.n + i0 * p.n + j0) * es;
-    p.gemm(at, p.lhs.row_stride, p.lhs.col_stride, bt, p.rhs.row_stride, p.rhs.col_stride, ct, p.n,
-           std::min(kTileM, p.m - i0), std::min(kTileN, p.n - j0), p.k);
+    p.types.gemm(at, p.lhs.row_stride, p.lhs.col_stride, bt, p.rhs.row_stride, p.rhs.col_stride, ct,
+                 p.n, std::min(kTileM, p.m - i0), std::min(kTileN, p.n - j0), p.k);
   });
-  if (p.half != DType::kInvalid)
-    narrowFromF32(p.half, c32.get(), io.out[0].mutableData(), io.out[0].numElements());
+  if (p.types.out)
+    p.types.out(c, io.out[0].mutableData(), io.out[0].numElements());
 }
 
 } // namespace

@@ -72,7 +72,51 @@ GemmFn gemmFor(DType t) {
   case DType::kF64: return &gemm<double>;
   case DType::kI32: return &gemm<int32_t>;
   case DType::kI64: return &gemm<int64_t>;
+  case DType::kU32: return &gemm<uint32_t>;
+  case DType::kU64: return &gemm<uint64_t>;
   default: return nullptr;
+  }
+}
+
+Status planGemmTypes(OpView &v, DType lhs, DType rhs, DType out, GemmTypes &t) {
+  t.compute = gemmComputeType(out);
+  t.gemm = gemmFor(t.compute);
+  if (!t.gemm)
+    return v.unsupportedType(out);
+  t.elem_size = dtypeSize(t.compute);
+  if (lhs != t.compute && !(t.lhs = convertFn(lhs, t.compute)))
+    return v.unsupportedType(lhs);
+  if (rhs != t.compute && !(t.rhs = convertFn(rhs, t.compute)))
+    return v.unsupportedType(rhs);
+  if (out != t.compute)
+    t.out = convertFn(t.compute, out);
+  return Status::ok();
+}
+
+const uint8_t *inComputeType(ConvertFn fn, const Tensor &t, int64_t elem_size,
+                             std::unique_ptr<uint8_t[]> &buffer) {
+  if (!fn)
+    return t.data();
+  buffer.reset(new uint8_t[static_cast<size_t>(t.numElements() * elem_size)]);
+  fn(t.data(), buffer.get(), t.numElements());
+  return buffer.get();
+}
+
+DType gemmComputeType(DType result) {
+  switch (result) {
+  case DType::kF32:
+  case DType::kF64:
+  case DType::kI32:
+  case DType::kI64: return result;
+  case DType::kF16:
+  case DType::kBF16: return DType::kF32;
+  case DType::kI8:
+  case DType::kI16:
+  case DType::kU8:
+  case DType::kU16:
+  case DType::kU32: return DType::kU32;
+  case DType::kU64: return DType::kU64;
+  default: return DType::kInvalid;
   }
 }
 

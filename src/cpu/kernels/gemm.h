@@ -12,9 +12,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "cpu/kernels/kernel.h"
 #include "support/dtype.h"
 
 #include <cstdint>
+#include <memory>
 
 namespace rs::cpu {
 
@@ -23,7 +25,32 @@ using GemmFn = void (*)(const uint8_t *a, int64_t a_rs, int64_t a_cs, const uint
                         int64_t b_rs, int64_t b_cs, uint8_t *c, int64_t ldc, int64_t m, int64_t n,
                         int64_t k);
 
-/// The gemm for element type `t`, or nullptr when unsupported (only f32, f64, i32, i64).
+/// The gemm for element type `t`, or nullptr when unsupported (f32, f64, i32, i64, ui32,
+/// ui64).
 GemmFn gemmFor(DType t);
+
+/// The type a product with result type `result` is computed in: the result type itself
+/// for f32, f64, i32 and i64; f32 for f16/bf16 (XLA:CPU accumulates them in f32); ui32
+/// for narrower integers and ui32, ui64 for ui64 (wrapping arithmetic whose low bits are
+/// those of the result type); kInvalid otherwise.
+DType gemmComputeType(DType result);
+
+/// The types of one product: operands are converted (stablehlo.convert semantics) to the
+/// compute type when they differ from it, the result converted back at the end.
+struct GemmTypes {
+  DType compute = DType::kInvalid;
+  int64_t elem_size = 0; // of the compute type
+  GemmFn gemm = nullptr;
+  ConvertFn lhs = nullptr, rhs = nullptr, out = nullptr; // nullptr: already that type
+};
+
+/// Plans the types of a product of `lhs` x `rhs` -> `out` element types (Unimplemented
+/// naming the op for a type that has no compute type or conversion).
+Status planGemmTypes(OpView &v, DType lhs, DType rhs, DType out, GemmTypes &t);
+
+/// The bytes of `t` in the compute type: converted by `fn` into `buffer` (allocated here),
+/// or t's own bytes when `fn` is nullptr.
+const uint8_t *inComputeType(ConvertFn fn, const Tensor &t, int64_t elem_size,
+                             std::unique_ptr<uint8_t[]> &buffer);
 
 } // namespace rs::cpu

@@ -9,8 +9,6 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "support/dtype.h"
-
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -117,20 +115,6 @@ template <typename H, typename From> H toHalf(From x) {
     return H::fromFloat(half_detail::roundToOddFloat(x));
   else
     return H::fromFloat(half_detail::intToOddFloat(x));
-}
-
-/// Converts `n` elements of 16-bit float type `t` (kF16 or kBF16) to f32 (exact).
-inline void widenToF32(DType t, const uint8_t *in, float *out, int64_t n) {
-  const uint16_t *h = reinterpret_cast<const uint16_t *>(in);
-  for (int64_t i = 0; i < n; ++i)
-    out[i] = t == DType::kF16 ? F16{h[i]}.toFloat() : BF16{h[i]}.toFloat();
-}
-
-/// Rounds `n` f32 values to 16-bit float type `t` (kF16 or kBF16).
-inline void narrowFromF32(DType t, const float *in, uint8_t *out, int64_t n) {
-  uint16_t *h = reinterpret_cast<uint16_t *>(out);
-  for (int64_t i = 0; i < n; ++i)
-    h[i] = t == DType::kF16 ? F16::fromFloat(in[i]).bits : BF16::fromFloat(in[i]).bits;
 }
 
 } // namespace rs::cpu

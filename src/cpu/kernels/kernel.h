@@ -216,6 +216,11 @@ template <typename T> constexpr bool kIsFloat = std::is_floating_point_v<T>;
 template <typename T> constexpr bool kIsBool = std::is_same_v<T, bool>;
 template <typename T> constexpr bool kIsInt = std::is_integral_v<T> && !kIsBool<T>;
 
+/// The elementwise loop of stablehlo.convert from `from` to `to` (see convert.cc), or
+/// nullptr when either type is unsupported.
+using ConvertFn = void (*)(const uint8_t *in, uint8_t *out, int64_t n);
+ConvertFn convertFn(DType from, DType to);
+
 /// Reads an integer element of any integer (or bool) dtype as int64 (unsigned values
 /// above INT64_MAX saturate).
 int64_t readIndex(DType t, const uint8_t *p);

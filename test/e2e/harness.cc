@@ -20,6 +20,10 @@ Result<std::unique_ptr<TestServer>> TestServer::start(const std::string &model_r
                      global_yaml;
   RS_ASSIGN_OR_RETURN(config::NodeConfig node, config::parseNodeFile(yaml, "<e2e>", {}));
   RS_ASSIGN_OR_RETURN(config::WorkerConfig cfg, config::resolveWorker(node, 0));
+  // ../shared is read-only material (we may run as root, which ignores permission bits):
+  // never write an executable cache into it.
+  if (model_repo.rfind(kShared, 0) == 0)
+    cfg.runtime.executable_cache = false;
   auto server = std::unique_ptr<TestServer>(new TestServer());
   server->worker_ = std::make_unique<server::Worker>(server::WorkerOptions{cfg, true});
   RS_RETURN_IF_ERROR(server->worker_->start());

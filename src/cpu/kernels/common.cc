@@ -295,6 +295,7 @@ const KernelRegistry &kernelRegistry() {
     registerScatterKernels(r);
     registerSortKernels(r);
     registerControlFlowKernels(r);
+    registerMapKernels(r);
     return r;
   }();
   return registry;

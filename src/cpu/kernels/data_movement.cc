@@ -7,7 +7,7 @@
 // dims[i], of equal size or size 1), stablehlo.transpose (permutation: result dim d is
 // operand dim perm[d]), stablehlo.concatenate (dimension), stablehlo.pad
 // (edge_padding_low/high, possibly negative, and interior_padding >= 0; padding_value is
-// a rank-0 operand), stablehlo.reverse (dimensions).
+// a rank-0 operand), stablehlo.reverse (dimensions), stablehlo.get_dimension_size.
 // Any element type of 1, 2, 4 or 8 bytes (f16/bf16 included). Errors at plan time:
 // InvalidArgument for attributes or shapes that break the op's constraints (cited as
 // <op>_c<N> from openxla/stablehlo docs/spec.md).
@@ -300,6 +300,29 @@ void runPad(const PadPlan &p, const KernelIo &io) {
   p.copy.run(io.rc, io.in[0]->data(), out);
 }
 
+//===----------------------------------------------------------------------===//
+// get_dimension_size
+//===----------------------------------------------------------------------===//
+
+struct DimensionSizePlan {
+  int32_t size = 0;
+};
+
+Status planDimensionSize(OpView &v, DimensionSizePlan &p) {
+  RS_RETURN_IF_ERROR(v.expectArity(1, 1));
+  RS_ASSIGN_OR_RETURN(int64_t dim, v.intAttr("dimension"));
+  if (dim < 0 || dim >= v.operand(0).rank()) // get_dimension_size_c1
+    return v.error() << "dimension " << dim << " not in [0, " << v.operand(0).rank() << ")";
+  if (v.result(0) != TensorType{DType::kI32, {}})
+    return v.error() << "result must be tensor<i32>";
+  p.size = static_cast<int32_t>(v.operand(0).shape[static_cast<size_t>(dim)]);
+  return Status::ok();
+}
+
+void runDimensionSize(const DimensionSizePlan &p, const KernelIo &io) {
+  *io.out[0].mutableDataAs<int32_t>() = p.size;
+}
+
 } // namespace
 
 void registerDataMovementKernels(KernelRegistry &r) {
@@ -313,6 +336,8 @@ void registerDataMovementKernels(KernelRegistry &r) {
   r.add("stablehlo.reverse", &makeKernel<CopyPlan, planReverse, runCopy>);
   r.add("stablehlo.concatenate", &makeKernel<ConcatenatePlan, planConcatenate, runConcatenate>);
   r.add("stablehlo.pad", &makeKernel<PadPlan, planPad, runPad>);
+  r.add("stablehlo.get_dimension_size",
+        &makeKernel<DimensionSizePlan, planDimensionSize, runDimensionSize>);
 }
 
 } // namespace rs::cpu

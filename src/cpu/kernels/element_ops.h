@@ -195,6 +195,11 @@ struct Atan2 {
   template <typename T> static T apply(T a, T b) { return std::atan2(a, b); }
 };
 
+struct NextAfter {
+  template <typename T> static constexpr bool kSupports = kFloat<T>;
+  template <typename T> static T apply(T a, T b) { return std::nextafter(a, b); }
+};
+
 struct And {
   template <typename T> static constexpr bool kSupports = kIntOrBool<T>;
   template <typename T> static T apply(T a, T b) {
@@ -285,7 +290,31 @@ RS_FLOAT_UNARY(RoundNearestAfz, std::round(x))
 RS_FLOAT_UNARY(RoundNearestEven, std::nearbyint(x))
 RS_FLOAT_UNARY(Erf, std::erf(x))
 RS_FLOAT_UNARY(Erfc, std::erfc(x))
+RS_FLOAT_UNARY(Asin, std::asin(x))
+RS_FLOAT_UNARY(Acos, std::acos(x))
+RS_FLOAT_UNARY(Atan, std::atan(x))
+RS_FLOAT_UNARY(Sinh, std::sinh(x))
+RS_FLOAT_UNARY(Cosh, std::cosh(x))
+RS_FLOAT_UNARY(Asinh, std::asinh(x))
+RS_FLOAT_UNARY(Acosh, std::acosh(x))
+RS_FLOAT_UNARY(Atanh, std::atanh(x))
+RS_FLOAT_UNARY(Lgamma, std::lgamma(x))
+RS_FLOAT_UNARY(Square, x *x)
 #undef RS_FLOAT_UNARY
+
+/// chlo.is_inf / is_pos_inf / is_neg_inf: float -> i1.
+struct IsInf {
+  template <typename T> static constexpr bool kSupports = kFloat<T>;
+  template <typename T> static bool apply(T x) { return std::isinf(x); }
+};
+struct IsPosInf {
+  template <typename T> static constexpr bool kSupports = kFloat<T>;
+  template <typename T> static bool apply(T x) { return std::isinf(x) && x > 0; }
+};
+struct IsNegInf {
+  template <typename T> static constexpr bool kSupports = kFloat<T>;
+  template <typename T> static bool apply(T x) { return std::isinf(x) && x < 0; }
+};
 
 struct Abs {
   template <typename T> static constexpr bool kSupports = kNumeric<T>;

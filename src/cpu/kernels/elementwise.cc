@@ -2,12 +2,14 @@
 //
 // stablehlo.{abs, negate, sign, not, popcnt, count_leading_zeros, sqrt, rsqrt, cbrt,
 // exponential, exponential_minus_one, log, log_plus_one, logistic, sine, cosine, tan,
-// tanh, floor, ceil, round_nearest_even, round_nearest_afz, is_finite}, chlo.{erf, erfc},
+// tanh, floor, ceil, round_nearest_even, round_nearest_afz, is_finite}, chlo.{erf, erfc,
+// tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, lgamma, square, is_inf,
+// is_pos_inf, is_neg_inf, next_after},
 // and stablehlo.{add, subtract, multiply, divide, remainder, maximum, minimum, power,
 // atan2, and, or, xor, shift_left, shift_right_logical, shift_right_arithmetic}.
 //
 // Shapes: operands and result have one shape (StableHLO has no implicit broadcasting);
-// the result has the operand element type (is_finite: i1). Dtypes per op as in
+// the result has the operand element type (is_finite, is_*inf: i1). Dtypes per op as in
 // element_ops.h (f32, f64, i1, i8..i64, ui8..ui64; f16 and bf16 computed in f32 and
 // rounded once). Errors at plan time: InvalidArgument
 // for mismatched shapes or types, Unimplemented for an element type the op lacks.
@@ -51,14 +53,17 @@ template <typename Op> Status planUnary(OpView &v, UnaryPlan &p) {
   if (in.shape != out.shape)
     return v.error() << "result shape " << shapeToString(out.shape)
                      << " differs from operand shape " << shapeToString(in.shape);
+  bool to_bool = false; // predicates (is_finite, is_inf, ...) give i1
   visitNumericType(in.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (ops::kSupported<Op, T>)
+    if constexpr (ops::kSupported<Op, T>) {
       p.fn = &unaryLoop<Op, T>;
+      to_bool =
+          std::is_same_v<decltype(ops::applyUnary<Op>(T{})), bool> && !std::is_same_v<T, bool>;
+    }
   });
   if (!p.fn)
     return v.unsupportedType(in.dtype);
-  const bool to_bool = std::is_same_v<Op, ops::IsFinite>;
   DType expected = to_bool ? DType::kBool : in.dtype;
   if (out.dtype != expected)
     return v.error() << "result type " << out.toString() << " does not match operand type "
@@ -154,6 +159,20 @@ void registerElementwiseKernels(KernelRegistry &r) {
   addUnary<ops::IsFinite>(r, "stablehlo.is_finite");
   addUnary<ops::Erf>(r, "chlo.erf");
   addUnary<ops::Erfc>(r, "chlo.erfc");
+  addUnary<ops::Tan>(r, "chlo.tan");
+  addUnary<ops::Asin>(r, "chlo.asin");
+  addUnary<ops::Acos>(r, "chlo.acos");
+  addUnary<ops::Atan>(r, "chlo.atan");
+  addUnary<ops::Sinh>(r, "chlo.sinh");
+  addUnary<ops::Cosh>(r, "chlo.cosh");
+  addUnary<ops::Asinh>(r, "chlo.asinh");
+  addUnary<ops::Acosh>(r, "chlo.acosh");
+  addUnary<ops::Atanh>(r, "chlo.atanh");
+  addUnary<ops::Lgamma>(r, "chlo.lgamma");
+  addUnary<ops::Square>(r, "chlo.square");
+  addUnary<ops::IsInf>(r, "chlo.is_inf");
+  addUnary<ops::IsPosInf>(r, "chlo.is_pos_inf");
+  addUnary<ops::IsNegInf>(r, "chlo.is_neg_inf");
 
   addBinary<ops::Add>(r, "stablehlo.add");
   addBinary<ops::Subtract>(r, "stablehlo.subtract");
@@ -164,6 +183,7 @@ void registerElementwiseKernels(KernelRegistry &r) {
   addBinary<ops::Minimum>(r, "stablehlo.minimum");
   addBinary<ops::Power>(r, "stablehlo.power");
   addBinary<ops::Atan2>(r, "stablehlo.atan2");
+  addBinary<ops::NextAfter>(r, "chlo.next_after");
   addBinary<ops::And>(r, "stablehlo.and");
   addBinary<ops::Or>(r, "stablehlo.or");
   addBinary<ops::Xor>(r, "stablehlo.xor");

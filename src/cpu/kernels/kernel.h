@@ -158,6 +158,7 @@ void registerGatherKernels(KernelRegistry &r);
 void registerScatterKernels(KernelRegistry &r);
 void registerSortKernels(KernelRegistry &r);
 void registerControlFlowKernels(KernelRegistry &r);
+void registerMapKernels(KernelRegistry &r);
 
 /// Adapts a plan struct and its run function to the Kernel interface.
 template <typename Plan, void (*RunFn)(const Plan &, const KernelIo &)>

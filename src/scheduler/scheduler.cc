@@ -1,7 +1,10 @@
-//===- scheduler/scheduler.cc - Per-model FIFO queues and a dispatch loop ---===//
+//===- scheduler/scheduler.cc - Per-model queues, disciplines, a dispatch loop ===//
 #include "scheduler/scheduler.h"
 
+#include <algorithm>
 #include <cassert>
+#include <cmath>
+#include <limits>
 
 namespace rs::scheduler {
 
@@ -22,9 +25,174 @@ Scheduler::Scheduler(SchedulerOptions options, RunFn run)
 
 Scheduler::~Scheduler() { stop(); }
 
-void Scheduler::addModel(const std::string &model, ModelBatching batching) {
+Clock::time_point Scheduler::now() const {
+  return options_.clock ? options_.clock() : Clock::now();
+}
+
+void Scheduler::addModel(const std::string &model, ModelBatching batching, ModelPolicy policy) {
   std::lock_guard<std::mutex> lock(mu_);
-  models_[model].batching = std::move(batching);
+  auto [it, inserted] = models_.try_emplace(model);
+  ModelState &state = it->second;
+  state.batching = std::move(batching);
+  state.policy = policy;
+  if (inserted)
+    state.ema_at = now();
+  else
+    state.cost.clear();
+}
+
+Status Scheduler::renameModel(const std::string &from, const std::string &to) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = models_.find(from);
+  if (it == models_.end())
+    return notFound() << "unknown model '" << from << "'";
+  if (models_.count(to) != 0)
+    return StatusBuilder(StatusCode::kAlreadyExists) << "model '" << to << "' already exists";
+  auto node = models_.extract(it);
+  node.key() = to;
+  models_.insert(std::move(node));
+  return Status::ok();
+}
+
+Status Scheduler::setWeight(const std::string &model, double weight) {
+  if (!(weight > 0) || !std::isfinite(weight))
+    return invalidArgument() << "model '" << model << "': weight must be > 0, got " << weight;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = models_.find(model);
+  if (it == models_.end())
+    return notFound() << "unknown model '" << model << "'";
+  it->second.policy.weight = weight;
+  return Status::ok();
+}
+
+void Scheduler::recordCost(const std::string &model, int64_t batch_size, double seconds) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = models_.find(model);
+  if (it != models_.end())
+    foldCost(it->second, batch_size, seconds);
+}
+
+std::optional<ModelSchedStats> Scheduler::stats(const std::string &model) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = models_.find(model);
+  if (it == models_.end())
+    return std::nullopt;
+  const ModelState &state = it->second;
+  ModelSchedStats s;
+  s.weight = state.policy.weight;
+  s.max_batch_size = state.policy.max_batch_size;
+  s.queue_depth = static_cast<int64_t>(state.queue.size());
+  const double dt = std::chrono::duration<double>(now() - state.ema_at).count();
+  s.recent_compute_ema =
+      dt > 0 ? state.ema * std::exp(-dt * std::log(2.0) / options_.ema_halflife_seconds)
+             : state.ema;
+  s.cost_estimate = state.cost;
+  s.dispatch_count = state.dispatch_count;
+  s.requests_served = state.requests_served;
+  s.rows_served = state.rows_served;
+  s.total_compute_seconds = state.total_compute;
+  return s;
+}
+
+void Scheduler::decayEma(ModelState &state, Clock::time_point t) const {
+  const double dt = std::chrono::duration<double>(t - state.ema_at).count();
+  if (dt > 0) {
+    state.ema *= std::exp(-dt * std::log(2.0) / options_.ema_halflife_seconds);
+    state.ema_at = t;
+  }
+}
+
+void Scheduler::foldCost(ModelState &state, int64_t batch_size, double seconds) const {
+  auto [it, inserted] = state.cost.try_emplace(batch_size, seconds);
+  if (!inserted)
+    it->second = options_.cost_ema_alpha * seconds + (1 - options_.cost_ema_alpha) * it->second;
+}
+
+double Scheduler::costOf(const ModelState &state, int64_t batch_size) const {
+  auto it = state.cost.find(batch_size);
+  return it == state.cost.end() ? options_.default_cost_seconds : it->second;
+}
+
+int64_t Scheduler::plannedBatchSize(const ModelState &state) const {
+  const std::vector<int64_t> &sizes = state.batching.compiled_batch_sizes;
+  if (sizes.empty())
+    return 0;
+  int64_t cap = sizes.back();
+  if (state.policy.max_batch_size > 0)
+    cap = std::min(cap, state.policy.max_batch_size);
+  int64_t rows = 0;
+  for (const Item &item : state.queue) {
+    if (rows > 0 && (!item.coalescable || rows + item.rows.count > cap))
+      break;
+    rows += item.rows.count;
+    if (!item.coalescable)
+      break;
+  }
+  if (rows <= 0)
+    return sizes.front();
+  return chooseBatchSize(sizes, std::min(rows, sizes.back()), options_.batch_sizes);
+}
+
+Scheduler::ModelMap::iterator Scheduler::pick(Clock::time_point t) {
+  ModelMap::iterator chosen = models_.end();
+  auto older = [](const ModelState &a, const ModelState &b) {
+    return a.queue.front().seq < b.queue.front().seq;
+  };
+  switch (options_.discipline) {
+  case Discipline::kFifo:
+    for (auto it = models_.begin(); it != models_.end(); ++it)
+      if (!it->second.queue.empty() &&
+          (chosen == models_.end() || older(it->second, chosen->second)))
+        chosen = it;
+    return chosen;
+  case Discipline::kEdf: {
+    constexpr Clock::time_point kNever = Clock::time_point::max();
+    Clock::time_point best = kNever;
+    for (auto it = models_.begin(); it != models_.end(); ++it) {
+      if (it->second.queue.empty())
+        continue;
+      Clock::time_point soonest = kNever;
+      for (const Item &item : it->second.queue)
+        if (item.deadline && *item.deadline < soonest)
+          soonest = *item.deadline;
+      if (chosen == models_.end() || soonest < best ||
+          (soonest == best && older(it->second, chosen->second))) {
+        chosen = it;
+        best = soonest;
+      }
+    }
+    return chosen;
+  }
+  case Discipline::kFair: {
+    double weight_sum = 0, ema_sum = 0;
+    for (auto &[name, state] : models_) {
+      if (state.queue.empty())
+        continue;
+      decayEma(state, t);
+      weight_sum += state.policy.weight;
+      ema_sum += state.ema;
+    }
+    double best = 0;
+    const double cap = options_.recency_penalty_cap;
+    for (auto it = models_.begin(); it != models_.end(); ++it) {
+      ModelState &state = it->second;
+      if (state.queue.empty())
+        continue;
+      const double share = state.policy.weight / weight_sum;
+      const double nema = ema_sum > 0 ? state.ema / ema_sum : 0;
+      const double eff_cost =
+          costOf(state, plannedBatchSize(state)) * (1 - options_.coalescing_discount);
+      const double priority = std::clamp(share - nema, -cap, cap) / eff_cost;
+      if (chosen == models_.end() || priority > best ||
+          (priority == best && older(state, chosen->second))) {
+        chosen = it;
+        best = priority;
+      }
+    }
+    return chosen;
+  }
+  }
+  return chosen;
 }
 
 void Scheduler::removeModel(const std::string &model) {
@@ -84,6 +252,7 @@ void Scheduler::submit(const std::string &model, std::vector<Tensor> inputs,
   join->remaining = join->pieces.size();
   join->piece_outputs.resize(join->pieces.size());
   const bool single = join->pieces.size() == 1;
+  const Clock::time_point enqueued = now();
   for (size_t p = 0; p < join->pieces.size(); ++p) {
     Item item;
     item.join = join;
@@ -92,6 +261,7 @@ void Scheduler::submit(const std::string &model, std::vector<Tensor> inputs,
     item.coalescable = batched && single && outputs_batched && options_.coalescing;
     item.deadline = deadline;
     item.seq = next_seq_++;
+    item.enqueued = enqueued;
     state.queue.push_back(std::move(item));
   }
   lock.unlock();
@@ -132,13 +302,8 @@ int64_t Scheduler::queueDepth(const std::string &model) const {
 void Scheduler::dispatchLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    // Global FIFO: the model whose head request arrived first.
-    std::map<std::string, ModelState>::iterator chosen = models_.end();
-    for (auto it = models_.begin(); it != models_.end(); ++it)
-      if (!it->second.queue.empty() &&
-          (chosen == models_.end() ||
-           it->second.queue.front().seq < chosen->second.queue.front().seq))
-        chosen = it;
+    const Clock::time_point t = now();
+    ModelMap::iterator chosen = pick(t);
     if (chosen == models_.end()) {
       if (stopping_)
         return;
@@ -146,22 +311,28 @@ void Scheduler::dispatchLoop() {
       continue;
     }
     ModelState &state = chosen->second;
-    const auto now = Clock::now();
+    // Laxity margin: under edf a request that cannot finish by its deadline is shed.
+    const double margin_s =
+        options_.discipline == Discipline::kEdf ? costOf(state, plannedBatchSize(state)) : 0.0;
+    const auto margin =
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(margin_s));
     std::vector<Item> batch;
     std::vector<Item> expired;
     int64_t rows = 0;
-    const int64_t largest = state.batching.compiled_batch_sizes.empty()
-                                ? 0
-                                : state.batching.compiled_batch_sizes.back();
+    int64_t cap = state.batching.compiled_batch_sizes.empty()
+                      ? 0
+                      : state.batching.compiled_batch_sizes.back();
+    if (state.policy.max_batch_size > 0)
+      cap = std::min(cap, state.policy.max_batch_size);
     while (!state.queue.empty()) {
       Item &next = state.queue.front();
-      if (next.deadline && *next.deadline <= now) {
+      if (next.deadline && t + margin >= *next.deadline) {
         expired.push_back(std::move(next));
         state.queue.pop_front();
         continue;
       }
       if (!batch.empty() &&
-          (!batch.front().coalescable || !next.coalescable || rows + next.rows.count > largest))
+          (!batch.front().coalescable || !next.coalescable || rows + next.rows.count > cap))
         break;
       rows += next.rows.count;
       batch.push_back(std::move(next));
@@ -214,7 +385,38 @@ void Scheduler::execute(const std::string &model, const ModelBatching &batching,
     inputs.push_back(gatherRows(parts, axis, batch_size));
   }
 
+  const Clock::time_point started = now();
   Result<std::vector<Tensor>> outputs = run_(model, batch_size, std::move(inputs));
+  const Clock::time_point finished = now();
+  const double compute_seconds = std::chrono::duration<double>(finished - started).count();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = models_.find(model);
+    if (it != models_.end()) {
+      ModelState &state = it->second;
+      decayEma(state, finished);
+      state.ema += compute_seconds;
+      state.total_compute += compute_seconds;
+      ++state.dispatch_count;
+      if (outputs.isOk()) {
+        foldCost(state, batch_size, compute_seconds);
+        state.requests_served += static_cast<int64_t>(batch.size());
+        state.rows_served += batched ? rows : static_cast<int64_t>(batch.size());
+      }
+    }
+  }
+  if (options_.on_dispatch) {
+    DispatchStats stats;
+    stats.model = model;
+    stats.batch_size = batch_size;
+    stats.rows = batched ? rows : static_cast<int64_t>(batch.size());
+    stats.compute_seconds = compute_seconds;
+    for (const Item &item : batch)
+      stats.queue_wait_seconds.push_back(
+          std::chrono::duration<double>(started - item.enqueued).count());
+    stats.ok = outputs.isOk();
+    options_.on_dispatch(stats);
+  }
   if (!outputs.isOk()) {
     for (const Item &item : batch)
       finishPiece(item, outputs.status());

@@ -1,24 +1,46 @@
-//===- scheduler/scheduler.h - Per-model FIFO queues and a dispatch loop ----===//
+//===- scheduler/scheduler.h - Per-model queues, disciplines, a dispatch loop ===//
 //
-// The first scheduler (DESIGN.md "Request path"): one dispatch loop per device runs one
-// program at a time. Each model has a FIFO queue; the loop serves the model whose head
-// request arrived first (global FIFO across models). With coalescing on, queued requests
-// of the same model are packed, in arrival order, into one batch as long as their rows fit
-// the largest compiled size; the batch runs at the compiled size the policy picks, rows
+// One dispatch loop per device runs one program at a time (DESIGN.md "Request path";
+// reference-system.md §4). Each model has a FIFO queue (never reordered); before each
+// dispatch the loop picks a model by the discipline (`scheduler.discipline`):
+//
+// - fair: deficit-weighted and cost-aware. Over the models with queued requests,
+//   share_m = w_m / sum(w) and nema_m = ema_m / sum(ema) (0 when the sum is 0), where
+//   ema_m is model m's recent compute time, decayed as ema *= exp(-dt ln2 / halflife)
+//   before every read and increased by each dispatch's measured compute seconds. The
+//   model with the highest clamp(share - nema, -cap, cap) / eff_cost runs, eff_cost =
+//   (cost_estimate[B] or default_cost_seconds) * (1 - coalescing_discount) for the batch
+//   size B the model would run now. cost_estimate[B] = alpha * t + (1 - alpha) * old
+//   (the first measurement, or a warmup seed from recordCost(), sets it). Ties: older
+//   front request, then the smaller name. Deviation from the reference: shares and
+//   nema are normalized over backlogged models only, so an idle model's weight does not
+//   push every busy model into the negative clamp.
+// - fifo: the model whose front request arrived first; weights ignored.
+// - edf: the model with the soonest deadline anywhere in its queue (none = +inf); ties
+//   older front, then name. Laxity shedding: a request with a deadline is dropped with
+//   DeadlineExceeded when now + cost_estimate[B] (default_cost_seconds if unknown) >=
+//   deadline; under fair and fifo the margin is 0 (only already-expired requests drop).
+//
+// With coalescing on, queued requests of the chosen model are packed, in arrival order,
+// into one batch while their rows fit min(largest compiled size, the model's
+// max_batch_size); the batch runs at the compiled size the policy picks, rows
 // zero-padded, and each request gets its own rows of every output back. A request with
 // more rows than the largest compiled size is split into pieces of the largest size (the
 // last padded), always the same pieces, each run on its own dispatch and never coalesced;
 // the pieces' outputs are concatenated back.
 //
-// The scheduler knows nothing of models beyond ModelBatching: it calls RunFn to execute a
-// batch. Inputs and outputs are in manifest order; shapes are checked by the caller
-// (every input of a request has the same row count along its batch axis).
+// The scheduler knows nothing of models beyond ModelBatching and ModelPolicy: it calls
+// RunFn to execute a batch and reads time only from SchedulerOptions::clock (tests inject
+// a fake clock that RunFn advances). Inputs and outputs are in manifest order; shapes are
+// checked by the caller (every input of a request has the same row count along its
+// batch axis).
 //
 // Errors delivered to DoneFn: NotFound (model unknown or removed while queued),
 // ResourceExhausted (the model's queue holds max_queue_depth requests),
-// DeadlineExceeded (the deadline passed before execution), Unavailable (shut down), and
-// whatever RunFn returns. Thread safety: all methods may be called from any thread;
-// DoneFn runs on the dispatch thread (or the caller's, for immediate errors).
+// DeadlineExceeded (the deadline passed, or under edf cannot be met, before execution),
+// Unavailable (shut down), and whatever RunFn returns. Thread safety: all methods may be
+// called from any thread; DoneFn runs on the dispatch thread (or the caller's, for
+// immediate errors).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -56,6 +78,56 @@ struct ModelBatching {
   std::vector<int64_t> output_batch_axes;
 };
 
+/// What one dispatch did (metrics: worker_dispatch_total, worker_rows_served_total, the
+/// queue-wait, compute and batch-size histograms).
+struct DispatchStats {
+  std::string model;
+  /// Compiled size that ran; 0 for an unbatched program.
+  int64_t batch_size = 0;
+  /// Real rows in the batch (the rest is padding); for an unbatched program, the number of
+  /// requests.
+  int64_t rows = 0;
+  /// Wall time of RunFn, seconds.
+  double compute_seconds = 0;
+  /// Per request (or piece) in the batch: seconds from submit() to the dispatch's start.
+  std::vector<double> queue_wait_seconds;
+  /// RunFn succeeded.
+  bool ok = true;
+};
+
+/// Observes every dispatch, on the dispatch thread, before the requests are answered.
+using DispatchObserver = std::function<void(const DispatchStats &)>;
+
+/// `scheduler.discipline`.
+enum class Discipline : uint8_t { kFair, kFifo, kEdf };
+
+/// Per-model scheduling policy (`scheduler.models.<name>`).
+struct ModelPolicy {
+  /// Relative share under fair; > 0.
+  double weight = 1.0;
+  /// Most rows per coalesced batch; 0 = uncapped (the largest compiled size). Caps rows
+  /// only; never changes compiled shapes; a single request (piece) larger than the cap
+  /// still runs alone.
+  int64_t max_batch_size = 0;
+};
+
+/// Scheduling state of one model (the control plane's ModelStatus and metrics).
+struct ModelSchedStats {
+  double weight = 1.0;
+  int64_t max_batch_size = 0;
+  int64_t queue_depth = 0;
+  /// Decayed recent compute seconds (fair), brought to now.
+  double recent_compute_ema = 0;
+  /// Learned cost per compiled batch size (0: unbatched), seconds.
+  std::map<int64_t, double> cost_estimate;
+  int64_t dispatch_count = 0;
+  /// Requests (or pieces) and real rows that ran successfully.
+  int64_t requests_served = 0;
+  int64_t rows_served = 0;
+  /// Sum of measured compute seconds over every dispatch.
+  double total_compute_seconds = 0;
+};
+
 struct SchedulerOptions {
   /// `scheduler.coalescing`: false serves exactly one request (or piece) per dispatch.
   bool coalescing = true;
@@ -63,6 +135,23 @@ struct SchedulerOptions {
   BatchSizePolicy batch_sizes = BatchSizePolicy::kAll;
   /// `scheduler.max_queue_depth`: queued requests per model before ResourceExhausted.
   int64_t max_queue_depth = 1024;
+  /// Called after each dispatch (may be empty).
+  DispatchObserver on_dispatch;
+  /// `scheduler.discipline`.
+  Discipline discipline = Discipline::kFair;
+  /// `scheduler.ema_halflife_seconds` (> 0): half-life of the fair recent-compute EMA.
+  double ema_halflife_seconds = 30.0;
+  /// `scheduler.recency_penalty_cap` (0, 1]: clamp of share - nema under fair.
+  double recency_penalty_cap = 0.25;
+  /// `scheduler.coalescing_discount` [0, 1): eff_cost = cost * (1 - discount).
+  double coalescing_discount = 0.1;
+  /// `scheduler.cost_ema_alpha` (0, 1]: weight of a new measurement in cost_estimate[B].
+  double cost_ema_alpha = 0.2;
+  /// Cost of a batch size never measured (fair priority, edf laxity margin), seconds.
+  double default_cost_seconds = 0.01;
+  /// Time source for queue waits, deadlines, compute measurement and the EMA; empty =
+  /// Clock::now. Deadlines passed to submit() are on this clock.
+  std::function<Clock::time_point()> clock;
 };
 
 /// Executes `model` at compiled size `batch_size` (0 for an unbatched program).
@@ -79,10 +168,23 @@ public:
   Scheduler(const Scheduler &) = delete;
   Scheduler &operator=(const Scheduler &) = delete;
 
-  /// Adds or replaces a model's batching description.
-  void addModel(const std::string &model, ModelBatching batching);
+  /// Adds a model, or replaces an existing model's batching and policy keeping its queue,
+  /// EMA and counters (a reload); cost estimates are cleared on replace, since the
+  /// programs changed.
+  void addModel(const std::string &model, ModelBatching batching, ModelPolicy policy = {});
   /// Removes a model; its queued requests fail with NotFound.
   void removeModel(const std::string &model);
+  /// Renames a model in place: queue, policy, EMA, costs and counters move to `to`.
+  /// Errors: NotFound if `from` is unknown; AlreadyExists if `to` is known.
+  Status renameModel(const std::string &from, const std::string &to);
+  /// Changes a model's fair weight (> 0). Errors: NotFound, InvalidArgument.
+  Status setWeight(const std::string &model, double weight);
+  /// Folds one measured (or warmup) execution of `batch_size` taking `seconds` into the
+  /// model's cost estimate, as a dispatch would (the first value sets it). Unknown model:
+  /// ignored.
+  void recordCost(const std::string &model, int64_t batch_size, double seconds);
+  /// The model's scheduling state; nullopt for an unknown model.
+  std::optional<ModelSchedStats> stats(const std::string &model) const;
 
   /// Queues a request. `inputs` are in manifest order with equal row counts along their
   /// batch axes. `done` is called exactly once.
@@ -107,13 +209,32 @@ private:
     bool coalescable = true;
     std::optional<Clock::time_point> deadline;
     uint64_t seq = 0;
+    Clock::time_point enqueued;
   };
   struct ModelState {
     ModelBatching batching;
+    ModelPolicy policy;
     std::deque<Item> queue;
+    double ema = 0;
+    Clock::time_point ema_at{};
+    std::map<int64_t, double> cost;
+    int64_t dispatch_count = 0;
+    int64_t requests_served = 0;
+    int64_t rows_served = 0;
+    double total_compute = 0;
   };
+  using ModelMap = std::map<std::string, ModelState>;
 
+  Clock::time_point now() const;
+  void decayEma(ModelState &state, Clock::time_point now) const;
+  /// The compiled size (0 when unbatched) the next batch of `state` would run at; the
+  /// queue is non-empty.
+  int64_t plannedBatchSize(const ModelState &state) const;
+  double costOf(const ModelState &state, int64_t batch_size) const;
+  void foldCost(ModelState &state, int64_t batch_size, double seconds) const;
+  ModelMap::iterator pick(Clock::time_point now);
   void dispatchLoop();
+  /// Runs the batch and folds its compute time into the model's EMA, cost and counters.
   void execute(const std::string &model, const ModelBatching &batching, std::vector<Item> batch);
   static void finishPiece(const Item &item, Result<std::vector<Tensor>> outputs);
 
@@ -121,9 +242,9 @@ private:
   RunFn run_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::map<std::string, ModelState> models_; // GUARDED_BY(mu_)
-  uint64_t next_seq_ = 0;                    // GUARDED_BY(mu_)
-  bool stopping_ = false;                    // GUARDED_BY(mu_)
+  ModelMap models_;       // GUARDED_BY(mu_)
+  uint64_t next_seq_ = 0; // GUARDED_BY(mu_)
+  bool stopping_ = false; // GUARDED_BY(mu_)
   std::thread thread_;
 };
 

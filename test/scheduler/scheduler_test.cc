@@ -50,6 +50,15 @@ struct FakeDevice {
   }
 };
 
+SchedulerOptions opts(bool coalescing, BatchSizePolicy sizes = BatchSizePolicy::kAll,
+                      int64_t max_queue_depth = 1024) {
+  SchedulerOptions o;
+  o.coalescing = coalescing;
+  o.batch_sizes = sizes;
+  o.max_queue_depth = max_queue_depth;
+  return o;
+}
+
 ModelBatching batching(std::vector<int64_t> sizes) { return {std::move(sizes), {0}, {0}}; }
 
 /// Submits and returns a future of the outputs.
@@ -99,7 +108,7 @@ TEST(Batching, GatherAndSliceRowsAlongInnerAxis) {
 TEST(Scheduler, CoalescesQueuedRequestsIntoSmallestSize) {
   FakeDevice dev;
   dev.hold = true;
-  Scheduler s({.coalescing = true}, dev.runFn());
+  Scheduler s(opts(true), dev.runFn());
   s.addModel("m", batching({1, 4, 8}));
   s.start();
   auto f0 = submitAsync(s, "m", rowsTensor(1, 0)); // runs alone, held at the gate
@@ -119,7 +128,7 @@ TEST(Scheduler, CoalescesQueuedRequestsIntoSmallestSize) {
 TEST(Scheduler, NoCoalescingServesOneRequestPerDispatch) {
   FakeDevice dev;
   dev.hold = true;
-  Scheduler s({.coalescing = false}, dev.runFn());
+  Scheduler s(opts(false), dev.runFn());
   s.addModel("m", batching({1, 4, 8}));
   s.start();
   auto f0 = submitAsync(s, "m", rowsTensor(1, 0));
@@ -136,7 +145,7 @@ TEST(Scheduler, NoCoalescingServesOneRequestPerDispatch) {
 
 TEST(Scheduler, LargestPolicyAlwaysRunsLargestProgram) {
   FakeDevice dev;
-  Scheduler s({.coalescing = false, .batch_sizes = BatchSizePolicy::kLargest}, dev.runFn());
+  Scheduler s(opts(false, BatchSizePolicy::kLargest), dev.runFn());
   s.addModel("m", batching({1, 4, 8}));
   s.start();
   auto r = submitAsync(s, "m", rowsTensor(3, 10)).get();
@@ -148,7 +157,7 @@ TEST(Scheduler, LargestPolicyAlwaysRunsLargestProgram) {
 
 TEST(Scheduler, SplitsLargeRequestsTheSameWayEveryTime) {
   FakeDevice dev;
-  Scheduler s({.coalescing = true}, dev.runFn());
+  Scheduler s(opts(true), dev.runFn());
   s.addModel("m", batching({1, 4, 8}));
   s.start();
   Tensor in = rowsTensor(19, 0);
@@ -164,7 +173,7 @@ TEST(Scheduler, SplitsLargeRequestsTheSameWayEveryTime) {
 TEST(Scheduler, FullQueueIsResourceExhausted) {
   FakeDevice dev;
   dev.hold = true;
-  Scheduler s({.coalescing = false, .max_queue_depth = 1}, dev.runFn());
+  Scheduler s(opts(false, BatchSizePolicy::kAll, 1), dev.runFn());
   s.addModel("m", batching({1}));
   s.start();
   auto f0 = submitAsync(s, "m", rowsTensor(1, 0));
@@ -192,7 +201,7 @@ TEST(Scheduler, ExpiredRequestsAreDroppedBeforeExecution) {
 TEST(Scheduler, UnknownAndRemovedModelsAreNotFound) {
   FakeDevice dev;
   dev.hold = true;
-  Scheduler s({.coalescing = false}, dev.runFn());
+  Scheduler s(opts(false), dev.runFn());
   s.addModel("m", batching({1}));
   s.start();
   EXPECT_EQ(submitAsync(s, "x", rowsTensor(1, 0)).get().status().code(), StatusCode::kNotFound);

@@ -4,7 +4,7 @@
 // STYLE.md rule 7: a <Op>Plan struct; `Status plan<Op>(OpView &, <Op>Plan &)` decodes the
 // op's attributes and checks shapes, dtypes and attributes at compile time; `void
 // run<Op>(const <Op>Plan &, const KernelIo &)` has no error path; registration last
-// (register<Family>Kernels, called from kernels/registry.cc).
+// (register<Family>Kernels, called from kernelRegistry() in kernels/common.cc).
 //
 // A kernel's inputs are the op's operands followed by the values its regions capture
 // from enclosing scopes (OpView::compileRegion reports where those start). Outputs are
@@ -212,10 +212,6 @@ template <typename F> bool visitNumericType(DType t, F &&f) {
   default: return visitArithmeticType(t, f);
   }
 }
-
-template <typename T> constexpr bool kIsFloat = std::is_floating_point_v<T>;
-template <typename T> constexpr bool kIsBool = std::is_same_v<T, bool>;
-template <typename T> constexpr bool kIsInt = std::is_integral_v<T> && !kIsBool<T>;
 
 /// The elementwise loop of stablehlo.convert from `from` to `to` (see convert.cc), or
 /// nullptr when either type is unsupported.

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cfenv>
+#include <cstring>
 #include <thread>
 
 namespace rs::cpu {
@@ -48,6 +50,21 @@ void CpuContext::parallelFor(int64_t num_tiles, TileFn fn) const {
   done.Wait();
 }
 
+static_assert(sizeof(std::fenv_t) <= 64, "DefaultFpEnvironment::saved_ is too small");
+
+DefaultFpEnvironment::DefaultFpEnvironment() {
+  std::fenv_t env;
+  std::fegetenv(&env);
+  std::memcpy(saved_, &env, sizeof(env));
+  std::fesetenv(FE_DFL_ENV);
+}
+
+DefaultFpEnvironment::~DefaultFpEnvironment() {
+  std::fenv_t env;
+  std::memcpy(&env, saved_, sizeof(env));
+  std::fesetenv(&env);
+}
+
 Result<std::shared_ptr<CpuContext>> createCpuContext(const CpuOptions &options) {
   if (options.num_threads < 0 || options.num_threads > 1024)
     return invalidArgument() << "cpu options: num_threads " << options.num_threads
@@ -55,6 +72,8 @@ Result<std::shared_ptr<CpuContext>> createCpuContext(const CpuOptions &options) 
   int threads = options.num_threads;
   if (threads == 0)
     threads = std::max(1u, std::thread::hardware_concurrency());
+  // Pool threads inherit the creating thread's floating-point environment: the default.
+  DefaultFpEnvironment fp;
   return std::shared_ptr<CpuContext>(new CpuContext(threads));
 }
 

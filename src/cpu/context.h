@@ -7,7 +7,8 @@
 //
 // Determinism: parallelFor() hands out tiles whose boundaries the caller chose from the
 // shape alone; which thread runs a tile never changes what the tile computes, so results
-// are bit-identical for any num_threads (DESIGN.md "cpu/").
+// are bit-identical for any num_threads (DESIGN.md "cpu/"). Every thread that computes
+// runs in the default floating-point environment (DefaultFpEnvironment).
 //
 // Thread safety: all methods are const and safe to call from any thread. A parallelFor()
 // called from inside a pool task runs its tiles inline (no nested waiting, no deadlock).
@@ -69,7 +70,24 @@ private:
   std::unique_ptr<Pool> pool_; // null when num_threads_ == 1
 };
 
-/// Creates a context. InvalidArgument when num_threads is negative or above 1024.
+/// Creates a context. InvalidArgument when num_threads is negative or above 1024. The
+/// pool threads start with the default floating-point environment (round to nearest, no
+/// flush-to-zero), whatever the calling thread's.
 Result<std::shared_ptr<CpuContext>> createCpuContext(const CpuOptions &options);
+
+/// Sets the calling thread's floating-point environment to the default (round to nearest,
+/// exceptions masked, no flush-to-zero / denormals-are-zero) for its lifetime and restores
+/// the previous one after: results then do not depend on what another library in the
+/// process did to the caller's FP state.
+class DefaultFpEnvironment {
+public:
+  DefaultFpEnvironment();
+  ~DefaultFpEnvironment();
+  DefaultFpEnvironment(const DefaultFpEnvironment &) = delete;
+  DefaultFpEnvironment &operator=(const DefaultFpEnvironment &) = delete;
+
+private:
+  alignas(16) unsigned char saved_[64]; // a std::fenv_t (size checked in context.cc)
+};
 
 } // namespace rs::cpu

@@ -48,7 +48,11 @@ Result<std::vector<Tensor>> Program::run(std::span<const Tensor> args) const {
                                << ", expected " << t.toString();
   }
   RunContext rc{ctx_.get()};
-  std::vector<Tensor> results = runCallable(*entry_, args, {}, rc);
+  std::vector<Tensor> results;
+  {
+    DefaultFpEnvironment fp; // the caller's thread computes tiles too
+    results = runCallable(*entry_, args, {}, rc);
+  }
 
   // Outputs are owned by the caller: copy any that shares storage with an argument, a
   // constant of the program or an earlier output.

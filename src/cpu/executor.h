@@ -16,7 +16,8 @@
 // Determinism: for the same inputs a Program gives bit-identical outputs on every run and
 // for any CpuContext thread count. Work is split only over independent output elements,
 // in tiles whose boundaries depend on the shapes alone, and every reduction keeps one
-// order. (Results may differ between batch sizes, as the tiles do.)
+// order. Computation runs in the default floating-point environment (no flush-to-zero),
+// whatever the caller's. (Results may differ between batch sizes, as the tiles do.)
 //
 // Memory: intermediates are freed right after their last use; arguments (which may be
 // read-only views of mapped weights) are never written; outputs never alias arguments or

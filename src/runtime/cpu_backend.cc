@@ -2,6 +2,8 @@
 #include "runtime/cpu_backend.h"
 
 #include "cpu/executor.h"
+#include "ir/parser.h"
+#include "ir/printer.h"
 
 #include <fstream>
 #include <thread>
@@ -23,15 +25,21 @@ std::string cpuModelName() {
   return "cpu";
 }
 
+/// A compiled plan plus the module it came from: what the executable cache keeps for the
+/// CPU backend is that module (verified and through passes) in generic form; loading an
+/// entry parses it and plans it again (the plan holds pointers and is not serializable).
 class CpuExecutable final : public Executable {
 public:
-  explicit CpuExecutable(std::unique_ptr<cpu::Program> program) : program_(std::move(program)) {}
+  CpuExecutable(std::unique_ptr<cpu::Program> program, std::shared_ptr<const ir::Module> module)
+      : program_(std::move(program)), module_(std::move(module)) {}
   Result<std::vector<Tensor>> execute(std::span<const Tensor> args) const override {
     return program_->run(args);
   }
+  Result<std::string> serialize() const override { return ir::printGeneric(*module_); }
 
 private:
   std::unique_ptr<cpu::Program> program_;
+  std::shared_ptr<const ir::Module> module_;
 };
 
 class CpuBackend final : public Backend {
@@ -43,9 +51,17 @@ public:
   Result<std::unique_ptr<Executable>> compile(const ir::Module &module,
                                               const CompileOptions &options) override {
     RS_ASSIGN_OR_RETURN(auto program, cpu::Program::compile(module, options.entry, ctx_));
-    return std::unique_ptr<Executable>(std::make_unique<CpuExecutable>(std::move(program)));
+    return std::unique_ptr<Executable>(std::make_unique<CpuExecutable>(
+        std::move(program), std::make_shared<const ir::Module>(module)));
   }
   DeviceInfo deviceInfo() const override { return info_; }
+  /// `bytes`: a module in generic form from CpuExecutable::serialize(); errors are the
+  /// parser's (a corrupt entry) or compile()'s.
+  Result<std::unique_ptr<Executable>> deserialize(std::string_view bytes,
+                                                  const CompileOptions &options) override {
+    RS_ASSIGN_OR_RETURN(ir::Module module, ir::parseModule(bytes, "executable cache entry"));
+    return compile(module, options);
+  }
 
 private:
   std::shared_ptr<cpu::CpuContext> ctx_;

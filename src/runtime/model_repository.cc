@@ -50,7 +50,8 @@ Result<std::vector<Tensor>> LoadedModel::run(int64_t batch_size, std::vector<Ten
   return it->second->execute(inputs);
 }
 
-ModelRepository::ModelRepository(std::shared_ptr<Backend> backend) : backend_(std::move(backend)) {}
+ModelRepository::ModelRepository(std::shared_ptr<Backend> backend, ModelRepositoryOptions options)
+    : backend_(std::move(backend)), options_(std::move(options)) {}
 
 Status ModelRepository::loadModel(const std::string &dir) {
   const auto start = std::chrono::steady_clock::now();
@@ -62,12 +63,48 @@ Status ModelRepository::loadModel(const std::string &dir) {
     model->dir = dir;
     model->manifest = b.manifest;
     model->weights = b.weights;
-    for (const auto &[size, program] : b.programs) {
-      CompileOptions options;
-      auto exe = backend_->compile(program.module, options);
-      if (!exe.isOk())
-        return exe.status().withPrefix(program.path);
-      model->programs[size] = std::move(exe).value();
+    const DeviceInfo device = backend_->deviceInfo();
+    const passes::NumericsOptions numerics{
+        options_.numerics, passes::targetHasTf32(device.platform, device.compute_capability)};
+    model->numerics.mode = numerics.mode;
+    model->numerics.target_has_tf32 = numerics.target_has_tf32;
+    ExecutableCache cache(dir, options_.executable_cache);
+    bool warned = false;
+    for (auto &[size, program] : b.programs) {
+      // Under `runtime.batch_sizes: largest` only the largest program is loaded.
+      if (options_.largest_batch_only && size != b.programs.rbegin()->first)
+        continue;
+      Result<passes::NumericsReport> report = passes::pinNumerics(program.module, numerics);
+      if (!report.isOk()) // its message names the file (and the op's line)
+        return report.status();
+      model->numerics.merge(*report);
+      CacheKeyParts parts;
+      parts.compile_settings = options_.compile_settings;
+      parts.device = device;
+      parts.server_build = options_.server_build;
+      const std::string file = std::filesystem::path(program.path).filename().string();
+      Result<CachedProgram> compiled = cache.loadOrCompile(*backend_, program.module, file, parts);
+      if (!compiled.isOk())
+        return compiled.status().withPrefix(program.path);
+      const CacheOutcome &outcome = compiled->outcome;
+      if (outcome.hit) {
+        ++cache_hits_;
+        spdlog::info("executable cache: hit model={} batch_size={} program={} key={}", name, size,
+                     file, outcome.key.substr(0, 16));
+      } else {
+        ++cache_misses_;
+        spdlog::info("executable cache: miss model={} batch_size={} program={} reason={}{}", name,
+                     size, file, outcome.miss_reason,
+                     outcome.key.empty() ? "" : " key=" + outcome.key.substr(0, 16));
+      }
+      if (!outcome.write_warning.empty() && !warned) {
+        warned = true; // once per model: a read-only bundle would repeat it per program
+        spdlog::warn("executable cache: entry not written model={} program={} reason={} (the "
+                     "program is served; it will be compiled again on the next start)",
+                     name, file, outcome.write_warning);
+      }
+      model->cache[size] = outcome;
+      model->programs[size] = std::move(compiled->executable);
       if (b.manifest.batched())
         model->batch_sizes.push_back(size);
     }
@@ -88,10 +125,11 @@ Status ModelRepository::loadModel(const std::string &dir) {
     for (const Tensor &w : m.weights)
       weight_bytes += w.byteSize();
     spdlog::info("model loaded name={} source=startup inputs=[{}] outputs=[{}] batch_sizes={} "
-                 "weights={} weight_bytes={} platform={} load_seconds={:.3f}",
+                 "weights={} weight_bytes={} platform={} load_seconds={:.3f} numerics={}",
                  name, specsText(m.manifest.executable_inputs),
                  specsText(m.manifest.executable_outputs), batchSizesText(m.batch_sizes),
-                 m.weights.size(), weight_bytes, m.metadata.platform, seconds);
+                 m.weights.size(), weight_bytes, m.metadata.platform, seconds,
+                 m.numerics.outcome());
   } else {
     state.status = loaded.status();
     spdlog::error("model load failed name={} dir={} reason={}", name, dir,

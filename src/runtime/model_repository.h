@@ -5,6 +5,14 @@
 // never stops the others: its failure is logged (`model load failed`) and reported by
 // readiness (DESIGN.md "Invariants").
 //
+// Per program, before compile: the numerics pass (passes/numerics.h) with the worker's
+// `runtime.numerics` and the backend's TF32 capability; a failed f32 check fails the
+// model's load. Then the executable cache (runtime/executable_cache.h) loads the program
+// or compiles it; each program logs `executable cache: hit` or `executable cache: miss`
+// with model, batch size and reason. The `model loaded` line lists the batch sizes
+// actually loaded and ends with the numerics outcome (`numerics=f32 (pinned 1
+// dot_general, pinned 2 convolution)`, reference-system.md §3.2).
+//
 // Thread safety: all methods may be called concurrently; a LoadedModel is immutable
 // and shared (std::shared_ptr), so a dispatch keeps the model it started with alive.
 //
@@ -12,8 +20,12 @@
 #pragma once
 
 #include "bundle/manifest.h"
+#include "passes/numerics.h"
 #include "runtime/backend.h"
+#include "runtime/executable_cache.h"
 #include "runtime/inference.h"
+
+#include <atomic>
 
 #include <map>
 #include <memory>
@@ -33,9 +45,14 @@ struct LoadedModel {
   std::vector<Tensor> weights;
   /// Compiled programs by batch size; key 0 is an unbatched `model.mlir`.
   std::map<int64_t, std::unique_ptr<Executable>> programs;
-  /// Compiled batch sizes, ascending (empty for a model without a batch axis).
+  /// Compiled batch sizes, ascending (empty for a model without a batch axis). Under
+  /// `runtime.batch_sizes: largest` only the largest program is compiled and listed.
   std::vector<int64_t> batch_sizes;
   ModelMetadata metadata;
+  /// The numerics pass's counts over every loaded program (the `numerics=` outcome).
+  passes::NumericsReport numerics;
+  /// Executable cache outcome per loaded program, by batch size (key 0: unbatched).
+  std::map<int64_t, CacheOutcome> cache;
 
   /// Runs the program for `batch_size` on `inputs` (manifest order) followed by the
   /// weights; batch_size 0 runs the only program of a model without a batch axis.
@@ -51,9 +68,26 @@ struct ModelState {
   Status status;                            // OK when loaded
 };
 
+/// How a repository turns bundles into executables (from the worker's configuration).
+struct ModelRepositoryOptions {
+  /// `runtime.numerics`: the numerics pass runs on every program before compile, with
+  /// the backend's TF32 capability (passes::targetHasTf32 of its DeviceInfo).
+  passes::NumericsMode numerics = passes::NumericsMode::kAuto;
+  /// `runtime.batch_sizes: largest`: compile (load) only each bundle's largest program.
+  bool largest_batch_only = false;
+  /// `runtime.executable_cache`: keep compiled programs in each bundle's `.cache/`.
+  bool executable_cache = true;
+  /// Settings besides the module that change what the backend compiles (XLA flags,
+  /// autotune); part of every cache key.
+  std::string compile_settings;
+  /// ServerBuild::toString() of this build; part of every cache key.
+  std::string server_build = serverBuild().toString();
+};
+
 class ModelRepository {
 public:
-  explicit ModelRepository(std::shared_ptr<Backend> backend);
+  explicit ModelRepository(std::shared_ptr<Backend> backend,
+                           ModelRepositoryOptions options = ModelRepositoryOptions());
 
   /// Loads the bundle in `dir` (model name = directory basename), compiles each of its
   /// programs, and records the model as loaded or failed. Returns the load status; a
@@ -70,9 +104,19 @@ public:
   /// Every known model, sorted by name.
   std::vector<ModelState> states() const;
   const Backend &backend() const { return *backend_; }
+  const ModelRepositoryOptions &options() const { return options_; }
+
+  /// Programs whose executable was not loaded from the executable cache (compiled) /
+  /// loaded from it, since this repository was made (`worker_executable_cache_misses_total`).
+  /// With the cache off every compile counts as a miss.
+  int64_t executableCacheMisses() const { return cache_misses_.load(); }
+  int64_t executableCacheHits() const { return cache_hits_.load(); }
 
 private:
   std::shared_ptr<Backend> backend_;
+  ModelRepositoryOptions options_;
+  std::atomic<int64_t> cache_misses_{0};
+  std::atomic<int64_t> cache_hits_{0};
   mutable std::mutex mu_;
   std::map<std::string, ModelState> models_; // GUARDED_BY(mu_)
 };

@@ -2,6 +2,7 @@
 #include "server/worker.h"
 
 #include "runtime/cpu_backend.h"
+#include "runtime/executable_cache.h"
 #include "server/metrics_health_server.h"
 
 #include <spdlog/spdlog.h>
@@ -11,14 +12,27 @@
 namespace rs::server {
 namespace {
 
-/// The `Effective configuration` line: every resolved key=value, sorted.
+/// "[a, b]" of `items`.
+template <typename C> std::string listText(const C &items) {
+  std::string out = "[";
+  for (const auto &item : items)
+    out += (out.size() > 1 ? ", " : "") + std::string(item);
+  return out + "]";
+}
+
+/// The `Effective configuration` line: the build's identity (as `--version`), every
+/// resolved key=value sorted, then which keys came from the environment and which the
+/// regulated profile set.
 void logEffectiveConfiguration(const config::WorkerConfig &config) {
+  const runtime::ServerBuild &build = runtime::serverBuild();
   std::ostringstream os;
-  bool first = true;
-  for (const auto &[key, value] : config::effectiveSettings(config)) {
-    os << (first ? "" : " ") << key << '=' << value;
-    first = false;
-  }
+  os << "build.version=" << build.version << " build.commit=" << build.commit
+     << " build.compiler=" << build.compiler << " build.build_type=" << build.build_type
+     << " build.eigen=" << build.eigen;
+  for (const auto &[key, value] : config::effectiveSettings(config))
+    os << ' ' << key << '=' << value;
+  os << " from_environment=" << listText(config.env_keys)
+     << " from_profile=" << listText(config.profile_keys);
   spdlog::info("Effective configuration worker={} {}", config.worker_name, os.str());
   if (!config.env_overrides.empty()) {
     std::ostringstream env;
@@ -26,6 +40,50 @@ void logEffectiveConfiguration(const config::WorkerConfig &config) {
       env << (env.tellp() > 0 ? " " : "") << var << '=' << value;
     spdlog::info("Configuration overridden by environment {}", env.str());
   }
+}
+
+/// The `REGULATED PROFILE` banner (seed/reproducibility.md "Startup evidence"): info
+/// under numerics f32 or tf32, a warning under auto (precision then follows the hardware).
+void logRegulatedProfile(const config::WorkerConfig &config) {
+  const config::RuntimeConfig &rt = config.runtime;
+  if (rt.profile != config::Profile::kRegulated)
+    return;
+  std::string flags;
+  for (const auto &[key, value] : config::effectiveSettings(config))
+    if (key == "runtime.xla_flags")
+      flags = value;
+  const std::string settings =
+      fmt::format("batch_sizes={} coalescing={} xla_flags={} autotune={} executable_cache={}",
+                  config::batchSizesName(rt.batch_sizes), config.scheduler.coalescing, flags,
+                  rt.autotune, rt.executable_cache);
+  if (rt.numerics == config::Numerics::kAuto) {
+    spdlog::warn("REGULATED PROFILE numerics=auto: precision follows the hardware (TF32 where "
+                 "the GPU has it), so results differ between GPU generations; pin "
+                 "runtime.numerics to the validated mode (f32 or tf32) {}",
+                 settings);
+  } else {
+    spdlog::info("REGULATED PROFILE numerics={} {}", config::numericsName(rt.numerics), settings);
+  }
+}
+
+/// How the repository loads programs, from the worker's settings.
+runtime::ModelRepositoryOptions repositoryOptions(const config::WorkerConfig &config) {
+  const config::RuntimeConfig &rt = config.runtime;
+  runtime::ModelRepositoryOptions o;
+  switch (rt.numerics) {
+  case config::Numerics::kF32: o.numerics = passes::NumericsMode::kF32; break;
+  case config::Numerics::kAuto: o.numerics = passes::NumericsMode::kAuto; break;
+  case config::Numerics::kTf32: o.numerics = passes::NumericsMode::kTf32; break;
+  }
+  o.largest_batch_only = rt.batch_sizes == config::BatchSizes::kLargest;
+  o.executable_cache = rt.executable_cache;
+  // What else decides the compiled program: the XLA flags and the autotune level.
+  std::string flags;
+  for (const auto &[name, value] : rt.xla_flags)
+    flags += (flags.empty() ? "" : " ") + ("--" + name + "=" + value);
+  o.compile_settings = "xla_flags=[" + flags + "] autotune=" + (rt.autotune ? "true" : "false");
+  o.server_build = runtime::serverBuild().toString();
+  return o;
 }
 
 scheduler::SchedulerOptions schedulerOptions(const config::WorkerConfig &config) {
@@ -68,7 +126,8 @@ Status Worker::start() {
                "exactly) pinned_exact=not applicable",
                config::numericsName(rt.numerics));
 
-  repository_ = std::make_unique<runtime::ModelRepository>(backend_);
+  logRegulatedProfile(config_);
+  repository_ = std::make_unique<runtime::ModelRepository>(backend_, repositoryOptions(config_));
   for (const std::string &dir : config_.model_dirs)
     RS_RETURN_IF_ERROR(repository_->loadRepository(dir, config_.models_include));
   service_ =

@@ -50,6 +50,12 @@ WorkerMetrics::WorkerMetrics(std::string worker_name)
                         .Labels(constant)
                         .Register(*registry_)
                         .Add({});
+  cache_misses_ = &prometheus::BuildCounter()
+                       .Name("worker_executable_cache_misses_total")
+                       .Help("Programs compiled instead of loaded from the executable cache")
+                       .Labels(constant)
+                       .Register(*registry_)
+                       .Add({});
 }
 
 WorkerMetrics::~WorkerMetrics() = default;
@@ -72,6 +78,10 @@ std::string WorkerMetrics::render(const runtime::ModelRepository &repository,
     queue_depth_->Add({{"model", s.name}}).Set(static_cast<double>(scheduler.queueDepth(s.name)));
   }
   models_loaded_->Set(loaded);
+  // The repository counts misses; the counter catches up (it only ever increases).
+  const double misses = static_cast<double>(repository.executableCacheMisses());
+  if (misses > cache_misses_->Value())
+    cache_misses_->Increment(misses - cache_misses_->Value());
   return prometheus::TextSerializer().Serialize(registry_->Collect());
 }
 

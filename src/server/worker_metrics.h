@@ -6,7 +6,10 @@
 // - worker_request_latency_seconds{model}: histogram, buckets 0.001·2^k s, k = 0..13;
 // - worker_inflight_requests: requests accepted and not yet answered;
 // - worker_models_loaded: models loaded and serving;
-// - worker_queue_depth{model}: requests queued per model.
+// - worker_queue_depth{model}: requests queued per model;
+// - worker_executable_cache_misses_total: programs compiled instead of loaded from the
+//   executable cache since the worker started (seed/reproducibility.md: zero after a
+//   restart with a warm cache).
 // Every series carries the constant label `worker`.
 // Thread safety: every method may be called concurrently.
 //
@@ -50,6 +53,7 @@ private:
   prometheus::Family<prometheus::Gauge> *queue_depth_;
   prometheus::Gauge *inflight_;
   prometheus::Gauge *models_loaded_;
+  prometheus::Counter *cache_misses_;
 };
 
 } // namespace rs::server

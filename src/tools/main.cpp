@@ -4,17 +4,26 @@
 // run. `--version` prints the build's identity.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/executable_cache.h"
 #include "tools/build_info.h"
 #include "tools/bundle_command.h"
 #include "tools/infer_command.h"
 #include "tools/serve_command.h"
 
 #include <CLI/CLI.hpp>
-#include <Eigen/Core>
 
 #include <cstdio>
 
 int main(int argc, char **argv) {
+  // The build's identity, before any subcommand runs: `--version`, the `Effective
+  // configuration` line and every executable cache key use it.
+  rs::runtime::ServerBuild build = rs::runtime::serverBuild(); // compiler and Eigen filled
+  build.version = RS_VERSION;
+  build.commit = RS_GIT_COMMIT;
+  build.compiler = RS_COMPILER;
+  build.build_type = RS_BUILD_TYPE;
+  rs::runtime::setServerBuild(build);
+
   CLI::App app{"reactant-server: a KServe V2 inference server for StableHLO bundles"};
   app.require_subcommand(0, 1);
   bool version = false;
@@ -24,9 +33,7 @@ int main(int argc, char **argv) {
   rs::tools::addBundleCommand(app);
   CLI11_PARSE(app, argc, argv);
   if (version) {
-    std::printf("reactant-server %s\ncommit %s\ncompiler %s\nbuild type %s\neigen %d.%d.%d\n",
-                RS_VERSION, RS_GIT_COMMIT, RS_COMPILER, RS_BUILD_TYPE, EIGEN_WORLD_VERSION,
-                EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION);
+    std::fputs(build.versionText().c_str(), stdout);
     return 0;
   }
   if (app.get_subcommands().empty()) {

@@ -4,10 +4,14 @@
 // selects the last branch), if, func.call (shared callee, nested calls),
 // optimization_barrier; compile errors: unsupported op (name and file:line:col),
 // unsupported types, recursion, a missing entry; run errors: argument count, dtype and
-// shape.
+// shape; the context (thread counts, floating-point environment).
 //
 //===----------------------------------------------------------------------===//
 #include "cpu_test_util.h"
+
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 namespace rs::cpu::testing {
 namespace {
@@ -205,6 +209,28 @@ TEST(Context, RejectsBadThreadCount) {
   ASSERT_TRUE(c.isOk());
   EXPECT_GE((*c)->numThreads(), 1);
 }
+
+#if defined(__SSE__)
+TEST(Context, RunsInTheDefaultFloatingPointEnvironment) {
+  // A caller with flush-to-zero on still gets the IEEE (denormal) product, on 1 thread and
+  // with a pool, and keeps its own mode afterwards.
+  for (int threads : {1, 4}) {
+    auto p = compileText(
+        opModule("stablehlo.multiply", {"tensor<1xf32>", "tensor<1xf32>"}, "tensor<1xf32>"),
+        threads);
+    ASSERT_TRUE(p.isOk()) << p.status().toString();
+    const unsigned saved = _MM_GET_FLUSH_ZERO_MODE();
+    _MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_ON);
+    auto out = (*p)->run(
+        std::vector<Tensor>{makeTensor<float>({1}, {1e-20f}), makeTensor<float>({1}, {1e-20f})});
+    const unsigned after = _MM_GET_FLUSH_ZERO_MODE();
+    _MM_SET_FLUSH_ZERO_MODE(saved);
+    ASSERT_TRUE(out.isOk());
+    EXPECT_NE(valuesOf<float>((*out)[0])[0], 0.0f);
+    EXPECT_EQ(after, static_cast<unsigned>(_MM_FLUSH_ZERO_ON));
+  }
+}
+#endif
 
 } // namespace
 } // namespace rs::cpu::testing

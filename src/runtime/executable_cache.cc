@@ -1,0 +1,293 @@
+//===- runtime/executable_cache.cc - Compiled programs kept in .cache/ -----===//
+#include "runtime/executable_cache.h"
+
+#include "ir/printer.h"
+
+#include <Eigen/Core>
+#include <openssl/evp.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace rs::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kMagic = "reactant-server executable cache entry 1";
+constexpr std::string_view kKeyFormat = "reactant-server executable cache key 1";
+constexpr std::string_view kSuffix = ".rsexe";
+
+std::string compilerText() {
+#if defined(__clang__)
+  return "Clang " + std::to_string(__clang_major__) + "." + std::to_string(__clang_minor__) + "." +
+         std::to_string(__clang_patchlevel__);
+#elif defined(__GNUC__)
+  return "GNU " + std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__) + "." +
+         std::to_string(__GNUC_PATCHLEVEL__);
+#else
+  return "unknown";
+#endif
+}
+
+ServerBuild defaultBuild() {
+  ServerBuild b;
+  b.compiler = compilerText();
+  b.eigen = std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
+            std::to_string(EIGEN_MINOR_VERSION);
+  return b;
+}
+
+ServerBuild &buildStorage() {
+  static ServerBuild build = defaultBuild();
+  return build;
+}
+
+/// Appends "<name> <size>\n<value>\n" so that no two field lists hash alike.
+void addField(std::string &out, std::string_view name, std::string_view value) {
+  out += name;
+  out += ' ';
+  out += std::to_string(value.size());
+  out += '\n';
+  out += value;
+  out += '\n';
+}
+
+std::string readAll(const fs::path &path, bool *ok) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *ok = static_cast<bool>(in) || in.eof();
+  return ss.str();
+}
+
+/// Splits off the next '\n'-terminated header line of `rest`; false when there is none.
+bool nextLine(std::string_view &rest, std::string_view *line) {
+  const size_t nl = rest.find('\n');
+  if (nl == std::string_view::npos)
+    return false;
+  *line = rest.substr(0, nl);
+  rest.remove_prefix(nl + 1);
+  return true;
+}
+
+/// The payload of an entry whose header names `key`, or the reason it is unusable.
+Result<std::string_view> parseEntry(std::string_view bytes, std::string_view key) {
+  std::string_view rest = bytes, line;
+  if (!nextLine(rest, &line) || line != kMagic)
+    return dataLoss() << "corrupt entry: not a reactant-server cache entry";
+  std::string_view entry_key, size_text, digest;
+  for (int i = 0; i < 4; ++i) {
+    if (!nextLine(rest, &line))
+      return dataLoss() << "corrupt entry: truncated header";
+    const size_t sp = line.find(' ');
+    const std::string_view field = line.substr(0, sp);
+    const std::string_view value = sp == std::string_view::npos ? "" : line.substr(sp + 1);
+    if (field == "key")
+      entry_key = value;
+    else if (field == "size")
+      size_text = value;
+    else if (field == "sha256")
+      digest = value;
+    else if (field != "program")
+      return dataLoss() << "corrupt entry: unexpected header field '" << field << "'";
+  }
+  if (!nextLine(rest, &line) || !line.empty())
+    return dataLoss() << "corrupt entry: malformed header";
+  if (entry_key != key)
+    return failedPrecondition() << "foreign entry: it holds key " << entry_key.substr(0, 16)
+                                << "..., expected " << key.substr(0, 16) << "...";
+  uint64_t size = 0;
+  for (char c : size_text) {
+    if (c < '0' || c > '9' || size > (uint64_t{1} << 50))
+      return dataLoss() << "corrupt entry: bad size '" << size_text << "'";
+    size = size * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (size_text.empty())
+    return dataLoss() << "corrupt entry: missing size";
+  if (rest.size() != size)
+    return dataLoss() << "corrupt entry: payload is " << rest.size() << " bytes, header says "
+                      << size << (rest.size() < size ? " (truncated)" : "");
+  if (sha256Hex(rest) != digest)
+    return dataLoss() << "corrupt entry: payload checksum mismatch";
+  return rest;
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same directory,
+/// fsync, rename. Returns the OS error text on failure.
+Status writeAtomically(const fs::path &path, std::string_view bytes) {
+  static std::atomic<uint64_t> counter{0};
+  const fs::path tmp =
+      path.parent_path() / ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()) +
+                            "." + std::to_string(counter.fetch_add(1)));
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return unavailable() << "cannot create " << tmp.string() << ": " << std::strerror(errno);
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      const int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return unavailable() << "cannot write " << tmp.string() << ": " << std::strerror(err);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    return unavailable() << "cannot flush " << tmp.string() << ": " << std::strerror(err);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    return unavailable() << "cannot rename " << tmp.string() << " to " << path.string() << ": "
+                         << std::strerror(err);
+  }
+  return Status::ok();
+}
+
+/// Whether `dir`'s permission bits let anyone write to it. Checked before writing, as
+/// well as the OS's answer, so that a bundle made read-only by its mode (the shared
+/// fixtures, a validated bundle) stays untouched even for a process running as root.
+bool modeAllowsWriting(const fs::path &dir) {
+  std::error_code ec;
+  const fs::perms p = fs::status(dir, ec).permissions();
+  if (ec)
+    return false;
+  return (p & (fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write)) !=
+         fs::perms::none;
+}
+
+} // namespace
+
+std::string ServerBuild::toString() const {
+  return "version=" + version + " commit=" + commit + " compiler=" + compiler +
+         " build_type=" + build_type + " eigen=" + eigen;
+}
+
+std::string ServerBuild::versionText() const {
+  return "reactant-server " + version + "\ncommit " + commit + "\ncompiler " + compiler +
+         "\nbuild type " + build_type + "\neigen " + eigen +
+         "\npjrt plugin: none loaded (runtime.backend: cuda logs the plugin and its version at "
+         "startup)\n";
+}
+
+const ServerBuild &serverBuild() { return buildStorage(); }
+
+void setServerBuild(ServerBuild build) { buildStorage() = std::move(build); }
+
+std::string sha256Hex(std::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * length);
+  for (unsigned int i = 0; i < length; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 15];
+  }
+  return out;
+}
+
+std::string executableCacheKey(std::string_view module_text, const CacheKeyParts &parts) {
+  std::string material;
+  material.reserve(module_text.size() + 1024);
+  addField(material, "format", kKeyFormat);
+  addField(material, "module", module_text);
+  addField(material, "entry", parts.options.entry);
+  addField(material, "compile_settings", parts.compile_settings);
+  addField(material, "platform", parts.device.platform);
+  addField(material, "device_kind", parts.device.device_kind);
+  addField(material, "compute_capability", parts.device.compute_capability);
+  addField(material, "backend_version", parts.device.backend_version);
+  addField(material, "server_build", parts.server_build);
+  return sha256Hex(material);
+}
+
+ExecutableCache::ExecutableCache(std::string bundle_dir, bool enabled)
+    : dir_((fs::path(bundle_dir) / ".cache").string()), enabled_(enabled) {}
+
+Result<CachedProgram> ExecutableCache::loadOrCompile(Backend &backend, const ir::Module &module,
+                                                     std::string_view program,
+                                                     const CacheKeyParts &parts) {
+  CachedProgram out;
+  if (!enabled_) {
+    out.outcome.miss_reason = "executable cache off";
+    RS_ASSIGN_OR_RETURN(out.executable, backend.compile(module, parts.options));
+    return out;
+  }
+  out.outcome.key = executableCacheKey(ir::printGeneric(module), parts);
+  std::string stem(program);
+  if (stem.ends_with(".mlir"))
+    stem.resize(stem.size() - 5);
+  const fs::path entry = fs::path(dir_) / (stem + "-" + out.outcome.key + std::string(kSuffix));
+  out.outcome.entry = entry.string();
+
+  std::error_code ec;
+  if (!fs::exists(entry, ec)) {
+    out.outcome.miss_reason = "no entry";
+  } else {
+    bool read_ok = false;
+    const std::string bytes = readAll(entry, &read_ok);
+    Result<std::string_view> payload =
+        read_ok ? parseEntry(bytes, out.outcome.key)
+                : Result<std::string_view>(dataLoss() << "corrupt entry: cannot read it");
+    if (!payload.isOk()) {
+      out.outcome.miss_reason = payload.status().message();
+    } else {
+      Result<std::unique_ptr<Executable>> exe = backend.deserialize(*payload, parts.options);
+      if (exe.isOk()) {
+        out.executable = std::move(exe).value();
+        out.outcome.hit = true;
+        return out;
+      }
+      out.outcome.miss_reason = "the backend could not load the entry: " + exe.status().message();
+    }
+  }
+
+  RS_ASSIGN_OR_RETURN(out.executable, backend.compile(module, parts.options));
+  Result<std::string> payload = out.executable->serialize();
+  if (!payload.isOk()) {
+    out.outcome.write_warning = "not written: " + payload.status().message();
+    return out;
+  }
+  std::string bytes;
+  bytes.reserve(payload->size() + 256);
+  bytes += kMagic;
+  bytes += "\nkey " + out.outcome.key + "\nprogram " + std::string(program) + "\nsize " +
+           std::to_string(payload->size()) + "\nsha256 " + sha256Hex(*payload) + "\n\n";
+  bytes += *payload;
+  const fs::path cache_dir(dir_);
+  if (!modeAllowsWriting(cache_dir.parent_path())) {
+    out.outcome.write_warning = "bundle directory " + cache_dir.parent_path().string() +
+                                " is read-only (no write permission bit)";
+    return out;
+  }
+  if (!fs::is_directory(cache_dir, ec)) {
+    fs::create_directories(cache_dir, ec);
+    if (ec) {
+      out.outcome.write_warning = "cannot create " + dir_ + ": " + ec.message();
+      return out;
+    }
+  } else if (!modeAllowsWriting(cache_dir)) {
+    out.outcome.write_warning = dir_ + " is read-only (no write permission bit)";
+    return out;
+  }
+  if (Status s = writeAtomically(entry, bytes); !s.isOk())
+    out.outcome.write_warning = s.message();
+  return out;
+}
+
+} // namespace rs::runtime

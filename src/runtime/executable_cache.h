@@ -1,0 +1,134 @@
+//===- runtime/executable_cache.h - Compiled programs kept in .cache/ ------===//
+//
+// The executable cache (`runtime.executable_cache`, default on; DESIGN.md "Caches",
+// seed/reproducibility.md "Compilation and autotuning"): each compiled program is kept
+// in its bundle's `.cache/` directory and loaded on later starts, so a restart runs the
+// very program (kernel choices included) that the previous start compiled.
+//
+// Key: SHA-256 over, in this order and each length-prefixed, a format tag; the program's
+// module after passes, printed in MLIR generic form (ir/printer.h); the CompileOptions;
+// the compile settings that reach the compiler (XLA flags, autotune level: the caller's
+// text); the backend (platform, device kind, compute capability, backend and plugin
+// version: DeviceInfo); and the server build (ServerBuild::toString()). Any change to one
+// of them gives another key, so the program is compiled fresh.
+//
+// Entry: `<bundle>/.cache/<program>-<key>.rsexe` (`model.b8-3fa1...e0.rsexe`), holding a
+// text header, then the bytes of Executable::serialize():
+//   reactant-server executable cache entry 1\n
+//   key <64 hex>\n  program <file name>\n  size <payload bytes>\n  sha256 <64 hex>\n  \n
+//   <payload>
+// A load checks the magic line, that the entry's key is the expected one (otherwise the
+// file is foreign: copied or renamed from another program or build), the size
+// (truncation) and the payload's SHA-256 (corruption), then Backend::deserialize(). Any
+// failure is a miss with a reason, never a crash; the program is compiled and the entry
+// rewritten. Writes are atomic: a temporary file in `.cache/` is written, flushed
+// (fsync) and renamed over the entry, so a reader sees the old entry or the new one.
+// An unwritable `.cache/` (a read-only bundle) is reported as a warning in the outcome;
+// the program still loads. "Unwritable" includes permission bits: when the bundle
+// directory or its `.cache/` has no write bit set, nothing is written (even by root), so a
+// read-only bundle such as the shared test fixtures stays untouched; its existing entries
+// are still read. Entries for other keys are left alone (delete
+// `.cache/` to reclaim them).
+//
+// Thread safety: an ExecutableCache is used by one model load at a time; distinct
+// bundles' caches are independent (the repository counts hits and misses).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "ir/ir.h"
+#include "runtime/backend.h"
+#include "support/status.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace rs::runtime {
+
+/// The identity of this server build: part of every cache key, printed by
+/// `reactant-server --version` and in `Effective configuration`.
+struct ServerBuild {
+  std::string version = "unknown";    // project version, "0.1.0"
+  std::string commit = "unknown";     // git commit (12 hex digits)
+  std::string compiler;               // "GNU 12.2.0"
+  std::string build_type = "unknown"; // CMake build type
+  std::string eigen;                  // Eigen version used by the CPU executor, "3.4.0"
+
+  /// "version=0.1.0 commit=83f1385c0b2a compiler=GNU 12.2.0 build_type=RelWithDebInfo
+  /// eigen=3.4.0" (the `build` of the Effective configuration line and of cache keys).
+  std::string toString() const;
+  /// What `reactant-server --version` prints, one fact per line:
+  ///   reactant-server 0.1.0
+  ///   commit 83f1385c0b2a
+  ///   compiler GNU 12.2.0
+  ///   build type RelWithDebInfo
+  ///   eigen 3.4.0
+  ///   pjrt plugin: none loaded (runtime.backend: cuda logs the plugin and its version at startup)
+  std::string versionText() const;
+};
+
+/// The process's build identity. Until setServerBuild() is called: version, commit and
+/// build type "unknown", the compiler and Eigen version this library was built with.
+const ServerBuild &serverBuild();
+/// Sets the build identity (main() does, from the generated tools/build_info.h). Call
+/// once at startup, before any thread reads it.
+void setServerBuild(ServerBuild build);
+
+/// Everything besides the module that goes into a cache key.
+struct CacheKeyParts {
+  CompileOptions options;
+  /// Settings that change what the backend compiles, e.g. "xla_flags={...} autotune=true".
+  std::string compile_settings;
+  DeviceInfo device;
+  /// ServerBuild::toString() of the build that compiles.
+  std::string server_build;
+};
+
+/// The cache key of `module_text` (generic form, after passes): 64 lower-case hex digits.
+std::string executableCacheKey(std::string_view module_text, const CacheKeyParts &parts);
+
+/// SHA-256 of `bytes` as 64 lower-case hex digits (OpenSSL).
+std::string sha256Hex(std::string_view bytes);
+
+/// What one lookup-or-compile did.
+struct CacheOutcome {
+  bool hit = false;
+  /// Why it missed: "no entry", "corrupt entry: ...", "foreign entry: ...",
+  /// "the backend could not load the entry: ...", or "executable cache off".
+  std::string miss_reason;
+  /// Set when the entry could not be written (read-only `.cache/`, full disk, or a
+  /// backend that cannot serialize); the program is served anyway.
+  std::string write_warning;
+  std::string key;   // the cache key
+  std::string entry; // the entry's path
+};
+
+struct CachedProgram {
+  std::unique_ptr<Executable> executable;
+  CacheOutcome outcome;
+};
+
+/// The executable cache of one bundle directory.
+class ExecutableCache {
+public:
+  /// `bundle_dir`: entries live in `<bundle_dir>/.cache/`. `enabled` false
+  /// (`runtime.executable_cache: false`) compiles every program and touches no file.
+  ExecutableCache(std::string bundle_dir, bool enabled);
+
+  /// Loads the entry for `module` (after passes) or compiles it on `backend` and writes
+  /// the entry. `program` names the program file ("model.b8.mlir") in the entry name.
+  /// Errors: only the backend's compile errors; cache problems are misses/warnings.
+  Result<CachedProgram> loadOrCompile(Backend &backend, const ir::Module &module,
+                                      std::string_view program, const CacheKeyParts &parts);
+
+  /// `<bundle_dir>/.cache`.
+  const std::string &dir() const { return dir_; }
+
+private:
+  std::string dir_;
+  bool enabled_;
+};
+
+} // namespace rs::runtime

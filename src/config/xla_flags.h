@@ -6,8 +6,9 @@
 // resolved: a typo fails at startup, naming the key and the nearest known name.
 //
 // The list is the XLA of the PJRT plugin this server is validated with (jax-cuda13-pjrt
-// 0.11.2, `xla_cuda_plugin.so`): every `xla_*` field of its DebugOptions proto plus the
-// `xla_*` flags it registers, 367 names. A newer plugin may know more; add them here.
+// 0.11.2, `xla_cuda_plugin.so`): every `xla_*` field of its DebugOptions proto, 338 names
+// (the GPU backend passes the flags as compile-option overrides, which take exactly these
+// field names). A newer plugin may know more; add them here.
 //
 // Thread safety: pure functions over a constant table.
 //

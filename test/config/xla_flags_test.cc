@@ -17,7 +17,7 @@ using testing::NodeDir;
 
 TEST(XlaFlags, TableIsSortedUniqueAndHasTheFlagsWeUse) {
   const auto flags = knownXlaFlags();
-  EXPECT_EQ(flags.size(), 367u);
+  EXPECT_EQ(flags.size(), 338u);
   EXPECT_TRUE(std::adjacent_find(flags.begin(), flags.end(),
                                  [](auto a, auto b) { return a >= b; }) == flags.end());
   for (std::string_view f : {"xla_gpu_exclude_nondeterministic_ops", "xla_gpu_autotune_level",

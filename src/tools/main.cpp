@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/executable_cache.h"
+#include "tools/bench_command.h"
 #include "tools/build_info.h"
 #include "tools/bundle_command.h"
 #include "tools/infer_command.h"
@@ -31,6 +32,7 @@ int main(int argc, char **argv) {
   rs::tools::addServeCommand(app);
   rs::tools::addInferCommand(app);
   rs::tools::addBundleCommand(app);
+  rs::tools::addBenchCommand(app);
   CLI11_PARSE(app, argc, argv);
   if (version) {
     std::fputs(build.versionText().c_str(), stdout);

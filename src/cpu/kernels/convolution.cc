@@ -12,15 +12,16 @@
 // patch row [window position, input feature] (zero where the window falls on padding or
 // a dilation hole); the kernel is a [window * features, out features of g] matrix (read in
 // place when laid out as [spatial..., i, o] without reversal, else packed once per run);
-// one single-threaded Eigen GEMM per tile of kTileRows output positions. 1x1 windows
+// one single-threaded Eigen GEMM per tile of output positions x output features
+// (cpu/gemm_tiling.h). 1x1 windows
 // with unit strides and no padding/dilation on a [b, spatial..., f] input skip the patch
-// copy. Tiles are (group, row block), fixed by the shapes, so results do not depend on
-// the thread count.
-// Errors at plan time: InvalidArgument for attributes or shapes that break
+// copy. Tiles are (group, row block, feature block), fixed by the shapes, so results do not depend
+// on the thread count. Errors at plan time: InvalidArgument for attributes or shapes that break
 // convolution_c1..c27 (openxla/stablehlo docs/spec.md "convolution"); Unimplemented for
 // other or mixed element types.
 //
 //===----------------------------------------------------------------------===//
+#include "cpu/gemm_tiling.h"
 #include "cpu/kernels/gemm.h"
 #include "cpu/kernels/kernel.h"
 
@@ -28,8 +29,6 @@
 
 namespace rs::cpu {
 namespace {
-
-constexpr int64_t kTileRows = 64;
 
 struct ConvolutionPlan {
   GemmTypes types;
@@ -310,10 +309,13 @@ void runConvolution(const ConvolutionPlan &p, const KernelIo &io) {
   }
 
   const int64_t rows = p.out_batch * p.positions;
-  const int64_t row_tiles = (rows + kTileRows - 1) / kTileRows;
-  io.rc.cpu->parallelFor(p.groups * row_tiles, [&](int64_t t) {
-    const int64_t g = t / row_tiles, r0 = (t % row_tiles) * kTileRows;
-    const int64_t nr = std::min(kTileRows, rows - r0);
+  // Tiles (group, row block, output-feature block), by shape only (cpu/gemm_tiling.h).
+  const GemmTiles gt = chooseGemmTiles(p.groups, rows, Og);
+  const int64_t row_tiles = gt.tiles_m, col_tiles = gt.tiles_n;
+  io.rc.cpu->parallelFor(p.groups * row_tiles * col_tiles, [&](int64_t t) {
+    const int64_t g = t / (row_tiles * col_tiles), r0 = (t / col_tiles) % row_tiles * gt.tile_m;
+    const int64_t o0 = t % col_tiles * gt.tile_n, no = std::min(gt.tile_n, Og - o0);
+    const int64_t nr = std::min(gt.tile_m, rows - r0);
     const uint8_t *a;
     int64_t a_rs = K;
     if (p.direct_input) {
@@ -328,17 +330,17 @@ void runConvolution(const ConvolutionPlan &p, const KernelIo &io) {
       }
       a = patches;
     }
+    const int64_t b_cs = p.pack_kernel ? 1 : p.kernel_out_stride;
     const uint8_t *bmat =
-        kernel + (p.pack_kernel ? g * group_stride : g * Og * p.kernel_out_stride) * es;
+        kernel +
+        ((p.pack_kernel ? g * group_stride : g * Og * p.kernel_out_stride) + o0 * b_cs) * es;
     if (p.direct_output) {
-      uint8_t *c = out + (r0 * p.out_features + g * Og) * es;
-      p.types.gemm(a, a_rs, 1, bmat, k_rs, p.pack_kernel ? 1 : p.kernel_out_stride, c,
-                   p.out_features, nr, Og, K);
+      uint8_t *c = out + (r0 * p.out_features + g * Og + o0) * es;
+      p.types.gemm(a, a_rs, 1, bmat, k_rs, b_cs, c, p.out_features, nr, no, K);
       return;
     }
-    uint8_t *tile = scratch(1, static_cast<size_t>(nr * Og * es));
-    p.types.gemm(a, a_rs, 1, bmat, k_rs, p.pack_kernel ? 1 : p.kernel_out_stride, tile, Og, nr, Og,
-                 K);
+    uint8_t *tile = scratch(1, static_cast<size_t>(nr * no * es));
+    p.types.gemm(a, a_rs, 1, bmat, k_rs, b_cs, tile, no, nr, no, K);
     for (int64_t r = 0; r < nr; ++r) {
       const int64_t row = r0 + r, b = row / p.positions;
       int64_t pos = row % p.positions, offset = b * p.out_batch_stride;
@@ -346,9 +348,9 @@ void runConvolution(const ConvolutionPlan &p, const KernelIo &io) {
         offset += (pos % p.out_spatial[d]) * p.out_spatial_stride[d];
         pos /= p.out_spatial[d];
       }
-      for (int64_t o = 0; o < Og; ++o)
-        std::memcpy(out + (offset + (g * Og + o) * p.out_feature_stride) * es,
-                    tile + (r * Og + o) * es, static_cast<size_t>(es));
+      for (int64_t o = 0; o < no; ++o)
+        std::memcpy(out + (offset + (g * Og + o0 + o) * p.out_feature_stride) * es,
+                    tile + (r * no + o) * es, static_cast<size_t>(es));
     }
   });
   if (p.types.out)

@@ -14,14 +14,15 @@
 // are ignored: the product is always computed at full precision (a TF32 algorithm gives the f32
 // result).
 //
-// Parallelism and determinism: the output is cut into tiles of at most kTileM x kTileN
-// per batch; the cut depends only on (B, M, N); each tile is one single-threaded Eigen
-// GEMM over the whole K, so every element's summation order is fixed by the shape.
-// Errors at plan time: InvalidArgument for dimension numbers or shapes that break
-// dot_general_c1..c12 (openxla/stablehlo docs/spec.md "dot_general"); Unimplemented for
-// other or mixed element types.
+// Parallelism and determinism: the output is cut into tiles of at most 64 x 256 per
+// batch (smaller for small products: cpu/gemm_tiling.h); the cut depends only on (B, M, N); each
+// tile is one single-threaded Eigen GEMM over the whole K, so every element's summation order is
+// fixed by the shape. Errors at plan time: InvalidArgument for dimension numbers or shapes that
+// break dot_general_c1..c12 (openxla/stablehlo docs/spec.md "dot_general"); Unimplemented for other
+// or mixed element types.
 //
 //===----------------------------------------------------------------------===//
+#include "cpu/gemm_tiling.h"
 #include "cpu/kernels/gemm.h"
 #include "cpu/kernels/kernel.h"
 
@@ -30,9 +31,6 @@
 
 namespace rs::cpu {
 namespace {
-
-constexpr int64_t kTileM = 64;
-constexpr int64_t kTileN = 256;
 
 /// How one operand is read as B matrices.
 struct OperandLayout {
@@ -184,16 +182,17 @@ void runDotGeneral(const DotGeneralPlan &p, const KernelIo &io) {
     p.rhs.permute.run(io.rc, b, b_copy.get());
     b = b_copy.get();
   }
-  const int64_t tiles_m = (p.m + kTileM - 1) / kTileM, tiles_n = (p.n + kTileN - 1) / kTileN;
+  const GemmTiles gt = chooseGemmTiles(p.batch, p.m, p.n); // by shape only
+  const int64_t tile_m = gt.tile_m, tile_n = gt.tile_n, tiles_m = gt.tiles_m, tiles_n = gt.tiles_n;
   const int64_t es = p.elem_size;
   io.rc.cpu->parallelFor(p.batch * tiles_m * tiles_n, [&](int64_t t) {
     const int64_t bi = t / (tiles_m * tiles_n), mi = (t / tiles_n) % tiles_m, ni = t % tiles_n;
-    const int64_t i0 = mi * kTileM, j0 = ni * kTileN;
+    const int64_t i0 = mi * tile_m, j0 = ni * tile_n;
     const uint8_t *at = a + (bi * p.lhs.batch_stride + i0 * p.lhs.row_stride) * es;
     const uint8_t *bt = b + (bi * p.rhs.batch_stride + j0 * p.rhs.col_stride) * es;
     uint8_t *ct = c + (bi * p.m * p.n + i0 * p.n + j0) * es;
     p.types.gemm(at, p.lhs.row_stride, p.lhs.col_stride, bt, p.rhs.row_stride, p.rhs.col_stride, ct,
-                 p.n, std::min(kTileM, p.m - i0), std::min(kTileN, p.n - j0), p.k);
+                 p.n, std::min(tile_m, p.m - i0), std::min(tile_n, p.n - j0), p.k);
   });
   if (p.types.out)
     p.types.out(c, io.out[0].mutableData(), io.out[0].numElements());

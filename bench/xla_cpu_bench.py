@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Times XLA:CPU (jaxlib) on the same model.b{N}.mlir text and golden inputs that
+`reactant-server bench` uses, printing lines in the same form.
+
+usage: xla_cpu_bench.py BUNDLE_DIR GOLDEN_DIR BATCH [--min-seconds S] [--warmup N]
+
+Arguments are the manifest's executable_inputs from GOLDEN_DIR/b{N}.safetensors (reshaped
+to the argument shapes) then the weights in __metadata__.argument_order, all placed on the
+CPU device once; each timed execute waits for its results (block_until_ready). The thread
+count is XLA's own (it follows the process's CPU affinity, so run it under taskset).
+"""
+import json
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+import jax  # noqa: E402
+import numpy as np  # noqa: E402
+from safetensors import safe_open  # noqa: E402
+from safetensors.numpy import load_file  # noqa: E402
+
+
+def manifest_inputs(bundle):
+    # The manifest is simple YAML; only executable_inputs' names are needed, in order.
+    names, in_inputs = [], False
+    for line in open(os.path.join(bundle, "manifest.yaml")):
+        if line.startswith("executable_inputs:"):
+            in_inputs = True
+            continue
+        if in_inputs:
+            if line.startswith("  - "):
+                name = line.split("name:", 1)[1].split(",", 1)[0].strip().strip('"')
+                names.append(name)
+            elif not line.startswith(" "):
+                break
+    return names
+
+
+def compile_text(text, dev):
+    backend = dev.client
+    try:
+        from jax._src.lib import _jax as xc
+    except ImportError:
+        from jax._src.lib import xla_client as xc
+    opts = xc.CompileOptions()
+    dl = xc.DeviceList((dev,))
+    if hasattr(backend, "compile_and_load"):
+        return backend.compile_and_load(text, dl, opts)
+    return backend.compile(text, dl, opts)
+
+
+def main():
+    bundle, golden_dir, batch = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    min_seconds = float(sys.argv[sys.argv.index("--min-seconds") + 1]) if "--min-seconds" in sys.argv else 2.0
+    warmup = int(sys.argv[sys.argv.index("--warmup") + 1]) if "--warmup" in sys.argv else 3
+    name = os.path.basename(os.path.normpath(bundle))
+    text = open(os.path.join(bundle, f"model.b{batch}.mlir")).read()
+    wpath = os.path.join(bundle, "weights.safetensors")
+    with safe_open(wpath, framework="numpy") as f:
+        order = json.loads(f.metadata()["argument_order"])
+    weights = load_file(wpath)
+    golden = load_file(os.path.join(golden_dir, f"b{batch}.safetensors"))
+    dev = jax.devices("cpu")[0]
+    exe = compile_text(text, dev)
+    shapes = None
+    try:
+        shapes = [a.shape for a in exe.input_shapes] if hasattr(exe, "input_shapes") else None
+    except Exception:
+        shapes = None
+    host = [np.asarray(golden[n]) for n in manifest_inputs(bundle)] + [weights[n] for n in order]
+    # Inputs stored as [1] for scalars or flattened: reshape to the program's shapes when known.
+    if shapes:
+        host = [h.reshape(s) if h.size == int(np.prod(s)) else h for h, s in zip(host, shapes)]
+    args = [jax.device_put(h, dev) for h in host]
+
+    def run():
+        if hasattr(exe, "execute_sharded"):
+            out = exe.execute_sharded([[a] for a in args])
+            arrays = out.disassemble_into_single_device_arrays()
+            for col in arrays:
+                for a in col:
+                    a.block_until_ready()
+        else:
+            for a in exe.execute(args):
+                a.block_until_ready()
+
+    for _ in range(warmup):
+        run()
+    times, start = [], time.perf_counter()
+    while len(times) < 5 or time.perf_counter() - start < min_seconds:
+        t0 = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - t0) * 1e3)
+    print(f"{name:<14} b{batch:<4} xla:cpu cpus {len(os.sched_getaffinity(0)):<3} iterations "
+          f"{len(times):<6} median {statistics.median(times):10.4f} ms  min {min(times):10.4f} ms",
+          flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -29,12 +29,20 @@ Clock::time_point Scheduler::now() const {
   return options_.clock ? options_.clock() : Clock::now();
 }
 
-void Scheduler::addModel(const std::string &model, ModelBatching batching, ModelPolicy policy) {
+void Scheduler::addModel(const std::string &model, ModelBatching batching,
+                         std::optional<ModelPolicy> policy) {
   std::lock_guard<std::mutex> lock(mu_);
   auto [it, inserted] = models_.try_emplace(model);
   ModelState &state = it->second;
+  state.warmup_pending = options_.warmup && options_.discipline == Discipline::kFair &&
+                         static_cast<bool>(batching.warmup_inputs);
   state.batching = std::move(batching);
-  state.policy = policy;
+  if (!policy) {
+    auto p = options_.model_policies.find(model);
+    policy = p == options_.model_policies.end() ? ModelPolicy{} : p->second;
+  }
+  state.policy = *policy;
+  cv_.notify_one();
   if (inserted)
     state.ema_at = now();
   else
@@ -88,6 +96,7 @@ std::optional<ModelSchedStats> Scheduler::stats(const std::string &model) const 
              : state.ema;
   s.cost_estimate = state.cost;
   s.dispatch_count = state.dispatch_count;
+  s.warmup_failures = state.warmup_failures;
   s.requests_served = state.requests_served;
   s.rows_served = state.rows_served;
   s.total_compute_seconds = state.total_compute;
@@ -299,9 +308,49 @@ int64_t Scheduler::queueDepth(const std::string &model) const {
   return it == models_.end() ? 0 : static_cast<int64_t>(it->second.queue.size());
 }
 
+bool Scheduler::runPendingWarmup(std::unique_lock<std::mutex> &lock) {
+  if (stopping_)
+    return false;
+  auto it = std::find_if(models_.begin(), models_.end(),
+                         [](const auto &entry) { return entry.second.warmup_pending; });
+  if (it == models_.end())
+    return false;
+  it->second.warmup_pending = false;
+  const std::string model = it->first;
+  const ModelBatching batching = it->second.batching;
+  std::vector<int64_t> sizes = batching.compiled_batch_sizes;
+  if (sizes.empty())
+    sizes.push_back(0);
+  lock.unlock();
+  std::vector<std::pair<int64_t, double>> costs;
+  int64_t failures = 0;
+  for (int64_t size : sizes) {
+    std::vector<Tensor> inputs = batching.warmup_inputs(size);
+    if (inputs.empty())
+      continue;
+    const Clock::time_point started = now();
+    Result<std::vector<Tensor>> out = run_(model, size, std::move(inputs));
+    const double seconds = std::chrono::duration<double>(now() - started).count();
+    if (out.isOk())
+      costs.emplace_back(size, seconds);
+    else
+      ++failures;
+  }
+  lock.lock();
+  auto again = models_.find(model);
+  if (again != models_.end()) {
+    for (const auto &[size, seconds] : costs)
+      foldCost(again->second, size, seconds);
+    again->second.warmup_failures += failures;
+  }
+  return true;
+}
+
 void Scheduler::dispatchLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
+    if (runPendingWarmup(lock))
+      continue;
     const Clock::time_point t = now();
     ModelMap::iterator chosen = pick(t);
     if (chosen == models_.end()) {

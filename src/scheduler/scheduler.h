@@ -76,6 +76,11 @@ struct ModelBatching {
   /// Row-major batch axis of each output (manifest order); -1 if the output has none
   /// (such a model is never coalesced or split).
   std::vector<int64_t> output_batch_axes;
+  /// Zero inputs (manifest order) for a warmup run at a compiled size (0: the unbatched
+  /// program). Under fair, every compiled size runs once on these when the model is added
+  /// (before any request of it), seeding cost_estimate[B]; reference-system.md §3.4. An
+  /// empty function, or an empty result for a size (e.g. variable dims), skips warmup.
+  std::function<std::vector<Tensor>(int64_t batch_size)> warmup_inputs;
 };
 
 /// What one dispatch did (metrics: worker_dispatch_total, worker_rows_served_total, the
@@ -121,6 +126,8 @@ struct ModelSchedStats {
   /// Learned cost per compiled batch size (0: unbatched), seconds.
   std::map<int64_t, double> cost_estimate;
   int64_t dispatch_count = 0;
+  /// Warmup runs that failed (they only leave the cost unseeded).
+  int64_t warmup_failures = 0;
   /// Requests (or pieces) and real rows that ran successfully.
   int64_t requests_served = 0;
   int64_t rows_served = 0;
@@ -149,6 +156,10 @@ struct SchedulerOptions {
   double cost_ema_alpha = 0.2;
   /// Cost of a batch size never measured (fair priority, edf laxity margin), seconds.
   double default_cost_seconds = 0.01;
+  /// Policies by model name, used by addModel() when it is given none.
+  std::map<std::string, ModelPolicy> model_policies;
+  /// Run warmups under fair (see ModelBatching::warmup_inputs).
+  bool warmup = true;
   /// Time source for queue waits, deadlines, compute measurement and the EMA; empty =
   /// Clock::now. Deadlines passed to submit() are on this clock.
   std::function<Clock::time_point()> clock;
@@ -171,7 +182,9 @@ public:
   /// Adds a model, or replaces an existing model's batching and policy keeping its queue,
   /// EMA and counters (a reload); cost estimates are cleared on replace, since the
   /// programs changed.
-  void addModel(const std::string &model, ModelBatching batching, ModelPolicy policy = {});
+  /// `policy` unset: SchedulerOptions::model_policies[model], else the default policy.
+  void addModel(const std::string &model, ModelBatching batching,
+                std::optional<ModelPolicy> policy = std::nullopt);
   /// Removes a model; its queued requests fail with NotFound.
   void removeModel(const std::string &model);
   /// Renames a model in place: queue, policy, EMA, costs and counters move to `to`.
@@ -218,6 +231,8 @@ private:
     double ema = 0;
     Clock::time_point ema_at{};
     std::map<int64_t, double> cost;
+    bool warmup_pending = false;
+    int64_t warmup_failures = 0;
     int64_t dispatch_count = 0;
     int64_t requests_served = 0;
     int64_t rows_served = 0;
@@ -233,6 +248,8 @@ private:
   double costOf(const ModelState &state, int64_t batch_size) const;
   void foldCost(ModelState &state, int64_t batch_size, double seconds) const;
   ModelMap::iterator pick(Clock::time_point now);
+  /// Runs one pending warmup, if any, with mu_ released meanwhile; returns whether it did.
+  bool runPendingWarmup(std::unique_lock<std::mutex> &lock);
   void dispatchLoop();
   /// Runs the batch and folds its compute time into the model's EMA, cost and counters.
   void execute(const std::string &model, const ModelBatching &batching, std::vector<Item> batch);

@@ -78,7 +78,7 @@ Tensor idTensor(int32_t id) {
   return t;
 }
 
-ModelBatching oneRow() { return {{1}, {0}, {0}}; }
+ModelBatching oneRow() { return {{1}, {0}, {0}, {}}; }
 
 using Future = std::future<Result<std::vector<Tensor>>>;
 
@@ -107,8 +107,8 @@ TEST(Fair, WeightsOneAndThreeGetOneToThreeOfExecuteTime) {
   // Different per-dispatch costs: fairness is in time, not in dispatches.
   dev.cost = {{"a", milliseconds(20)}, {"b", milliseconds(7)}};
   Scheduler s(dev.options(Discipline::kFair), dev.runFn());
-  s.addModel("a", oneRow(), {.weight = 1, .max_batch_size = 0});
-  s.addModel("b", oneRow(), {.weight = 3, .max_batch_size = 0});
+  s.addModel("a", oneRow(), ModelPolicy{.weight = 1, .max_batch_size = 0});
+  s.addModel("b", oneRow(), ModelPolicy{.weight = 3, .max_batch_size = 0});
   // Saturating: both queues stay non-empty for well past the 10 s window
   // (a alone would need 12 s, b alone 14 s).
   std::vector<Future> futures;
@@ -162,8 +162,8 @@ TEST(Fifo, ServesInArrivalOrderAcrossModelsWhateverTheWeights) {
   FakeDevice dev;
   dev.cost = {{"a", milliseconds(10)}, {"b", milliseconds(1)}};
   Scheduler s(dev.options(Discipline::kFifo), dev.runFn());
-  s.addModel("a", oneRow(), {.weight = 1, .max_batch_size = 0});
-  s.addModel("b", oneRow(), {.weight = 9, .max_batch_size = 0});
+  s.addModel("a", oneRow(), ModelPolicy{.weight = 1, .max_batch_size = 0});
+  s.addModel("b", oneRow(), ModelPolicy{.weight = 9, .max_batch_size = 0});
   std::vector<Future> futures;
   std::vector<int32_t> expected;
   for (int32_t i = 0; i < 60; ++i) {
@@ -261,7 +261,7 @@ TEST(Policy, MaxBatchSizeCapsCoalescedRows) {
   SchedulerOptions o = dev.options(Discipline::kFair);
   o.coalescing = true;
   Scheduler s(o, dev.runFn());
-  s.addModel("a", {{1, 4, 8}, {0}, {0}}, {.weight = 1, .max_batch_size = 3});
+  s.addModel("a", {{1, 4, 8}, {0}, {0}, {}}, ModelPolicy{.weight = 1, .max_batch_size = 3});
   std::vector<Future> futures;
   for (int32_t i = 0; i < 7; ++i)
     futures.push_back(submitAsync(s, "a", i));
@@ -280,7 +280,7 @@ TEST(Policy, RenameKeepsQueueAndCounters) {
   FakeDevice dev;
   dev.cost = {{"b", milliseconds(1)}};
   Scheduler s(dev.options(Discipline::kFifo), dev.runFn());
-  s.addModel("a", oneRow(), {.weight = 2, .max_batch_size = 0});
+  s.addModel("a", oneRow(), ModelPolicy{.weight = 2, .max_batch_size = 0});
   s.addModel("c", oneRow());
   auto f = submitAsync(s, "a", 7);
   s.recordCost("a", 1, 0.5);
@@ -296,6 +296,53 @@ TEST(Policy, RenameKeepsQueueAndCounters) {
   s.start();
   ASSERT_TRUE(f.get().isOk());
   EXPECT_EQ(dev.log.at(0).model, "b");
+}
+
+TEST(Fair, WarmupAtAddSeedsTheCostOfEveryCompiledSize) {
+  FakeDevice dev;
+  dev.cost = {{"a", milliseconds(4)}};
+  SchedulerOptions o = dev.options(Discipline::kFair);
+  o.model_policies["a"] = {.weight = 5, .max_batch_size = 2};
+  Scheduler s(o, dev.runFn());
+  ModelBatching b{{1, 4}, {0}, {0}, {}};
+  std::vector<int64_t> warmed;
+  b.warmup_inputs = [&warmed](int64_t size) {
+    warmed.push_back(size);
+    return std::vector<Tensor>{Tensor::zeros(DType::kI32, {size, 1})};
+  };
+  s.addModel("a", b);
+  auto f = submitAsync(s, "a", 9);
+  s.start();
+  ASSERT_TRUE(f.get().isOk());
+  EXPECT_EQ(warmed, (std::vector<int64_t>{1, 4}));
+  // Two warmup dispatches, then the request.
+  ASSERT_EQ(dev.log.size(), 3u);
+  EXPECT_EQ(dev.log.back().ids, (std::vector<int32_t>{9}));
+  auto st = s.stats("a");
+  ASSERT_TRUE(st.has_value());
+  EXPECT_EQ(st->weight, 5);
+  EXPECT_EQ(st->max_batch_size, 2);
+  EXPECT_NEAR(st->cost_estimate.at(1), 0.004, 1e-12);
+  EXPECT_NEAR(st->cost_estimate.at(4), 0.004, 1e-12);
+  // Warmups are not served requests and do not count as recent compute.
+  EXPECT_EQ(st->dispatch_count, 1);
+  EXPECT_EQ(st->requests_served, 1);
+  EXPECT_NEAR(st->total_compute_seconds, 0.004, 1e-12);
+}
+
+TEST(Fifo, NoWarmupOutsideFair) {
+  FakeDevice dev;
+  dev.cost = {{"a", milliseconds(4)}};
+  Scheduler s(dev.options(Discipline::kFifo), dev.runFn());
+  ModelBatching b{{1}, {0}, {0}, {}};
+  b.warmup_inputs = [](int64_t size) {
+    return std::vector<Tensor>{Tensor::zeros(DType::kI32, {size, 1})};
+  };
+  s.addModel("a", b);
+  auto f = submitAsync(s, "a", 9);
+  s.start();
+  ASSERT_TRUE(f.get().isOk());
+  EXPECT_EQ(dev.log.size(), 1u);
 }
 
 } // namespace

@@ -59,7 +59,7 @@ SchedulerOptions opts(bool coalescing, BatchSizePolicy sizes = BatchSizePolicy::
   return o;
 }
 
-ModelBatching batching(std::vector<int64_t> sizes) { return {std::move(sizes), {0}, {0}}; }
+ModelBatching batching(std::vector<int64_t> sizes) { return {std::move(sizes), {0}, {0}, {}}; }
 
 /// Submits and returns a future of the outputs.
 std::future<Result<std::vector<Tensor>>>

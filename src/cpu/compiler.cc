@@ -8,6 +8,30 @@
 namespace rs::cpu {
 namespace {
 
+/// Why an op without a kernel is not run: ops that only make sense across several
+/// devices or with a host or peer program on the other side say so; any other op "is not
+/// supported by the cpu executor".
+std::string unsupportedOpReason(std::string_view name) {
+  static constexpr std::string_view kMultiDevice[] = {
+      "stablehlo.all_gather",           "stablehlo.all_reduce",         "stablehlo.all_to_all",
+      "stablehlo.collective_broadcast", "stablehlo.collective_permute", "stablehlo.reduce_scatter",
+      "stablehlo.partition_id",         "stablehlo.replica_id",         "interpreter.run_parallel"};
+  static constexpr std::string_view kHostCommunication[] = {"stablehlo.infeed", "stablehlo.outfeed",
+                                                            "stablehlo.send", "stablehlo.recv"};
+  for (std::string_view n : kMultiDevice)
+    if (n == name)
+      return "is not supported by the cpu executor: it needs a multi-device (replica or "
+             "partition) setting, and the cpu executor runs a single device";
+  for (std::string_view n : kHostCommunication)
+    if (n == name)
+      return "is not supported by the cpu executor: it communicates with the host or another "
+             "program, which the cpu executor does not provide";
+  if (name == "stablehlo.after_all" || name == "stablehlo.create_token")
+    return "is not supported by the cpu executor: tokens only order host communication "
+           "(infeed, outfeed, send, recv), which the cpu executor does not provide";
+  return "is not supported by the cpu executor";
+}
+
 std::string locationOf(const ir::Operation &op, const ir::Module &module) {
   if (op.loc.line > 0)
     return op.loc.toString();
@@ -203,8 +227,8 @@ Status Compiler::compileBlock(const ir::Block &block, const ir::Operation &owner
     const ir::Operation &op = block.ops[i];
     const KernelEntry *entry = registry.find(op.name);
     if (!entry)
-      return unimplemented() << location(op) << ": '" << op.name
-                             << "' op is not supported by the cpu executor";
+      return unimplemented() << location(op) << ": '" << op.name << "' op "
+                             << unsupportedOpReason(op.name);
     std::vector<TensorType> operand_types, result_types;
     for (ir::ValueId v : op.operands) {
       RS_ASSIGN_OR_RETURN(TensorType t, tensorType(v, op));

@@ -296,6 +296,8 @@ const KernelRegistry &kernelRegistry() {
     registerSortKernels(r);
     registerControlFlowKernels(r);
     registerMapKernels(r);
+    registerTriangularSolveKernels(r);
+    registerSpecialFunctionKernels(r);
     return r;
   }();
   return registry;

@@ -159,6 +159,8 @@ void registerScatterKernels(KernelRegistry &r);
 void registerSortKernels(KernelRegistry &r);
 void registerControlFlowKernels(KernelRegistry &r);
 void registerMapKernels(KernelRegistry &r);
+void registerTriangularSolveKernels(KernelRegistry &r);
+void registerSpecialFunctionKernels(KernelRegistry &r);
 
 /// Adapts a plan struct and its run function to the Kernel interface.
 template <typename Plan, void (*RunFn)(const Plan &, const KernelIo &)>

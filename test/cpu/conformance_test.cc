@@ -13,13 +13,18 @@
 // gives Unimplemented: an op or element type the executor lacks). The checked-in list
 // conformance_expected.txt names every case that does not pass, with its status and
 // reason; the test fails when the actual set differs in either direction, printing the
-// lines to add or remove. Each suite ends with "N passed, N failed, N unsupported".
+// lines to add or remove. Each case prints one line (pass, FAIL with the first mismatch,
+// skip with the missing feature); each suite ends with "N passed, N failed, N skipped".
+// Conformance.Report prints both totals and, with RS_WRITE_CONFORMANCE=1 in the
+// environment, writes docs/conformance.md (skips counted by reason).
 //
 //===----------------------------------------------------------------------===//
 #include "cpu_test_util.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -321,16 +326,80 @@ std::map<std::string, std::string> expectations(const std::string &suite) {
   return out;
 }
 
-void checkSuite(const std::string &suite, const Results &results) {
-  int passed = 0, failed = 0, unsupported = 0;
-  std::map<std::string, int> reasons;
-  for (const auto &[key, o] : results) {
-    passed += o.status == "pass";
-    failed += o.status == "fails";
-    unsupported += o.status == "unsupported";
-    if (o.status == "unsupported")
-      ++reasons[o.reason];
+/// The feature a skip reason names, with tensor shapes dropped so that cases of one
+/// element type group together: "'stablehlo.add' op type tensor<2xcomplex<f32>> is not
+/// supported" becomes "'stablehlo.add' op type complex<f32> is not supported".
+std::string skipFeature(const std::string &reason) {
+  std::string out;
+  size_t i = 0;
+  while (i < reason.size()) {
+    if (reason.compare(i, 7, "tensor<") != 0) {
+      out += reason[i++];
+      continue;
+    }
+    size_t j = i + 7;
+    size_t dims = j; // skip "2x3x" / "?x" shape prefixes
+    while (j < reason.size() && (std::isdigit(static_cast<unsigned char>(reason[j])) ||
+                                 reason[j] == '?' || reason[j] == 'x')) {
+      if (reason[j] == 'x')
+        dims = j + 1;
+      ++j;
+    }
+    int depth = 1;
+    size_t k = dims;
+    for (; k < reason.size() && depth > 0; ++k)
+      depth += reason[k] == '<' ? 1 : reason[k] == '>' ? -1 : 0;
+    out += reason.substr(dims, k - 1 - dims);
+    i = k;
   }
+  return out;
+}
+
+struct SuiteSummary {
+  int passed = 0, failed = 0, skipped = 0;
+  std::map<std::string, int> skip_reasons;                   // feature -> cases
+  std::vector<std::pair<std::string, std::string>> failures; // key, first mismatch
+};
+
+SuiteSummary summarize(const Results &results) {
+  SuiteSummary s;
+  for (const auto &[key, o] : results) {
+    if (o.status == "pass") {
+      ++s.passed;
+    } else if (o.status == "fails") {
+      ++s.failed;
+      s.failures.emplace_back(key, o.reason);
+    } else {
+      ++s.skipped;
+      ++s.skip_reasons[skipFeature(o.reason)];
+    }
+  }
+  return s;
+}
+
+/// "N passed, N failed, N skipped".
+std::string totalLine(const SuiteSummary &s) {
+  return std::to_string(s.passed) + " passed, " + std::to_string(s.failed) + " failed, " +
+         std::to_string(s.skipped) + " skipped";
+}
+
+/// Prints one line per case (pass / fail with the first mismatch / skip with the missing
+/// feature) and the suite's total, then checks the results against
+/// conformance_expected.txt.
+void checkSuite(const std::string &suite, const Results &results) {
+  for (const auto &[key, o] : results) {
+    if (o.status == "pass")
+      std::printf("[ conform  ] pass  %s\n", key.c_str());
+    else if (o.status == "fails")
+      std::printf("[ conform  ] FAIL  %s: %s\n", key.c_str(), o.reason.c_str());
+    else
+      std::printf("[ conform  ] skip  %s: %s\n", key.c_str(), o.reason.c_str());
+  }
+  const SuiteSummary s = summarize(results);
+  for (const auto &[reason, n] : s.skip_reasons)
+    std::printf("[ conform  ]   skipped x%-3d %s\n", n, reason.c_str());
+  std::printf("[ conform  ] %s: %s\n", suite.c_str(), totalLine(s).c_str());
+
   std::map<std::string, std::string> expected = expectations(suite);
   std::vector<std::string> add, remove;
   for (const auto &[key, o] : results) {
@@ -345,10 +414,6 @@ void checkSuite(const std::string &suite, const Results &results) {
   for (const auto &[key, status] : expected)
     if (!results.count(key))
       remove.push_back(key + " " + status + " (no such case)");
-  std::printf("[ conform  ] %s: %d passed, %d failed, %d unsupported\n", suite.c_str(), passed,
-              failed, unsupported);
-  for (const auto &[reason, n] : reasons)
-    std::printf("[ conform  ]   unsupported x%-3d %s\n", n, reason.c_str());
   std::string diff;
   for (const std::string &l : add)
     diff += "  add:    " + l + "\n";
@@ -357,6 +422,55 @@ void checkSuite(const std::string &suite, const Results &results) {
   EXPECT_TRUE(add.empty() && remove.empty())
       << "conformance_expected.txt is out of date for " << suite << ":\n"
       << diff;
+}
+
+/// Each suite runs once per test binary; the suite tests and the report share the results.
+const Results &interpretResults() {
+  static const Results r = runInterpretSuite();
+  return r;
+}
+const Results &testdataResults() {
+  static const Results r = runTestdataSuite();
+  return r;
+}
+
+/// The Markdown of docs/conformance.md: per suite the totals, the skipped cases counted
+/// by missing feature, and the failures with their first mismatch.
+std::string conformanceMarkdown(const std::vector<std::pair<std::string, SuiteSummary>> &suites) {
+  std::ostringstream md;
+  md << "# StableHLO conformance of the CPU executor\n\n"
+     << "Generated by `RS_WRITE_CONFORMANCE=1 rs_cpu_test --gtest_filter=Conformance.*` "
+        "(test/cpu/conformance_test.cc); do not edit by hand. The suites are the StableHLO "
+        "interpreter tests (`shared/conformance/interpret`, one case per `// -----` chunk) "
+        "and the JAX-generated testdata (`shared/conformance/testdata`, one case per file). "
+        "A case is skipped when the executor reports an op or element type it lacks "
+        "(Unimplemented at compile time) or the harness cannot express it; the checked-in "
+        "list `test/cpu/conformance_expected.txt` names every case that does not pass.\n\n"
+     << "| suite | passed | failed | skipped |\n|---|---:|---:|---:|\n";
+  for (const auto &[name, s] : suites)
+    md << "| " << name << " | " << s.passed << " | " << s.failed << " | " << s.skipped << " |\n";
+  for (const auto &[name, s] : suites) {
+    md << "\n## " << name << "\n\n" << totalLine(s) << "\n";
+    if (!s.failures.empty()) {
+      md << "\n### Failures\n\n| case | first mismatch |\n|---|---|\n";
+      for (const auto &[key, why] : s.failures)
+        md << "| `" << key << "` | " << why << " |\n";
+    }
+    if (!s.skip_reasons.empty()) {
+      std::vector<std::pair<int, std::string>> by_count;
+      for (const auto &[reason, n] : s.skip_reasons)
+        by_count.emplace_back(-n, reason);
+      std::sort(by_count.begin(), by_count.end());
+      md << "\n### Skipped, by reason\n\n| cases | reason |\n|---:|---|\n";
+      for (const auto &[neg, reason] : by_count) {
+        std::string cell = reason;
+        for (size_t p = 0; (p = cell.find('|', p)) != std::string::npos; p += 2)
+          cell.replace(p, 1, "\\|");
+        md << "| " << -neg << " | " << cell << " |\n";
+      }
+    }
+  }
+  return md.str();
 }
 
 TEST(Conformance, HarnessDetectsWrongResults) {
@@ -378,9 +492,36 @@ TEST(Conformance, HarnessDetectsWrongResults) {
   EXPECT_EQ(runCase(std::move(good).value()).status, "pass");
 }
 
-TEST(Conformance, InterpretSuite) { checkSuite("interpret/", runInterpretSuite()); }
+TEST(Conformance, SkipFeatureDropsShapes) {
+  EXPECT_EQ(skipFeature("'stablehlo.add' op type tensor<2x3xcomplex<f32>> is not supported"),
+            "'stablehlo.add' op type complex<f32> is not supported");
+  EXPECT_EQ(skipFeature("op type tensor<i4> and tensor<?x2xf32>"), "op type i4 and f32");
+  EXPECT_EQ(skipFeature("harness: no checks"), "harness: no checks");
+}
 
-TEST(Conformance, TestdataSuite) { checkSuite("testdata/", runTestdataSuite()); }
+TEST(Conformance, InterpretSuite) { checkSuite("interpret/", interpretResults()); }
+
+TEST(Conformance, TestdataSuite) { checkSuite("testdata/", testdataResults()); }
+
+/// Prints both suites' totals; with RS_WRITE_CONFORMANCE=1 also writes
+/// docs/conformance.md under RS_SOURCE_DIR.
+TEST(Conformance, Report) {
+  std::vector<std::pair<std::string, SuiteSummary>> suites = {
+      {"interpret", summarize(interpretResults())}, {"testdata", summarize(testdataResults())}};
+  for (const auto &[name, s] : suites)
+    std::printf("[ conform  ] %s: %s\n", name.c_str(), totalLine(s).c_str());
+  const std::string md = conformanceMarkdown(suites);
+  EXPECT_NE(md.find("| interpret | "), std::string::npos);
+  const char *write = std::getenv("RS_WRITE_CONFORMANCE");
+  if (write && std::string(write) == "1") {
+    const fs::path out = fs::path(RS_SOURCE_DIR) / "docs" / "conformance.md";
+    std::ofstream f(out, std::ios::binary | std::ios::trunc);
+    f << md;
+    f.close();
+    EXPECT_TRUE(f.good()) << "cannot write " << out;
+    std::printf("[ conform  ] wrote %s\n", out.string().c_str());
+  }
+}
 
 } // namespace
 } // namespace rs::cpu::testing

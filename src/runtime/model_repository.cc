@@ -7,10 +7,20 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
+
+#include <openssl/evp.h>
 
 namespace rs::runtime {
 namespace {
+
+/// Adds the SHA-256 of `<dir>/<file>` to `digests` (LoadedModel::file_sha256).
+Status hashBundleFile(const std::string &dir, const std::string &file,
+                      std::map<std::string, std::string> &digests) {
+  RS_ASSIGN_OR_RETURN(digests[file], fileSha256((std::filesystem::path(dir) / file).string()));
+  return Status::ok();
+}
 
 std::vector<TensorSpec> wireSpecs(const std::vector<bundle::TensorSpec> &specs) {
   std::vector<TensorSpec> out;
@@ -50,6 +60,33 @@ Result<std::vector<Tensor>> LoadedModel::run(int64_t batch_size, std::vector<Ten
   return it->second->execute(inputs);
 }
 
+Result<std::string> fileSha256(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return notFound() << path << ": cannot open to compute its sha256";
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
+    return internalError() << "sha256: cannot initialise the digest";
+  std::vector<char> buffer(size_t{1} << 20);
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    if (in.gcount() > 0)
+      EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<size_t>(in.gcount()));
+  }
+  if (!in.eof())
+    return notFound() << path << ": read error while computing its sha256";
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(ctx.get(), digest, &length);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) {
+    hex += kHex[digest[i] >> 4];
+    hex += kHex[digest[i] & 15];
+  }
+  return hex;
+}
+
 ModelRepository::ModelRepository(std::shared_ptr<Backend> backend, ModelRepositoryOptions options)
     : backend_(std::move(backend)), options_(std::move(options)) {}
 
@@ -63,6 +100,9 @@ Status ModelRepository::loadModel(const std::string &dir) {
     model->dir = dir;
     model->manifest = b.manifest;
     model->weights = b.weights;
+    RS_RETURN_IF_ERROR(hashBundleFile(dir, "manifest.yaml", model->file_sha256));
+    if (std::filesystem::exists(std::filesystem::path(dir) / "weights.safetensors"))
+      RS_RETURN_IF_ERROR(hashBundleFile(dir, "weights.safetensors", model->file_sha256));
     const DeviceInfo device = backend_->deviceInfo();
     const passes::NumericsOptions numerics{
         options_.numerics, passes::targetHasTf32(device.platform, device.compute_capability)};
@@ -83,6 +123,7 @@ Status ModelRepository::loadModel(const std::string &dir) {
       parts.device = device;
       parts.server_build = options_.server_build;
       const std::string file = std::filesystem::path(program.path).filename().string();
+      RS_RETURN_IF_ERROR(hashBundleFile(dir, file, model->file_sha256));
       Result<CachedProgram> compiled = cache.loadOrCompile(*backend_, program.module, file, parts);
       if (!compiled.isOk())
         return compiled.status().withPrefix(program.path);

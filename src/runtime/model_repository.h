@@ -53,6 +53,10 @@ struct LoadedModel {
   passes::NumericsReport numerics;
   /// Executable cache outcome per loaded program, by batch size (key 0: unbatched).
   std::map<int64_t, CacheOutcome> cache;
+  /// SHA-256 (64 lower-case hex digits) of each bundle file as read at load, by its name
+  /// in the bundle directory: "manifest.yaml", "weights.safetensors" (when present) and
+  /// every loaded program ("model.b8.mlir"). Deployment evidence (server/evidence.h).
+  std::map<std::string, std::string> file_sha256;
 
   /// Runs the program for `batch_size` on `inputs` (manifest order) followed by the
   /// weights; batch_size 0 runs the only program of a model without a batch axis.
@@ -83,6 +87,10 @@ struct ModelRepositoryOptions {
   /// ServerBuild::toString() of this build; part of every cache key.
   std::string server_build = serverBuild().toString();
 };
+
+/// SHA-256 of the file at `path` as 64 lower-case hex digits, read in 1 MiB pieces.
+/// NotFound when it cannot be opened or read.
+Result<std::string> fileSha256(const std::string &path);
 
 class ModelRepository {
 public:

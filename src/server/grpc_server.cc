@@ -4,9 +4,11 @@
 #include "protocol/deadline.h"
 #include "protocol/grpc_codec.h"
 #include "protocol/proto/grpc_service.grpc.pb.h"
+#include "protocol/proto/reactant_evidence_v1.grpc.pb.h"
 #include "protocol/status_mapping.h"
 
 #include <grpcpp/grpcpp.h>
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -137,6 +139,29 @@ private:
   runtime::InferenceService &service_;
 };
 
+/// reactant_evidence.EvidenceService: the deployment-identity document from the worker.
+class GrpcServer::EvidenceImpl final : public reactant_evidence::EvidenceService::CallbackService {
+public:
+  explicit EvidenceImpl(std::function<std::string()> evidence) : evidence_(std::move(evidence)) {}
+
+  ServerUnaryReactor *
+  DeploymentEvidence(CallbackServerContext *ctx,
+                     const reactant_evidence::DeploymentEvidenceRequest *,
+                     reactant_evidence::DeploymentEvidenceResponse *resp) override {
+    std::string text = evidence_();
+    const nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_object() && doc.contains("format") && doc["format"].is_string())
+      resp->set_format(doc["format"].get<std::string>());
+    resp->set_json(std::move(text));
+    ServerUnaryReactor *reactor = ctx->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+
+private:
+  std::function<std::string()> evidence_;
+};
+
 GrpcServer::GrpcServer(GrpcServerOptions options, runtime::InferenceService &service)
     : options_(std::move(options)), service_(service) {}
 
@@ -160,12 +185,17 @@ Status GrpcServer::start() {
   builder.SetMaxReceiveMessageSize(clampInt(options_.max_recv_msg_bytes));
   builder.SetMaxSendMessageSize(clampInt(options_.max_send_msg_bytes));
   builder.RegisterService(impl_.get());
+  if (options_.evidence) {
+    evidence_ = std::make_unique<EvidenceImpl>(options_.evidence);
+    builder.RegisterService(evidence_.get());
+  }
   server_ = builder.BuildAndStart();
   if (!server_ || selected_port == 0) {
     if (server_)
       server_->Shutdown();
     server_.reset();
     impl_.reset();
+    evidence_.reset();
     return unavailable() << "grpc server: cannot bind " << address;
   }
   port_ = selected_port;
@@ -180,6 +210,7 @@ void GrpcServer::shutdown() {
   server_->Wait();
   server_.reset();
   impl_.reset();
+  evidence_.reset();
   port_ = 0;
   spdlog::info("grpc server stopped");
 }

@@ -6,7 +6,9 @@
 // the tighter of the client's gRPC deadline and its `reactant_timeout_ns` parameter, calls
 // InferenceService::infer(), and finishes the call from the completion callback.
 //
-// RPCs: ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer.
+// RPCs: ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer,
+// and, when GrpcServerOptions::evidence is set, reactant_evidence.EvidenceService/
+// DeploymentEvidence (the deployment-identity document, server/evidence.h).
 // RepositoryIndex, RepositoryModelLoad/Unload and SystemSharedMemoryStatus/Register/
 // Unregister answer UNIMPLEMENTED for now. Error codes are the service's Status codes,
 // passed through unchanged (protocol/status_mapping.h); ModelReady for an unknown model is
@@ -25,6 +27,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -45,6 +48,10 @@ struct GrpcServerOptions {
   int64_t max_send_msg_bytes = int64_t{512} << 20;
   /// How long shutdown() lets in-flight calls finish before cancelling them.
   std::chrono::milliseconds shutdown_grace{30000};
+  /// When set, reactant_evidence.EvidenceService/DeploymentEvidence is served on the same
+  /// port and answers with this document (JSON text; server/evidence.h). Called per RPC,
+  /// from gRPC threads.
+  std::function<std::string()> evidence;
 };
 
 class GrpcServer {
@@ -67,9 +74,11 @@ public:
 
 private:
   class Impl;
+  class EvidenceImpl;
   GrpcServerOptions options_;
   runtime::InferenceService &service_;
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<EvidenceImpl> evidence_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
 };

@@ -123,6 +123,11 @@ void HttpServer::addRoutes() {
   svr.Get(R"(/v2/?)", [this](const httplib::Request &, httplib::Response &res) {
     replyJson(res, 200, protocol::serverMetadataJson(service_.serverMetadata()));
   });
+  if (options_.evidence) {
+    svr.Get("/v2/evidence", [this](const httplib::Request &, httplib::Response &res) {
+      replyJson(res, 200, options_.evidence());
+    });
+  }
   svr.Get(kModelPath, [this](const httplib::Request &req, httplib::Response &res) {
     Result<runtime::ModelMetadata> md = service_.modelMetadata(modelRef(req).name);
     if (!md.isOk())

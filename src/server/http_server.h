@@ -10,6 +10,8 @@
 //   GET  /v2/models/{m}/ready        200 {"name","ready":true}, 400 {"name","ready":false,
 //                                    "reason"} when known but not ready, 404 unknown
 //   POST /v2/models/{m}/infer        inference (protocol/http_codec.h), JSON or binary
+//   GET  /v2/evidence                200 the deployment-identity document (server/evidence.h),
+//                                    when HttpServerOptions::evidence is set (else 404)
 //
 // Not-ready answers 400: the KServe V2 REST spec makes readiness a status code, 200 for
 // true and 4xx for false, and Triton answers 400 (EVHTP_RES_BADREQ) for both server and
@@ -35,6 +37,7 @@
 #include "support/status.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -53,6 +56,9 @@ struct HttpServerOptions {
   int threads = 16;
   /// How long an idle keep-alive connection is kept open, in seconds.
   int keep_alive_timeout_s = 5;
+  /// When set, GET /v2/evidence answers 200 with this JSON document (server/evidence.h).
+  /// Called per request, from the listener's threads.
+  std::function<std::string()> evidence;
 };
 
 class HttpServer {

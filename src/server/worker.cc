@@ -3,6 +3,7 @@
 
 #include "runtime/cpu_backend.h"
 #include "runtime/executable_cache.h"
+#include "server/evidence.h"
 #include "server/metrics_health_server.h"
 
 #include <spdlog/spdlog.h>
@@ -125,6 +126,13 @@ Status Worker::start() {
   spdlog::info("TF32 probe numerics={} tf32_active=not applicable (cpu backend computes f32 "
                "exactly) pinned_exact=not applicable",
                config::numericsName(rt.numerics));
+  facts_ = std::make_unique<WorkerFacts>();
+  facts_->config = config_;
+  facts_->device = backend_->deviceInfo();
+  facts_->tf32_probe = {{"numerics", std::string(config::numericsName(rt.numerics))},
+                        {"tf32_active", "not applicable (cpu backend computes f32 exactly)"},
+                        {"pinned_exact", "not applicable"}};
+  facts_->started_at = utcNow();
 
   logRegulatedProfile(config_);
   repository_ = std::make_unique<runtime::ModelRepository>(backend_, repositoryOptions(config_));
@@ -143,6 +151,7 @@ Status Worker::start() {
   grpc_options.port = ephemeral_ports_ ? 0 : static_cast<int>(config_.endpoints.port);
   grpc_options.max_recv_msg_bytes = config_.grpc.max_recv_msg_bytes;
   grpc_options.max_send_msg_bytes = config_.grpc.max_send_msg_bytes;
+  grpc_options.evidence = [this] { return evidenceJson(); };
   grpc_ = std::make_unique<GrpcServer>(grpc_options, *service_);
   RS_RETURN_IF_ERROR(grpc_->start());
   if (config_.endpoints.http_port > 0) {
@@ -150,6 +159,7 @@ Status Worker::start() {
     http_options.host = config_.endpoints.host;
     http_options.port = ephemeral_ports_ ? 0 : static_cast<int>(config_.endpoints.http_port);
     http_options.max_body_bytes = config_.grpc.max_recv_msg_bytes;
+    http_options.evidence = [this] { return evidenceJson(); };
     http_ = std::make_unique<HttpServer>(http_options, *service_);
     RS_RETURN_IF_ERROR(http_->start());
   }
@@ -177,6 +187,13 @@ void Worker::shutdown() {
     metrics_->shutdown();
   if (service_)
     service_->shutdown();
+}
+
+std::string Worker::evidenceJson() const {
+  if (!facts_ || !repository_)
+    return "{}";
+  return evidenceDocument(*facts_, *repository_)
+      .dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 int Worker::grpcPort() const { return grpc_ ? grpc_->port() : 0; }

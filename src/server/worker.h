@@ -4,8 +4,9 @@
 // model of its repository, the KServe V2 front-ends on their ports. Bring-up order, as the
 // reference implementation's (reference-system.md §3.1): `Effective configuration` →
 // numerics gate → backend → load and compile bundles → scheduler → front-ends → `models
-// ready`. A model that fails to load is reported and the others serve; a configuration the
-// backend cannot honour (numerics tf32 on the CPU) fails start().
+// ready`. Every front-end serves the deployment evidence (server/evidence.h) from the
+// facts gathered on the way. A model that fails to load is reported and the others serve;
+// a configuration the backend cannot honour (numerics tf32 on the CPU) fails start().
 //
 // Thread safety: start() and shutdown() from one thread; the servers run their own threads.
 //
@@ -24,6 +25,7 @@
 namespace rs::server {
 
 class MetricsHealthServer;
+struct WorkerFacts;
 
 struct WorkerOptions {
   config::WorkerConfig config;
@@ -51,12 +53,16 @@ public:
   int metricsPort() const;
   runtime::InferenceService &service() { return *service_; }
   runtime::ModelRepository &repository() { return *repository_; }
+  /// The deployment-identity document now (server/evidence.h), as GET /v2/evidence and
+  /// the gRPC DeploymentEvidence RPC serve it; "{}" before start() gathered the facts.
+  std::string evidenceJson() const;
 
 private:
   config::WorkerConfig config_;
   bool ephemeral_ports_ = false;
   std::shared_ptr<runtime::Backend> backend_;
   std::unique_ptr<runtime::ModelRepository> repository_;
+  std::unique_ptr<WorkerFacts> facts_; // set in start(), before the front-ends serve
   std::unique_ptr<WorkerService> service_;
   std::unique_ptr<GrpcServer> grpc_;
   std::unique_ptr<HttpServer> http_;

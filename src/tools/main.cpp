@@ -10,6 +10,7 @@
 #include "tools/bundle_command.h"
 #include "tools/infer_command.h"
 #include "tools/serve_command.h"
+#include "tools/validate_command.h"
 
 #include <CLI/CLI.hpp>
 
@@ -32,6 +33,7 @@ int main(int argc, char **argv) {
   rs::tools::addServeCommand(app);
   rs::tools::addInferCommand(app);
   rs::tools::addBundleCommand(app);
+  rs::tools::addValidateCommand(app);
   rs::tools::addBenchCommand(app);
   CLI11_PARSE(app, argc, argv);
   if (version) {

@@ -1,0 +1,88 @@
+//===- test/config/reference_node_file_test.cc - Reference node files load --===//
+//
+// Node files written for the reference implementation (the keys and values of its
+// config/node.yaml and config/node.default.yaml) load unchanged: no unknown key, values in
+// range, workers resolved with the reference's port rules. Only model_repo points at a
+// folder that exists here (the reference's /var/lib/reactantserver/models does not).
+//
+//===----------------------------------------------------------------------===//
+#include "config/node_config.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace rs::config {
+namespace {
+
+std::string repoDir() {
+  auto dir = std::filesystem::temp_directory_path() / "rs_reference_node_repo";
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+TEST(ReferenceNodeFile, TemplateWithTwoWorkersLoads) {
+  const std::string yaml = "model_repo: " + repoDir() + R"(
+base_port: 8080
+metrics_base_port: 9100
+global:
+  cache_dir: /var/cache/reactantserver
+  runtime:
+    backend: cuda
+    mem_fraction: 0.9
+    preallocate: true
+    allow_cpu_fallback: false
+  scheduler:
+    ema_halflife_seconds: 30.0
+    max_queue_depth: 1024
+  endpoints:
+    host: 0.0.0.0
+workers:
+  - { name: worker0 }
+  - { name: worker1 }
+)";
+  auto node = parseNodeFile(yaml, "node.yaml", {});
+  ASSERT_TRUE(node.isOk()) << node.status().toString();
+  auto w1 = resolveWorker(*node, 1);
+  ASSERT_TRUE(w1.isOk()) << w1.status().toString();
+  EXPECT_EQ(w1->worker_name, "worker1");
+  EXPECT_EQ(w1->endpoints.port, 8081);
+  EXPECT_EQ(w1->endpoints.metrics_port, 9101);
+  EXPECT_EQ(w1->runtime.backend, Backend::kCuda);
+  EXPECT_FALSE(w1->runtime.allow_cpu_fallback);
+  EXPECT_EQ(w1->cache_dir, "/var/cache/reactantserver");
+}
+
+TEST(ReferenceNodeFile, ZeroConfigDefaultLoads) {
+  const std::string yaml = "model_repo: " + repoDir() + R"(
+base_port: 8080
+metrics_base_port: 9100
+gpus: auto
+global:
+  cache_dir: /var/cache/reactantserver
+  runtime:
+    backend: cuda
+    mem_fraction: 0.9
+    preallocate: true
+    allow_cpu_fallback: false
+    weight_cache_fraction: 1.0
+    weight_cache_wiggle_fraction: 0.1
+  scheduler:
+    ema_halflife_seconds: 30.0
+    max_queue_depth: 1024
+    compaction_interval: 0
+  endpoints:
+    host: 0.0.0.0
+)";
+  auto node = parseNodeFile(yaml, "node.default.yaml", {});
+  ASSERT_TRUE(node.isOk()) << node.status().toString();
+  EXPECT_EQ(node->gpus.kind, GpuSelection::Kind::kAuto);
+  auto w0 = resolveWorker(*node, 0);
+  ASSERT_TRUE(w0.isOk()) << w0.status().toString();
+  EXPECT_EQ(w0->endpoints.port, 8080);
+  EXPECT_EQ(w0->endpoints.metrics_port, 9100);
+  EXPECT_DOUBLE_EQ(w0->runtime.weight_cache_wiggle_fraction, 0.1);
+}
+
+} // namespace
+} // namespace rs::config

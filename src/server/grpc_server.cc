@@ -4,6 +4,7 @@
 #include "protocol/deadline.h"
 #include "protocol/grpc_codec.h"
 #include "protocol/proto/grpc_service.grpc.pb.h"
+#include "protocol/proto/reactant_control_v1.grpc.pb.h"
 #include "protocol/proto/reactant_evidence_v1.grpc.pb.h"
 #include "protocol/status_mapping.h"
 
@@ -22,7 +23,9 @@ using grpc::ServerUnaryReactor;
 /// The callback service: each handler finishes its reactor exactly once.
 class GrpcServer::Impl final : public inference::GRPCInferenceService::CallbackService {
 public:
-  explicit Impl(runtime::InferenceService &service) : service_(service) {}
+  Impl(runtime::InferenceService &service, const GrpcServerOptions &options)
+      : service_(service), shared_memory_(options.shared_memory), reporter_(options.reporter),
+        max_shm_input_bytes_(options.max_recv_msg_bytes) {}
 
   ServerUnaryReactor *ServerLive(CallbackServerContext *ctx, const inference::ServerLiveRequest *,
                                  inference::ServerLiveResponse *resp) override {
@@ -71,30 +74,57 @@ public:
                                  const inference::ModelInferRequest *req,
                                  inference::ModelInferResponse *resp) override {
     runtime::Clock::time_point now = runtime::Clock::now();
-    Result<runtime::InferRequest> decoded = protocol::decodeModelInferRequest(*req, now);
-    if (!decoded.isOk())
+    protocol::DecodeOptions options;
+    options.now = now;
+    options.shared_memory = shared_memory_;
+    options.max_shared_memory_input_bytes = max_shm_input_bytes_;
+    Result<protocol::DecodedInferRequest> decoded =
+        protocol::decodeModelInferRequest(*req, options);
+    if (!decoded.isOk()) {
+      report(req->model_name(), req->id(), decoded.status(), false);
       return finish(ctx, protocol::toGrpcStatus(decoded.status()));
-    runtime::InferRequest request = std::move(decoded).value();
+    }
+    runtime::InferRequest request = std::move(decoded->request);
     request.deadline = protocol::tighterDeadline(
         request.deadline,
         protocol::steadyDeadline(ctx->deadline(), std::chrono::system_clock::now(), now));
     ServerUnaryReactor *reactor = ctx->DefaultReactor();
     // The reactor and response stay valid until Finish(); the service calls `done` once.
-    service_.infer(std::move(request), [reactor, resp](Result<runtime::InferResponse> result) {
-      if (!result.isOk()) {
-        reactor->Finish(protocol::toGrpcStatus(result.status()));
-        return;
-      }
-      protocol::encodeModelInferResponse(*result, resp);
-      reactor->Finish(grpc::Status::OK);
-    });
+    // The shared-memory outputs hold their regions until the reply is written.
+    service_.infer(
+        std::move(request),
+        [this, reactor, resp, model = req->model_name(), id = req->id(),
+         shm = std::move(decoded->shared_memory_outputs)](Result<runtime::InferResponse> result) {
+          if (!result.isOk()) {
+            report(model, id, result.status(), true);
+            reactor->Finish(protocol::toGrpcStatus(result.status()));
+            return;
+          }
+          if (Status s = protocol::writeSharedMemoryOutputs(shm, *result); !s.isOk()) {
+            s = s.withPrefix(requestPrefix(model, id));
+            report(model, id, s, true);
+            reactor->Finish(protocol::toGrpcStatus(s));
+            return;
+          }
+          protocol::encodeModelInferResponse(*result, shm, resp);
+          reactor->Finish(grpc::Status::OK);
+        });
     return reactor;
   }
 
   ServerUnaryReactor *RepositoryIndex(CallbackServerContext *ctx,
-                                      const inference::RepositoryIndexRequest *,
-                                      inference::RepositoryIndexResponse *) override {
-    return notImplemented(ctx, "RepositoryIndex");
+                                      const inference::RepositoryIndexRequest *req,
+                                      inference::RepositoryIndexResponse *resp) override {
+    // reference-system.md 5.1: state READY | UNAVAILABLE, version "", ready=true filters.
+    for (const runtime::ModelIndexEntry &m : service_.listModels()) {
+      if (req->ready() && !m.ready)
+        continue;
+      inference::RepositoryIndexResponse::ModelIndex *entry = resp->add_models();
+      entry->set_name(m.name);
+      entry->set_state(m.ready ? "READY" : "UNAVAILABLE");
+      entry->set_reason(m.reason);
+    }
+    return finish(ctx, grpc::Status::OK);
   }
   ServerUnaryReactor *RepositoryModelLoad(CallbackServerContext *ctx,
                                           const inference::RepositoryModelLoadRequest *,
@@ -108,21 +138,44 @@ public:
   }
   ServerUnaryReactor *
   SystemSharedMemoryStatus(CallbackServerContext *ctx,
-                           const inference::SystemSharedMemoryStatusRequest *,
-                           inference::SystemSharedMemoryStatusResponse *) override {
-    return notImplemented(ctx, "SystemSharedMemoryStatus");
+                           const inference::SystemSharedMemoryStatusRequest *req,
+                           inference::SystemSharedMemoryStatusResponse *resp) override {
+    if (!shared_memory_)
+      return notImplemented(ctx, "SystemSharedMemoryStatus");
+    Result<std::vector<protocol::SharedMemoryRegionInfo>> regions =
+        shared_memory_->status(req->name());
+    if (!regions.isOk())
+      return finish(ctx, protocol::toGrpcStatus(regions.status()));
+    for (const protocol::SharedMemoryRegionInfo &r : *regions) {
+      auto &entry = (*resp->mutable_regions())[r.name];
+      entry.set_name(r.name);
+      entry.set_key(r.key);
+      entry.set_offset(r.offset);
+      entry.set_byte_size(r.byte_size);
+    }
+    return finish(ctx, grpc::Status::OK);
   }
   ServerUnaryReactor *
   SystemSharedMemoryRegister(CallbackServerContext *ctx,
-                             const inference::SystemSharedMemoryRegisterRequest *,
+                             const inference::SystemSharedMemoryRegisterRequest *req,
                              inference::SystemSharedMemoryRegisterResponse *) override {
-    return notImplemented(ctx, "SystemSharedMemoryRegister");
+    if (!shared_memory_)
+      return notImplemented(ctx, "SystemSharedMemoryRegister");
+    Status s =
+        shared_memory_->registerRegion({req->name(), req->key(), req->offset(), req->byte_size()});
+    if (s.isOk())
+      spdlog::info("shared memory region registered name={} key={} offset={} byte_size={}",
+                   req->name(), req->key(), req->offset(), req->byte_size());
+    return finish(ctx, protocol::toGrpcStatus(s));
   }
   ServerUnaryReactor *
   SystemSharedMemoryUnregister(CallbackServerContext *ctx,
-                               const inference::SystemSharedMemoryUnregisterRequest *,
+                               const inference::SystemSharedMemoryUnregisterRequest *req,
                                inference::SystemSharedMemoryUnregisterResponse *) override {
-    return notImplemented(ctx, "SystemSharedMemoryUnregister");
+    if (!shared_memory_)
+      return notImplemented(ctx, "SystemSharedMemoryUnregister");
+    shared_memory_->unregisterRegion(req->name());
+    return finish(ctx, grpc::Status::OK);
   }
 
 private:
@@ -136,6 +189,59 @@ private:
                                     std::string(rpc) + " is not implemented"));
   }
 
+  static std::string requestPrefix(const std::string &model, const std::string &id) {
+    return "model '" + model + "'" + (id.empty() ? "" : ", request '" + id + "'");
+  }
+  void report(const std::string &model, const std::string &id, const Status &status,
+              bool in_service) const {
+    if (reporter_)
+      reporter_->requestFailed({"grpc", model, id}, status, in_service);
+  }
+
+  runtime::InferenceService &service_;
+  protocol::SharedMemoryRegistry *shared_memory_;
+  RequestReporter *reporter_;
+  int64_t max_shm_input_bytes_;
+};
+
+/// reactant_control.ControlService: ModelControlStatus from the service; the residency,
+/// policy and compaction RPCs are not implemented yet.
+class GrpcServer::ControlImpl final : public reactant_control::ControlService::CallbackService {
+public:
+  explicit ControlImpl(runtime::InferenceService &service) : service_(service) {}
+
+  ServerUnaryReactor *
+  ModelControlStatus(CallbackServerContext *ctx,
+                     const reactant_control::ModelControlStatusRequest *,
+                     reactant_control::ModelControlStatusResponse *resp) override {
+    ServerUnaryReactor *reactor = ctx->DefaultReactor();
+    Result<runtime::ControlStatus> status = service_.controlStatus();
+    if (!status.isOk()) {
+      reactor->Finish(protocol::toGrpcStatus(status.status()));
+      return reactor;
+    }
+    resp->set_residency_mode(status->residency_mode);
+    resp->set_discipline(status->discipline);
+    resp->set_weight_cache_max_bytes(status->weight_cache_max_bytes);
+    for (const runtime::ModelControlInfo &m : status->models) {
+      reactant_control::ModelStatus *out = resp->add_models();
+      out->set_name(m.name);
+      out->set_residency(reactant_control::UNPINNED);
+      out->set_device_resident(m.resident);
+      out->set_host_resident(m.resident);
+      out->set_weight_nbytes(m.weight_nbytes);
+      out->set_weight(m.weight);
+      out->set_queue_depth(m.queue_depth);
+      out->set_total_compute_seconds(m.total_compute_seconds);
+      out->set_requests_served(m.requests_served);
+      out->set_dispatch_count(m.dispatch_count);
+      out->set_max_batch_size(m.max_batch_size);
+    }
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+
+private:
   runtime::InferenceService &service_;
 };
 
@@ -170,7 +276,8 @@ GrpcServer::~GrpcServer() { shutdown(); }
 Status GrpcServer::start() {
   if (server_)
     return failedPrecondition() << "grpc server already started";
-  impl_ = std::make_unique<Impl>(service_);
+  impl_ = std::make_unique<Impl>(service_, options_);
+  control_ = std::make_unique<ControlImpl>(service_);
   std::string host = options_.host;
   if (host.find(':') != std::string::npos && host.front() != '[')
     host = "[" + host + "]"; // IPv6 literal
@@ -185,6 +292,7 @@ Status GrpcServer::start() {
   builder.SetMaxReceiveMessageSize(clampInt(options_.max_recv_msg_bytes));
   builder.SetMaxSendMessageSize(clampInt(options_.max_send_msg_bytes));
   builder.RegisterService(impl_.get());
+  builder.RegisterService(control_.get());
   if (options_.evidence) {
     evidence_ = std::make_unique<EvidenceImpl>(options_.evidence);
     builder.RegisterService(evidence_.get());
@@ -195,6 +303,7 @@ Status GrpcServer::start() {
       server_->Shutdown();
     server_.reset();
     impl_.reset();
+    control_.reset();
     evidence_.reset();
     return unavailable() << "grpc server: cannot bind " << address;
   }
@@ -210,6 +319,7 @@ void GrpcServer::shutdown() {
   server_->Wait();
   server_.reset();
   impl_.reset();
+  control_.reset();
   evidence_.reset();
   port_ = 0;
   spdlog::info("grpc server stopped");

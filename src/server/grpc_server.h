@@ -7,10 +7,19 @@
 // InferenceService::infer(), and finishes the call from the completion callback.
 //
 // RPCs: ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer,
-// and, when GrpcServerOptions::evidence is set, reactant_evidence.EvidenceService/
-// DeploymentEvidence (the deployment-identity document, server/evidence.h).
-// RepositoryIndex, RepositoryModelLoad/Unload and SystemSharedMemoryStatus/Register/
-// Unregister answer UNIMPLEMENTED for now. Error codes are the service's Status codes,
+// RepositoryIndex (InferenceService::listModels; state READY | UNAVAILABLE, `ready`
+// filters), on the same port reactant_control.ControlService/ModelControlStatus
+// (InferenceService::controlStatus), which the gateway polls, and, when
+// GrpcServerOptions::evidence is set, reactant_evidence.EvidenceService/DeploymentEvidence
+// (the deployment-identity document, server/evidence.h). With
+// GrpcServerOptions::shared_memory set, SystemSharedMemoryStatus/Register/Unregister
+// manage its regions (protocol/shared_memory.h: Register errors INVALID_ARGUMENT /
+// ALREADY_EXISTS / RESOURCE_EXHAUSTED, Status of an unknown region NOT_FOUND, Unregister of
+// an unknown one OK, an empty name means every region) and ModelInfer tensors may name
+// them; without it those RPCs answer UNIMPLEMENTED. RepositoryModelLoad/Unload and the
+// other ControlService RPCs answer UNIMPLEMENTED for now. Every failed ModelInfer is told
+// to GrpcServerOptions::reporter (logged once, counted). Error codes are the service's
+// Status codes,
 // passed through unchanged (protocol/status_mapping.h); ModelReady for an unknown model is
 // NOT_FOUND, an empty model name INVALID_ARGUMENT. A message larger than
 // max_recv_msg_bytes is rejected by gRPC with RESOURCE_EXHAUSTED before it is decoded.
@@ -22,7 +31,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "protocol/shared_memory.h"
 #include "runtime/inference.h"
+#include "server/request_log.h"
 #include "support/status.h"
 
 #include <chrono>
@@ -52,6 +63,10 @@ struct GrpcServerOptions {
   /// port and answers with this document (JSON text; server/evidence.h). Called per RPC,
   /// from gRPC threads.
   std::function<std::string()> evidence;
+  /// The system shared memory regions; nullptr: the extension is not offered.
+  protocol::SharedMemoryRegistry *shared_memory = nullptr;
+  /// Told about every failed ModelInfer; may be null.
+  RequestReporter *reporter = nullptr;
 };
 
 class GrpcServer {
@@ -74,10 +89,12 @@ public:
 
 private:
   class Impl;
+  class ControlImpl;
   class EvidenceImpl;
   GrpcServerOptions options_;
   runtime::InferenceService &service_;
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<ControlImpl> control_;
   std::unique_ptr<EvidenceImpl> evidence_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;

@@ -52,31 +52,64 @@ std::string tooLargeMessage(int64_t limit) {
   return "request body exceeds the limit of " + std::to_string(limit) + " bytes";
 }
 
-/// Decodes, runs and encodes one inference; `body` is the whole request body.
-void handleInfer(runtime::InferenceService &service, const httplib::Request &req, std::string body,
-                 httplib::Response &res) {
+/// What the request error log and the metrics see for a body that was refused: too large
+/// (the 413 reply; counted as RESOURCE_EXHAUSTED, the code gRPC gives an oversized message)
+/// or unreadable (400).
+Status bodyError(bool too_large, int64_t limit) {
+  if (too_large)
+    return Status(StatusCode::kResourceExhausted, tooLargeMessage(limit));
+  return invalidArgument() << "cannot read request body";
+}
+
+} // namespace
+
+void HttpServer::report(const httplib::Request &req, const std::string &id, const Status &status,
+                        bool in_service) const {
+  if (options_.reporter)
+    options_.reporter->requestFailed({"http", modelRef(req).name, id}, status, in_service);
+}
+
+void HttpServer::handleInfer(const httplib::Request &req, std::string body,
+                             httplib::Response &res) {
   std::optional<std::string> header;
   if (req.has_header(protocol::kInferenceHeaderContentLength))
     header = req.get_header_value(protocol::kInferenceHeaderContentLength);
+  protocol::DecodeOptions options;
+  options.now = runtime::Clock::now();
+  options.shared_memory = options_.shared_memory;
+  options.max_shared_memory_input_bytes = options_.max_body_bytes;
   Result<protocol::HttpInferRequest> decoded = protocol::decodeHttpInferRequest(
       modelRef(req), body, header ? std::optional<std::string_view>(*header) : std::nullopt,
-      runtime::Clock::now());
+      options);
   std::string().swap(body); // the tensors hold copies; free the body before running
-  if (!decoded.isOk())
+  if (!decoded.isOk()) {
+    report(req, "", decoded.status(), false);
     return replyError(res, decoded.status());
+  }
   protocol::OutputEncoding encoding = std::move(decoded->output_encoding);
+  // Held until the reply is written: the regions stay usable even if unregistered meanwhile.
+  std::vector<protocol::SharedMemoryOutput> shm = std::move(decoded->shared_memory_outputs);
+  const std::string id = decoded->request.id;
 
   // The service completes on its own thread; this handler thread waits for it. The promise
   // is shared so the callback never touches a destroyed object.
   auto promise = std::make_shared<std::promise<Result<runtime::InferResponse>>>();
   std::future<Result<runtime::InferResponse>> future = promise->get_future();
-  service.infer(std::move(decoded->request),
-                [promise](Result<runtime::InferResponse> r) { promise->set_value(std::move(r)); });
+  service_.infer(std::move(decoded->request),
+                 [promise](Result<runtime::InferResponse> r) { promise->set_value(std::move(r)); });
   Result<runtime::InferResponse> result = future.get();
-  if (!result.isOk())
+  if (!result.isOk()) {
+    report(req, id, result.status(), true);
     return replyError(res, result.status());
+  }
+  if (Status s = protocol::writeSharedMemoryOutputs(shm, *result); !s.isOk()) {
+    s = s.withPrefix("model '" + result->model_name + "'" +
+                     (id.empty() ? "" : ", request '" + id + "'"));
+    report(req, id, s, true);
+    return replyError(res, s);
+  }
 
-  protocol::HttpBody out = protocol::encodeHttpInferResponse(*result, encoding);
+  protocol::HttpBody out = protocol::encodeHttpInferResponse(*result, encoding, shm);
   res.status = 200;
   if (out.json_length) {
     res.set_header(protocol::kInferenceHeaderContentLength, std::to_string(*out.json_length));
@@ -87,7 +120,39 @@ void handleInfer(runtime::InferenceService &service, const httplib::Request &req
   res.body = std::move(out.body);
 }
 
-} // namespace
+void HttpServer::addSharedMemoryRoutes() {
+  protocol::SharedMemoryRegistry *registry = options_.shared_memory;
+  if (!registry)
+    return;
+  httplib::Server &svr = listener_->server();
+  constexpr const char *kRegion = "/v2/systemsharedmemory/region/([^/]+)";
+  auto status = [registry](const httplib::Request &req, httplib::Response &res) {
+    const std::string name = req.matches.size() > 1 ? req.matches[1].str() : "";
+    Result<std::vector<protocol::SharedMemoryRegionInfo>> regions = registry->status(name);
+    if (!regions.isOk())
+      return replyError(res, regions.status());
+    replyJson(res, 200, protocol::sharedMemoryStatusJson(*regions));
+  };
+  svr.Get("/v2/systemsharedmemory/status", status);
+  svr.Get(std::string(kRegion) + "/status", status);
+  svr.Post(std::string(kRegion) + "/register",
+           [registry](const httplib::Request &req, httplib::Response &res) {
+             Result<protocol::SharedMemoryRegionInfo> info =
+                 protocol::parseSharedMemoryRegisterJson(req.matches[1].str(), req.body);
+             Status s = info.isOk() ? registry->registerRegion(*info) : info.status();
+             if (!s.isOk())
+               return replyError(res, s);
+             spdlog::info("shared memory region registered name={} key={} offset={} byte_size={}",
+                          info->name, info->key, info->offset, info->byte_size);
+             res.status = 200;
+           });
+  auto unregister = [registry](const httplib::Request &req, httplib::Response &res) {
+    registry->unregisterRegion(req.matches.size() > 1 ? req.matches[1].str() : "");
+    res.status = 200;
+  };
+  svr.Post("/v2/systemsharedmemory/unregister", unregister);
+  svr.Post(std::string(kRegion) + "/unregister", unregister);
+}
 
 HttpServer::HttpServer(HttpServerOptions options, runtime::InferenceService &service)
     : options_(std::move(options)), service_(service) {
@@ -99,6 +164,7 @@ HttpServer::HttpServer(HttpServerOptions options, runtime::InferenceService &ser
   lo.keep_alive_timeout_s = options_.keep_alive_timeout_s;
   listener_ = std::make_unique<HttpListener>(std::move(lo));
   addRoutes();
+  addSharedMemoryRoutes();
 }
 
 HttpServer::~HttpServer() { shutdown(); }
@@ -155,6 +221,7 @@ void HttpServer::addRoutes() {
              std::optional<uint64_t> declared = contentLength(req);
              if (declared && *declared > static_cast<uint64_t>(limit) + kDrainBytes) {
                res.set_header("Connection", "close");
+               report(req, "", bodyError(true, limit), false);
                return replyJson(res, 413, protocol::httpErrorBody(tooLargeMessage(limit)));
              }
              std::string body;
@@ -176,11 +243,12 @@ void HttpServer::addRoutes() {
              });
              if (too_large || !read) {
                res.set_header("Connection", "close");
+               report(req, "", bodyError(too_large, limit), false);
                return replyJson(res, too_large ? 413 : 400,
                                 protocol::httpErrorBody(too_large ? tooLargeMessage(limit)
                                                                   : "cannot read request body"));
              }
-             handleInfer(service_, req, std::move(body), res);
+             handleInfer(req, std::move(body), res);
            });
 
   svr.set_expect_100_continue_handler([limit](const httplib::Request &req, httplib::Response &res) {
@@ -191,6 +259,10 @@ void HttpServer::addRoutes() {
       return 413;
     }
     return 100;
+  });
+  svr.set_post_routing_handler([this](const httplib::Request &, httplib::Response &res) {
+    if (draining_)
+      res.set_header("Connection", "close");
   });
   svr.set_error_handler([limit](const httplib::Request &req, httplib::Response &res) {
     if (!res.body.empty())

@@ -13,6 +13,17 @@
 //   GET  /v2/evidence                200 the deployment-identity document (server/evidence.h),
 //                                    when HttpServerOptions::evidence is set (else 404)
 //
+// With HttpServerOptions::shared_memory set, the system shared memory extension
+// (protocol/shared_memory.h; else these routes are 404 and shared-memory tensors 501):
+//   GET  /v2/systemsharedmemory[/region/{r}]/status   200 [{"name","key","offset",
+//                                    "byte_size"}], 404 for an unknown region
+//   POST /v2/systemsharedmemory/region/{r}/register   body {"key","offset","byte_size"};
+//                                    200 empty, 400 bad key/size, 409 already registered,
+//                                    429 when the region limit is reached
+//   POST /v2/systemsharedmemory[/region/{r}]/unregister  200 empty (all regions without
+//                                    /region/{r}; an unknown region is not an error)
+// Every failed inference is told to HttpServerOptions::reporter (logged once, counted).
+//
 // Not-ready answers 400: the KServe V2 REST spec makes readiness a status code, 200 for
 // true and 4xx for false, and Triton answers 400 (EVHTP_RES_BADREQ) for both server and
 // model readiness; any 4xx also fails a Kubernetes probe. The metrics port's /readyz is
@@ -33,13 +44,21 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "protocol/shared_memory.h"
 #include "runtime/inference.h"
+#include "server/request_log.h"
 #include "support/status.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+
+namespace httplib {
+struct Request;
+struct Response;
+} // namespace httplib
 
 namespace rs::server {
 
@@ -59,6 +78,10 @@ struct HttpServerOptions {
   /// When set, GET /v2/evidence answers 200 with this JSON document (server/evidence.h).
   /// Called per request, from the listener's threads.
   std::function<std::string()> evidence;
+  /// The system shared memory regions; nullptr: the extension is not offered.
+  protocol::SharedMemoryRegistry *shared_memory = nullptr;
+  /// Told about every failed inference request; may be null.
+  RequestReporter *reporter = nullptr;
 };
 
 class HttpServer {
@@ -75,13 +98,23 @@ public:
   int port() const;
   /// Stops accepting connections and returns once in-flight requests are answered.
   void shutdown();
+  /// Graceful shutdown has begun: every later reply carries `Connection: close`, so no
+  /// client keeps reusing a connection that shutdown() will close.
+  void beginDrain() { draining_ = true; }
 
 private:
   void addRoutes();
+  void addSharedMemoryRoutes();
+  /// Decodes, runs and encodes one inference; `body` is the whole request body.
+  void handleInfer(const httplib::Request &req, std::string body, httplib::Response &res);
+  /// Tells the reporter (if any) that a request for `model` failed.
+  void report(const httplib::Request &req, const std::string &id, const Status &status,
+              bool in_service) const;
 
   HttpServerOptions options_;
   runtime::InferenceService &service_;
   std::unique_ptr<HttpListener> listener_;
+  std::atomic<bool> draining_{false};
 };
 
 } // namespace rs::server

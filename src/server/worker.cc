@@ -87,6 +87,17 @@ runtime::ModelRepositoryOptions repositoryOptions(const config::WorkerConfig &co
   return o;
 }
 
+/// Admission, worker_info labels and the request log, from the worker's settings.
+ServingOptions servingOptions(const config::WorkerConfig &config) {
+  ServingOptions o;
+  o.max_concurrent_requests = config.endpoints.max_concurrent_requests;
+  o.info.device_ordinal = std::to_string(config.runtime.device_ordinal);
+  o.info.control_mode = std::string(config::modelControlModeName(config.model_control_mode));
+  o.info.discipline = std::string(config::disciplineName(config.scheduler.discipline));
+  o.info.residency_mode = "self_managed";
+  return o;
+}
+
 scheduler::SchedulerOptions schedulerOptions(const config::WorkerConfig &config) {
   scheduler::SchedulerOptions o;
   o.coalescing = config.scheduler.coalescing;
@@ -138,8 +149,8 @@ Status Worker::start() {
   repository_ = std::make_unique<runtime::ModelRepository>(backend_, repositoryOptions(config_));
   for (const std::string &dir : config_.model_dirs)
     RS_RETURN_IF_ERROR(repository_->loadRepository(dir, config_.models_include));
-  service_ =
-      std::make_unique<WorkerService>(*repository_, schedulerOptions(config_), config_.worker_name);
+  service_ = std::make_unique<WorkerService>(*repository_, schedulerOptions(config_),
+                                             config_.worker_name, servingOptions(config_));
   service_->registerLoadedModels();
   size_t ready = 0, failed = 0;
   for (const auto &s : repository_->states())
@@ -152,6 +163,8 @@ Status Worker::start() {
   grpc_options.max_recv_msg_bytes = config_.grpc.max_recv_msg_bytes;
   grpc_options.max_send_msg_bytes = config_.grpc.max_send_msg_bytes;
   grpc_options.evidence = [this] { return evidenceJson(); };
+  grpc_options.shared_memory = &service_->sharedMemory();
+  grpc_options.reporter = service_.get();
   grpc_ = std::make_unique<GrpcServer>(grpc_options, *service_);
   RS_RETURN_IF_ERROR(grpc_->start());
   if (config_.endpoints.http_port > 0) {
@@ -160,6 +173,8 @@ Status Worker::start() {
     http_options.port = ephemeral_ports_ ? 0 : static_cast<int>(config_.endpoints.http_port);
     http_options.max_body_bytes = config_.grpc.max_recv_msg_bytes;
     http_options.evidence = [this] { return evidenceJson(); };
+    http_options.shared_memory = &service_->sharedMemory();
+    http_options.reporter = service_.get();
     http_ = std::make_unique<HttpServer>(http_options, *service_);
     RS_RETURN_IF_ERROR(http_->start());
   }
@@ -176,6 +191,27 @@ Status Worker::start() {
   spdlog::info("serving grpc={}:{} http={} metrics={}", config_.endpoints.host, grpcPort(),
                httpPort(), metricsPort());
   return Status::ok();
+}
+
+bool Worker::drainAndShutdown(std::chrono::milliseconds exit_timeout) {
+  bool idle = true;
+  if (service_) {
+    service_->beginDrain();
+    if (http_)
+      http_->beginDrain();
+    spdlog::info("draining: not ready, new requests get UNAVAILABLE, waiting up to {} ms for {} "
+                 "in-flight request(s)",
+                 exit_timeout.count(), service_->admission().inflight());
+    idle = service_->waitIdle(std::chrono::steady_clock::now() + exit_timeout);
+    if (!idle)
+      spdlog::warn("exit timeout: {} request(s) still in flight; queued ones get UNAVAILABLE",
+                   service_->admission().inflight());
+    // Queued requests (only left after a timeout) fail with UNAVAILABLE; a running dispatch
+    // finishes first, so the front-ends below have nothing left to wait for.
+    service_->shutdown();
+  }
+  shutdown();
+  return idle;
 }
 
 void Worker::shutdown() {

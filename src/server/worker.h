@@ -20,6 +20,7 @@
 #include "server/http_server.h"
 #include "server/worker_service.h"
 
+#include <chrono>
 #include <memory>
 
 namespace rs::server {
@@ -46,6 +47,11 @@ public:
   Status start();
   /// Stops accepting requests, finishes in-flight ones, stops the dispatch loop. Idempotent.
   void shutdown();
+  /// Graceful shutdown (SIGTERM): readiness turns false and new inference requests get
+  /// UNAVAILABLE at once; admitted requests finish for up to `exit_timeout`, then anything
+  /// still queued gets UNAVAILABLE and shutdown() runs. True when every admitted request
+  /// finished within the timeout.
+  bool drainAndShutdown(std::chrono::milliseconds exit_timeout);
 
   /// Bound ports after start() (0 when that front-end is off).
   int grpcPort() const;

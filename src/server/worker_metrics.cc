@@ -1,87 +1,237 @@
 //===- server/worker_metrics.cc - Prometheus series of one worker -----------===//
 #include "server/worker_metrics.h"
 
+#include "runtime/executable_cache.h"
+#include "server/process_stats.h"
+
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
+#include <prometheus/summary.h>
 #include <prometheus/text_serializer.h>
+
+#include <cmath>
+#include <cstdlib>
 
 namespace rs::server {
 namespace {
 
-/// 0.001 * 2^k seconds, k = 0..13 (1 ms to 8.192 s), as the reference.
-prometheus::Histogram::BucketBoundaries latencyBuckets() {
+/// base·2^k, k = 0..last.
+prometheus::Histogram::BucketBoundaries powersOfTwo(double base, int last) {
   prometheus::Histogram::BucketBoundaries b;
-  for (int k = 0; k <= 13; ++k)
-    b.push_back(0.001 * static_cast<double>(1 << k));
+  for (int k = 0; k <= last; ++k)
+    b.push_back(base * std::ldexp(1.0, k));
   return b;
+}
+
+/// 0.001 * 2^k seconds, k = 0..13 (1 ms to 8.192 s), as the reference.
+const prometheus::Histogram::BucketBoundaries &latencyBuckets() {
+  static const auto b = powersOfTwo(0.001, 13);
+  return b;
+}
+/// 0.0001 * 2^k seconds, k = 0..17 (0.1 ms to 13.1 s): queue waits and compute are often
+/// far below a millisecond on small models.
+const prometheus::Histogram::BucketBoundaries &phaseBuckets() {
+  static const auto b = powersOfTwo(0.0001, 17);
+  return b;
+}
+/// 1, 2, 4, ... 1024 rows.
+const prometheus::Histogram::BucketBoundaries &rowBuckets() {
+  static const auto b = powersOfTwo(1, 10);
+  return b;
+}
+
+/// The first device of CUDA_VISIBLE_DEVICES, "" when unset (the reference's `gpu` label).
+std::string gpuLabel() {
+  const char *v = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!v)
+    return "";
+  std::string s(v);
+  return s.substr(0, s.find(','));
+}
+
+/// Raises a counter that mirrors an external total to `total` (counters only increase).
+void catchUp(prometheus::Counter *c, double total) {
+  if (total > c->Value())
+    c->Increment(total - c->Value());
+}
+
+template <typename T> T *single(prometheus::Family<T> &family) { return &family.Add({}); }
+
+/// The reference's queue-wait quantiles (0.5 and 0.99), over a one-minute window.
+const prometheus::Summary::Quantiles &waitQuantiles() {
+  static const prometheus::Summary::Quantiles q = {{0.5, 0.05}, {0.99, 0.001}};
+  return q;
 }
 
 } // namespace
 
-WorkerMetrics::WorkerMetrics(std::string worker_name)
+WorkerMetrics::WorkerMetrics(std::string worker_name, WorkerInfo info)
     : registry_(std::make_shared<prometheus::Registry>()) {
-  const prometheus::Labels constant{{"worker", worker_name}};
-  requests_ = &prometheus::BuildCounter()
-                   .Name("worker_requests_total")
-                   .Help("Inference requests answered, by model and gRPC status")
-                   .Labels(constant)
-                   .Register(*registry_);
-  latency_ = &prometheus::BuildHistogram()
-                  .Name("worker_request_latency_seconds")
-                  .Help("Inference request latency from arrival to answer, seconds")
-                  .Labels(constant)
-                  .Register(*registry_);
-  queue_depth_ = &prometheus::BuildGauge()
-                      .Name("worker_queue_depth")
-                      .Help("Requests queued per model")
-                      .Labels(constant)
-                      .Register(*registry_);
-  inflight_ = &prometheus::BuildGauge()
-                   .Name("worker_inflight_requests")
-                   .Help("Inference requests accepted and not yet answered")
-                   .Labels(constant)
-                   .Register(*registry_)
-                   .Add({});
-  models_loaded_ = &prometheus::BuildGauge()
-                        .Name("worker_models_loaded")
-                        .Help("Models loaded and serving")
-                        .Labels(constant)
-                        .Register(*registry_)
-                        .Add({});
-  cache_misses_ = &prometheus::BuildCounter()
-                       .Name("worker_executable_cache_misses_total")
-                       .Help("Programs compiled instead of loaded from the executable cache")
-                       .Labels(constant)
-                       .Register(*registry_)
-                       .Add({});
+  const prometheus::Labels constant{{"worker", worker_name}, {"gpu", gpuLabel()}};
+  prometheus::Registry &r = *registry_;
+  auto counter = [&](const char *name, const char *help) {
+    return &prometheus::BuildCounter().Name(name).Help(help).Labels(constant).Register(r);
+  };
+  auto gauge = [&](const char *name, const char *help) {
+    return &prometheus::BuildGauge().Name(name).Help(help).Labels(constant).Register(r);
+  };
+  auto histogram = [&](const char *name, const char *help) {
+    return &prometheus::BuildHistogram().Name(name).Help(help).Labels(constant).Register(r);
+  };
+  // Hot path.
+  requests_ = counter("worker_requests_total",
+                      "Inference requests answered, by model and gRPC status code");
+  latency_ = histogram("worker_request_latency_seconds",
+                       "Inference request latency from arrival to answer, seconds");
+  queue_latency_ = histogram("worker_request_queue_seconds",
+                             "Time a request waited in its model's queue before its dispatch, "
+                             "seconds");
+  compute_latency_ = histogram("worker_request_compute_seconds",
+                               "Run time of the dispatch that computed a request, seconds");
+  batch_size_ = histogram("worker_batch_size", "Real rows per dispatch (padding excluded)");
+  // Per model.
+  queue_depth_ = gauge("worker_queue_depth", "Requests queued per model");
+  queue_wait_quantile_ = &prometheus::BuildSummary()
+                              .Name("worker_queue_wait_seconds")
+                              .Help("Queue wait per model over the last minute, seconds")
+                              .Labels(constant)
+                              .Register(r);
+  dispatches_ = counter("worker_dispatch_total", "Program executions per model");
+  compute_seconds_ = counter("worker_compute_seconds_total",
+                             "Wall time spent executing each model's programs, seconds");
+  served_ = counter("worker_requests_served_total",
+                    "Requests answered successfully after a dispatch, per model");
+  rows_served_ = counter("worker_rows_served_total", "Real rows computed per model");
+  model_resident_ = gauge("worker_model_resident", "1 when the model's weights are resident");
+  model_pinned_ = gauge("worker_model_pinned", "1 when the model is pinned resident");
+  model_weight_bytes_ = gauge("worker_model_weight_bytes", "Bytes of the model's weights");
+  model_max_batch_ = gauge("worker_model_max_batch_size",
+                           "Largest compiled batch size of the model (0: unbatched)");
+  // Worker level.
+  inflight_ = single(
+      *gauge("worker_inflight_requests", "Inference requests admitted and not yet answered"));
+  shed_ = single(*counter("worker_requests_shed_total",
+                          "Requests refused because endpoints.max_concurrent_requests were in "
+                          "flight"));
+  max_concurrent_ = single(
+      *gauge("worker_max_concurrent_requests", "endpoints.max_concurrent_requests (0: uncapped)"));
+  models_loaded_ = single(*gauge("worker_models_loaded", "Models loaded and serving"));
+  models_resident_ = single(*gauge("worker_models_resident", "Models whose weights are resident"));
+  resident_weight_bytes_ =
+      single(*gauge("worker_resident_weight_bytes", "Bytes of resident model weights"));
+  cache_misses_ = single(*counter("worker_executable_cache_misses_total",
+                                  "Programs compiled instead of loaded from the executable cache"));
+  cache_hits_ = single(
+      *counter("worker_executable_cache_hits_total", "Programs loaded from the executable cache"));
+  shm_regions_ =
+      single(*gauge("worker_shared_memory_regions", "System shared memory regions registered"));
+  shm_bytes_ = single(
+      *gauge("worker_shared_memory_bytes", "Bytes of the registered system shared memory windows"));
+  log_suppressed_ = single(*counter("worker_request_log_suppressed_total",
+                                    "Request error log lines dropped by the rate limit"));
+  gauge("worker_info", "Worker identity and modes (value 1)")
+      ->Add({{"device_ordinal", info.device_ordinal},
+             {"control_mode", info.control_mode},
+             {"discipline", info.discipline},
+             {"residency_mode", info.residency_mode}})
+      .Set(1);
+  const runtime::ServerBuild &build = runtime::serverBuild();
+  gauge("reactant_server_build_info", "The server build (value 1)")
+      ->Add({{"version", build.version},
+             {"commit", build.commit},
+             {"compiler", build.compiler},
+             {"build_type", build.build_type},
+             {"eigen", build.eigen}})
+      .Set(1);
+  // Process.
+  process_cpu_ = single(
+      *counter("process_cpu_seconds_total", "Total user and system CPU time spent in seconds"));
+  process_resident_ =
+      single(*gauge("process_resident_memory_bytes", "Resident memory size in bytes"));
+  process_virtual_ = single(*gauge("process_virtual_memory_bytes", "Virtual memory size in bytes"));
+  process_open_fds_ = single(*gauge("process_open_fds", "Number of open file descriptors"));
+  process_max_fds_ = single(*gauge("process_max_fds", "Maximum number of open file descriptors"));
+  process_start_ = single(
+      *gauge("process_start_time_seconds", "Start time of the process since the epoch in seconds"));
 }
 
 WorkerMetrics::~WorkerMetrics() = default;
 
-void WorkerMetrics::requestStarted() { inflight_->Increment(); }
-
 void WorkerMetrics::requestFinished(const std::string &model, StatusCode code, double seconds) {
-  inflight_->Decrement();
   requests_->Add({{"model", model}, {"status", std::string(statusCodeName(code))}}).Increment();
   latency_->Add({{"model", model}}, latencyBuckets()).Observe(seconds);
+  if (code == StatusCode::kOk)
+    served_->Add({{"model", model}}).Increment();
+}
+
+void WorkerMetrics::requestRejected(const std::string &model, StatusCode code) {
+  requests_->Add({{"model", model}, {"status", std::string(statusCodeName(code))}}).Increment();
+}
+
+void WorkerMetrics::observeDispatch(const scheduler::DispatchStats &stats) {
+  const prometheus::Labels labels{{"model", stats.model}};
+  dispatches_->Add(labels).Increment();
+  compute_seconds_->Add(labels).Increment(stats.compute_seconds);
+  batch_size_->Add(labels, rowBuckets()).Observe(static_cast<double>(stats.rows));
+  if (stats.ok)
+    rows_served_->Add(labels).Increment(static_cast<double>(stats.rows));
+  prometheus::Histogram &queue = queue_latency_->Add(labels, phaseBuckets());
+  prometheus::Histogram &compute = compute_latency_->Add(labels, phaseBuckets());
+  prometheus::Summary &quantiles = queue_wait_quantile_->Add(labels, waitQuantiles());
+  for (double wait : stats.queue_wait_seconds) {
+    queue.Observe(wait);
+    compute.Observe(stats.compute_seconds);
+    quantiles.Observe(wait);
+  }
 }
 
 std::string WorkerMetrics::render(const runtime::ModelRepository &repository,
-                                  const scheduler::Scheduler &scheduler) {
-  double loaded = 0;
+                                  const scheduler::Scheduler &scheduler,
+                                  const MetricsSnapshot &snapshot) {
+  double loaded = 0, weight_bytes = 0;
   for (const runtime::ModelState &s : repository.states()) {
     if (!s.model)
       continue;
     ++loaded;
-    queue_depth_->Add({{"model", s.name}}).Set(static_cast<double>(scheduler.queueDepth(s.name)));
+    const prometheus::Labels labels{{"model", s.name}};
+    double bytes = 0;
+    for (const Tensor &w : s.model->weights)
+      bytes += static_cast<double>(w.byteSize());
+    weight_bytes += bytes;
+    queue_depth_->Add(labels).Set(static_cast<double>(scheduler.queueDepth(s.name)));
+    model_resident_->Add(labels).Set(1); // the CPU backend keeps every loaded model resident
+    model_pinned_->Add(labels).Set(0);
+    model_weight_bytes_->Add(labels).Set(bytes);
+    model_max_batch_->Add(labels).Set(
+        s.model->batch_sizes.empty() ? 0 : static_cast<double>(s.model->batch_sizes.back()));
+    // Series that exist from the start, so rate() has a zero to begin from.
+    dispatches_->Add(labels);
+    compute_seconds_->Add(labels);
+    served_->Add(labels);
+    rows_served_->Add(labels);
+    queue_wait_quantile_->Add(labels, waitQuantiles());
   }
   models_loaded_->Set(loaded);
-  // The repository counts misses; the counter catches up (it only ever increases).
-  const double misses = static_cast<double>(repository.executableCacheMisses());
-  if (misses > cache_misses_->Value())
-    cache_misses_->Increment(misses - cache_misses_->Value());
+  models_resident_->Set(loaded);
+  resident_weight_bytes_->Set(weight_bytes);
+  // The repository counts cache outcomes; the counters catch up.
+  catchUp(cache_misses_, static_cast<double>(repository.executableCacheMisses()));
+  catchUp(cache_hits_, static_cast<double>(repository.executableCacheHits()));
+  inflight_->Set(static_cast<double>(snapshot.inflight));
+  catchUp(shed_, static_cast<double>(snapshot.shed));
+  max_concurrent_->Set(static_cast<double>(snapshot.max_concurrent));
+  shm_regions_->Set(static_cast<double>(snapshot.shared_memory_regions));
+  shm_bytes_->Set(static_cast<double>(snapshot.shared_memory_bytes));
+  catchUp(log_suppressed_, static_cast<double>(snapshot.log_suppressed));
+  const ProcessStats p = readProcessStats();
+  catchUp(process_cpu_, p.cpu_seconds);
+  process_resident_->Set(p.resident_bytes);
+  process_virtual_->Set(p.virtual_bytes);
+  process_open_fds_->Set(p.open_fds);
+  process_max_fds_->Set(p.max_fds);
+  process_start_->Set(p.start_time_seconds);
   return prometheus::TextSerializer().Serialize(registry_->Collect());
 }
 

@@ -1,16 +1,42 @@
 //===- server/worker_metrics.h - Prometheus series of one worker ------------===//
 //
 // The worker's metrics (reference-system.md §6, same names and labels), kept with
-// prometheus-cpp and rendered in the text exposition format 0.0.4 for `/metrics`:
-// - worker_requests_total{model,status}: requests answered, status = upper-case gRPC code;
-// - worker_request_latency_seconds{model}: histogram, buckets 0.001·2^k s, k = 0..13;
-// - worker_inflight_requests: requests accepted and not yet answered;
-// - worker_models_loaded: models loaded and serving;
-// - worker_queue_depth{model}: requests queued per model;
-// - worker_executable_cache_misses_total: programs compiled instead of loaded from the
-//   executable cache since the worker started (seed/reproducibility.md: zero after a
-//   restart with a warm cache).
-// Every series carries the constant label `worker`.
+// prometheus-cpp and rendered in the text exposition format 0.0.4 for `/metrics`
+// (docs/metrics.md lists them with their meaning):
+//
+// Reference series that apply to a CPU worker:
+// - per {model}: worker_dispatch_total, worker_compute_seconds_total (counters),
+//   worker_queue_depth, worker_queue_wait_seconds{model,quantile="0.5"|"0.99"} (a summary
+//   over the last minute, with _sum and _count), worker_model_resident, worker_model_pinned,
+//   worker_model_weight_bytes, worker_requests_served_total, worker_rows_served_total,
+//   worker_model_max_batch_size;
+// - worker_models_loaded, worker_models_resident, worker_resident_weight_bytes;
+// - worker_info{device_ordinal,control_mode,discipline,residency_mode} 1;
+// - admission: worker_inflight_requests, worker_requests_shed_total,
+//   worker_max_concurrent_requests;
+// - hot path: worker_requests_total{model,status} (status = upper-case gRPC code name: the
+//   errors by code) and the histogram worker_request_latency_seconds{model} (arrival to
+//   answer; buckets 0.001·2^k s, k = 0..13);
+// - process_cpu_seconds_total, process_resident_memory_bytes, process_virtual_memory_bytes,
+//   process_open_fds, process_max_fds, process_start_time_seconds.
+// The weight-cache and device-memory series of the reference describe a GPU backend's
+// memory pool; the CPU backend has neither, so they are not exported.
+//
+// Ours (issue 8):
+// - histograms worker_request_queue_seconds{model} (submit to dispatch) and
+//   worker_request_compute_seconds{model} (the dispatch that ran the request), buckets
+//   0.0001·2^k s, k = 0..17; worker_batch_size{model} (real rows per dispatch, buckets
+//   1, 2, 4, ... 1024);
+// - worker_executable_cache_misses_total and worker_executable_cache_hits_total: programs
+//   compiled / loaded from the executable cache since the worker started
+//   (seed/reproducibility.md: no miss after a restart with a warm cache);
+// - worker_shared_memory_regions, worker_shared_memory_bytes (registered windows);
+// - worker_request_log_suppressed_total (request error lines dropped by the rate limit);
+// - reactant_server_build_info{version,commit,compiler,build_type,eigen} 1.
+//
+// Every series carries the constant labels `worker` and `gpu` (the first device of
+// CUDA_VISIBLE_DEVICES, "" when unset). The `model` label of a request that names an
+// unknown model is "" (a client must not be able to create series at will).
 // Thread safety: every method may be called concurrently.
 //
 //===----------------------------------------------------------------------===//
@@ -20,6 +46,7 @@
 #include "scheduler/scheduler.h"
 #include "support/status.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -29,31 +56,80 @@ class Gauge;
 template <typename T> class Family;
 class Counter;
 class Histogram;
+class Summary;
 } // namespace prometheus
 
 namespace rs::server {
 
+/// The worker_info labels (reference-system.md §6).
+struct WorkerInfo {
+  std::string device_ordinal = "0";
+  std::string control_mode = "static";         // model_control_mode
+  std::string discipline = "fair";             // scheduler.discipline
+  std::string residency_mode = "self_managed"; // or "externally_managed"
+};
+
+/// Values read at render time from the rest of the worker.
+struct MetricsSnapshot {
+  int64_t inflight = 0;
+  uint64_t shed = 0;
+  int64_t max_concurrent = 0;
+  uint64_t shared_memory_regions = 0;
+  uint64_t shared_memory_bytes = 0;
+  uint64_t log_suppressed = 0;
+};
+
 class WorkerMetrics {
 public:
-  explicit WorkerMetrics(std::string worker_name);
+  explicit WorkerMetrics(std::string worker_name, WorkerInfo info = {});
   ~WorkerMetrics();
 
-  /// A request was accepted (counts towards worker_inflight_requests).
-  void requestStarted();
   /// A request was answered with `code` after `seconds` (wall time since it arrived).
+  /// `model` is "" for an unknown model.
   void requestFinished(const std::string &model, StatusCode code, double seconds);
-  /// Refreshes the gauges from `repository` and `scheduler` and renders every series.
+  /// A request failed before reaching the service (decoding), no latency observed.
+  void requestRejected(const std::string &model, StatusCode code);
+  /// A scheduler dispatch (compute and queue-wait histograms, dispatch and row counters).
+  void observeDispatch(const scheduler::DispatchStats &stats);
+  /// Refreshes the gauges from `repository`, `scheduler` and `snapshot` (admission, shared
+  /// memory, log) and renders every series.
   std::string render(const runtime::ModelRepository &repository,
-                     const scheduler::Scheduler &scheduler);
+                     const scheduler::Scheduler &scheduler, const MetricsSnapshot &snapshot);
 
 private:
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter> *requests_;
   prometheus::Family<prometheus::Histogram> *latency_;
+  prometheus::Family<prometheus::Histogram> *queue_latency_;
+  prometheus::Family<prometheus::Histogram> *compute_latency_;
+  prometheus::Family<prometheus::Histogram> *batch_size_;
   prometheus::Family<prometheus::Gauge> *queue_depth_;
+  prometheus::Family<prometheus::Summary> *queue_wait_quantile_;
+  prometheus::Family<prometheus::Counter> *dispatches_;
+  prometheus::Family<prometheus::Counter> *compute_seconds_;
+  prometheus::Family<prometheus::Counter> *served_;
+  prometheus::Family<prometheus::Counter> *rows_served_;
+  prometheus::Family<prometheus::Gauge> *model_resident_;
+  prometheus::Family<prometheus::Gauge> *model_pinned_;
+  prometheus::Family<prometheus::Gauge> *model_weight_bytes_;
+  prometheus::Family<prometheus::Gauge> *model_max_batch_;
   prometheus::Gauge *inflight_;
+  prometheus::Counter *shed_;
+  prometheus::Gauge *max_concurrent_;
   prometheus::Gauge *models_loaded_;
+  prometheus::Gauge *models_resident_;
+  prometheus::Gauge *resident_weight_bytes_;
   prometheus::Counter *cache_misses_;
+  prometheus::Counter *cache_hits_;
+  prometheus::Gauge *shm_regions_;
+  prometheus::Gauge *shm_bytes_;
+  prometheus::Counter *log_suppressed_;
+  prometheus::Counter *process_cpu_;
+  prometheus::Gauge *process_resident_;
+  prometheus::Gauge *process_virtual_;
+  prometheus::Gauge *process_open_fds_;
+  prometheus::Gauge *process_max_fds_;
+  prometheus::Gauge *process_start_;
 };
 
 } // namespace rs::server

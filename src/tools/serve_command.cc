@@ -7,10 +7,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
+#include <thread>
 
 namespace rs::tools {
 namespace {
@@ -21,6 +25,7 @@ struct ServeArgs {
   std::string model_repo;
   std::string log_format = "text";
   std::string log_level = "info";
+  double exit_timeout_secs = 30;
 };
 
 /// Resolves the worker configuration from the node file (or defaults) and flags.
@@ -78,8 +83,19 @@ int runServe(const ServeArgs &args) {
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("received {}, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-  worker.shutdown();
-  spdlog::info("shutdown complete");
+  // A second signal while draining ends the process at once.
+  std::thread([signals] {
+    int again = 0;
+    sigset_t wait_for = signals;
+    sigwait(&wait_for, &again);
+    spdlog::warn("received {} again, exiting at once", again == SIGTERM ? "SIGTERM" : "SIGINT");
+    spdlog::default_logger()->flush();
+    std::_Exit(1);
+  }).detach();
+  const auto timeout =
+      std::chrono::milliseconds(static_cast<int64_t>(std::max(0.0, args.exit_timeout_secs) * 1000));
+  const bool drained = worker.drainAndShutdown(timeout);
+  spdlog::info("shutdown complete drained={}", drained);
   return 0;
 }
 
@@ -93,6 +109,8 @@ void addServeCommand(CLI::App &app) {
   cmd->add_option("--model-repo", args->model_repo, "Model repository (overrides model_repo)");
   cmd->add_option("--log-format", args->log_format, "Log format: text or json");
   cmd->add_option("--log-level", args->log_level, "Log level: debug, info, warn, error");
+  cmd->add_option("--exit-timeout-secs", args->exit_timeout_secs,
+                  "On SIGTERM/SIGINT, how long in-flight requests may finish (default 30)");
   cmd->callback([args] { std::exit(runServe(*args)); });
 }
 

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <set>
 #include <type_traits>
 #include <utility>
@@ -156,13 +157,51 @@ Result<Tensor> decodeTensorData(const std::string &what, const WireTensorLayout 
                         {reinterpret_cast<const uint8_t *>(raw->data()), raw->size()});
 }
 
-/// Rejects tensor parameters naming features this server does not offer yet.
+/// Rejects tensor parameters naming features this server does not offer.
 Status checkTensorParameters(const std::string &what, const Map<std::string, InferParameter> &p) {
-  if (p.count("shared_memory_region"))
-    return unimplemented() << what << ": shared memory tensors are not supported";
   if (p.count("classification"))
     return unimplemented() << what << ": the classification extension is not supported";
   return Status::ok();
+}
+
+/// A non-negative integer parameter (int64_param >= 0 or uint64_param).
+Result<uint64_t> unsignedParameter(const std::string &what, const InferParameter &p,
+                                   const char *key) {
+  if (p.has_int64_param() && p.int64_param() >= 0)
+    return static_cast<uint64_t>(p.int64_param());
+  if (p.has_uint64_param())
+    return p.uint64_param();
+  return invalidArgument() << what << ": parameter '" << key << "' must be a non-negative integer";
+}
+
+/// The tensor's shared-memory parameters, when it names a region (shared_memory.h).
+Result<std::optional<SharedMemoryRef>>
+sharedMemoryParameters(const std::string &what, const Map<std::string, InferParameter> &p,
+                       const SharedMemoryRegistry *registry) {
+  auto region = p.find(kShmRegionParameter);
+  if (region == p.end()) {
+    if (p.count(kShmByteSizeParameter) || p.count(kShmOffsetParameter))
+      return invalidArgument() << what << ": shared memory size or offset given without '"
+                               << kShmRegionParameter << "'";
+    return std::optional<SharedMemoryRef>();
+  }
+  if (!registry)
+    return unimplemented() << what << ": shared memory tensors are not supported";
+  SharedMemoryRef ref;
+  if (!region->second.has_string_param() || region->second.string_param().empty())
+    return invalidArgument() << what << ": parameter '" << kShmRegionParameter
+                             << "' must be a non-empty string";
+  ref.region = region->second.string_param();
+  auto size = p.find(kShmByteSizeParameter);
+  if (size == p.end())
+    return invalidArgument() << what << ": parameter '" << kShmByteSizeParameter
+                             << "' is required with '" << kShmRegionParameter << "'";
+  RS_ASSIGN_OR_RETURN(ref.byte_size, unsignedParameter(what, size->second, kShmByteSizeParameter));
+  auto offset = p.find(kShmOffsetParameter);
+  if (offset != p.end()) {
+    RS_ASSIGN_OR_RETURN(ref.offset, unsignedParameter(what, offset->second, kShmOffsetParameter));
+  }
+  return std::optional<SharedMemoryRef>(std::move(ref));
 }
 
 std::string requestPrefix(const std::string &model, const std::string &id) {
@@ -172,14 +211,22 @@ std::string requestPrefix(const std::string &model, const std::string &id) {
   return s;
 }
 
-Status decodeRequestBody(const inference::ModelInferRequest &msg, runtime::Clock::time_point now,
-                         runtime::InferRequest &out) {
+Status decodeRequestBody(const inference::ModelInferRequest &msg, const DecodeOptions &options,
+                         DecodedInferRequest &decoded) {
+  runtime::InferRequest &out = decoded.request;
+  // raw_input_contents holds, in order, the inputs whose data is not in shared memory.
+  int in_shm = 0;
+  for (const auto &in : msg.inputs())
+    in_shm += in.parameters().count(kShmRegionParameter) ? 1 : 0;
+  const int inline_inputs = msg.inputs_size() - in_shm;
   bool raw = msg.raw_input_contents_size() > 0;
-  if (raw && msg.raw_input_contents_size() != msg.inputs_size())
+  if (raw && msg.raw_input_contents_size() != inline_inputs)
     return invalidArgument() << "request has " << msg.raw_input_contents_size()
-                             << " raw_input_contents entries for " << msg.inputs_size()
-                             << " inputs";
+                             << " raw_input_contents entries for " << inline_inputs << " inputs"
+                             << (in_shm ? " not in shared memory" : "");
   std::set<std::string> seen;
+  int raw_index = 0;
+  int64_t shm_bytes = 0; // never above the limit, so it cannot overflow
   for (int i = 0; i < msg.inputs_size(); ++i) {
     const auto &in = msg.inputs(i);
     if (in.name().empty())
@@ -188,11 +235,28 @@ Status decodeRequestBody(const inference::ModelInferRequest &msg, runtime::Clock
     if (!seen.insert(in.name()).second)
       return invalidArgument() << what << " appears more than once";
     RS_RETURN_IF_ERROR(checkTensorParameters(what, in.parameters()));
+    RS_ASSIGN_OR_RETURN(std::optional<SharedMemoryRef> shm,
+                        sharedMemoryParameters(what, in.parameters(), options.shared_memory));
     RS_ASSIGN_OR_RETURN(WireTensorLayout layout,
                         checkWireTensor(what, in.datatype(),
                                         {in.shape().data(), static_cast<size_t>(in.shape_size())}));
-    RS_ASSIGN_OR_RETURN(Tensor t, decodeTensorData(what, layout, in.contents(),
-                                                   raw ? &msg.raw_input_contents(i) : nullptr));
+    if (shm) {
+      if (totalValues(in.contents()) != 0)
+        return invalidArgument() << what
+                                 << ": typed contents must be empty when the data is in shared "
+                                    "memory";
+      if (options.max_shared_memory_input_bytes > 0 &&
+          layout.byte_size > options.max_shared_memory_input_bytes - shm_bytes)
+        return invalidArgument() << what << ": inputs in shared memory exceed the limit of "
+                                 << options.max_shared_memory_input_bytes << " bytes per request";
+      shm_bytes += layout.byte_size;
+      RS_ASSIGN_OR_RETURN(Tensor t,
+                          readSharedMemoryInput(*options.shared_memory, what, layout, *shm));
+      out.inputs.push_back({in.name(), std::move(t)});
+      continue;
+    }
+    const std::string *raw_data = raw ? &msg.raw_input_contents(raw_index++) : nullptr;
+    RS_ASSIGN_OR_RETURN(Tensor t, decodeTensorData(what, layout, in.contents(), raw_data));
     out.inputs.push_back({in.name(), std::move(t)});
   }
   seen.clear();
@@ -204,18 +268,25 @@ Status decodeRequestBody(const inference::ModelInferRequest &msg, runtime::Clock
     if (!seen.insert(o.name()).second)
       return invalidArgument() << what << " is requested more than once";
     RS_RETURN_IF_ERROR(checkTensorParameters(what, o.parameters()));
+    RS_ASSIGN_OR_RETURN(std::optional<SharedMemoryRef> shm,
+                        sharedMemoryParameters(what, o.parameters(), options.shared_memory));
+    if (shm) {
+      RS_ASSIGN_OR_RETURN(SharedMemoryOutput bound,
+                          bindSharedMemoryOutput(*options.shared_memory, o.name(), *shm));
+      decoded.shared_memory_outputs.push_back(std::move(bound));
+    }
     out.requested_outputs.push_back(o.name());
   }
   auto timeout = msg.parameters().find(kTimeoutParameter);
   if (timeout != msg.parameters().end()) {
     const InferParameter &p = timeout->second;
     if (p.has_int64_param())
-      out.deadline = deadlineAfter(p.int64_param(), now);
+      out.deadline = deadlineAfter(p.int64_param(), options.now);
     else if (p.has_uint64_param())
       out.deadline = deadlineAfter(p.uint64_param() > static_cast<uint64_t>(INT64_MAX)
                                        ? INT64_MAX
                                        : static_cast<int64_t>(p.uint64_param()),
-                                   now);
+                                   options.now);
     else
       return invalidArgument() << "parameter '" << kTimeoutParameter << "' must be an integer";
   }
@@ -232,19 +303,34 @@ void setShape(google::protobuf::RepeatedField<int64_t> *dst, const Shape &shape)
 
 Result<runtime::InferRequest> decodeModelInferRequest(const inference::ModelInferRequest &msg,
                                                       runtime::Clock::time_point now) {
+  DecodeOptions options;
+  options.now = now;
+  RS_ASSIGN_OR_RETURN(DecodedInferRequest decoded, decodeModelInferRequest(msg, options));
+  return std::move(decoded.request);
+}
+
+Result<DecodedInferRequest> decodeModelInferRequest(const inference::ModelInferRequest &msg,
+                                                    const DecodeOptions &options) {
   if (msg.model_name().empty())
     return invalidArgument() << "model name is empty";
-  runtime::InferRequest req;
+  DecodedInferRequest decoded;
+  runtime::InferRequest &req = decoded.request;
   req.model_name = msg.model_name();
   req.model_version = msg.model_version();
   req.id = msg.id();
-  Status s = decodeRequestBody(msg, now, req);
+  Status s = decodeRequestBody(msg, options, decoded);
   if (!s.isOk())
     return s.withPrefix(requestPrefix(msg.model_name(), msg.id()));
-  return req;
+  return decoded;
 }
 
 void encodeModelInferResponse(const runtime::InferResponse &response,
+                              inference::ModelInferResponse *out) {
+  encodeModelInferResponse(response, {}, out);
+}
+
+void encodeModelInferResponse(const runtime::InferResponse &response,
+                              std::span<const SharedMemoryOutput> shared_memory,
                               inference::ModelInferResponse *out) {
   out->Clear();
   out->set_model_name(response.model_name);
@@ -255,6 +341,19 @@ void encodeModelInferResponse(const runtime::InferResponse &response,
     t->set_name(o.name);
     t->set_datatype(std::string(dtypeWireName(o.tensor.dtype())));
     setShape(t->mutable_shape(), o.tensor.shape());
+    const SharedMemoryOutput *shm = nullptr;
+    for (const SharedMemoryOutput &s : shared_memory)
+      if (s.name == o.name)
+        shm = &s;
+    if (shm) {
+      auto &params = *t->mutable_parameters();
+      params[kShmRegionParameter].set_string_param(shm->ref.region);
+      params[kShmByteSizeParameter].set_int64_param(o.tensor.byteSize());
+      if (shm->ref.offset != 0)
+        params[kShmOffsetParameter].set_int64_param(static_cast<int64_t>(shm->ref.offset));
+      out->add_raw_output_contents();
+      continue;
+    }
     auto bytes = o.tensor.bytes();
     out->add_raw_output_contents(reinterpret_cast<const char *>(bytes.data()), bytes.size());
   }

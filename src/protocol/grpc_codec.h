@@ -13,10 +13,17 @@
 // fp64_contents. FP16/BF16 travel raw only; BYTES is not supported. Outputs are always
 // encoded raw, in `raw_output_contents`.
 //
+// Shared memory (protocol/shared_memory.h): an input whose parameters name a
+// `shared_memory_region` is read from that region and takes no raw or typed contents; the
+// raw_input_contents entries then belong, in order, to the other inputs. A requested
+// output naming a region is written there after the inference, and its reply entry
+// carries the region parameters and an empty raw_output_contents entry (so the entries
+// stay aligned with the outputs).
+//
 // Validation happens before any allocation sized by the client (wire_tensor.h), and every
-// error is InvalidArgument (Unimplemented for shared memory and classification, which this
-// server does not offer yet), with a message that starts with the model and request id and
-// names the tensor and the reason, e.g.
+// error is InvalidArgument (Unimplemented for classification, and for shared memory when
+// no registry is given; FailedPrecondition for an unregistered region), with a message that
+// starts with the model and request id and names the tensor and the reason, e.g.
 //   model 'digits', request '7': input 'image': raw content has 100 bytes but shape
 //   [1,8,8,1] of FP32 needs 256 bytes
 //
@@ -30,6 +37,7 @@
 #pragma once
 
 #include "protocol/proto/grpc_service.pb.h"
+#include "protocol/shared_memory.h"
 #include "runtime/inference.h"
 #include "support/status.h"
 
@@ -42,9 +50,25 @@ namespace rs::protocol {
 Result<runtime::InferRequest> decodeModelInferRequest(const inference::ModelInferRequest &msg,
                                                       runtime::Clock::time_point now);
 
+/// A decoded request and the outputs to write into shared memory after it runs.
+struct DecodedInferRequest {
+  runtime::InferRequest request;
+  std::vector<SharedMemoryOutput> shared_memory_outputs;
+};
+
+/// As above, with shared-memory tensors resolved through `options.shared_memory`.
+Result<DecodedInferRequest> decodeModelInferRequest(const inference::ModelInferRequest &msg,
+                                                    const DecodeOptions &options);
+
 /// Fills `out` from `response`: model_name, model_version, id, and per output its name,
 /// datatype, shape and bytes in raw_output_contents. `out` is cleared first.
 void encodeModelInferResponse(const runtime::InferResponse &response,
+                              inference::ModelInferResponse *out);
+/// As above, but each output in `shared_memory` (already written there) gets the region
+/// parameters (shared_memory_region, shared_memory_byte_size = its bytes, and
+/// shared_memory_offset when not 0) and an empty raw_output_contents entry.
+void encodeModelInferResponse(const runtime::InferResponse &response,
+                              std::span<const SharedMemoryOutput> shared_memory,
                               inference::ModelInferResponse *out);
 
 /// Fills `out` (cleared first) from server metadata.

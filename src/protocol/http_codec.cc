@@ -59,7 +59,8 @@ struct TensorEntry {
   std::string what;
   WireTensorLayout layout;
   const json *data = nullptr;         // JSON data, or
-  std::optional<int64_t> binary_size; // binary_data_size
+  std::optional<int64_t> binary_size; // binary_data_size, or
+  std::optional<SharedMemoryRef> shm; // shared memory parameters
 };
 
 Result<int64_t> nonNegativeInteger(const std::string &what, const json &v, std::string_view key) {
@@ -71,7 +72,40 @@ Result<int64_t> nonNegativeInteger(const std::string &what, const json &v, std::
                            << v.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-Result<TensorEntry> parseTensorEntry(const json &e, bool input, size_t index) {
+/// The tensor's shared-memory parameters, when `params` names a region (shared_memory.h).
+Result<std::optional<SharedMemoryRef>>
+sharedMemoryParameters(const std::string &what, const json &params,
+                       const SharedMemoryRegistry *registry) {
+  auto region = params.find(kShmRegionParameter);
+  if (region == params.end()) {
+    if (params.contains(kShmByteSizeParameter) || params.contains(kShmOffsetParameter))
+      return invalidArgument() << what << ": shared memory size or offset given without '"
+                               << kShmRegionParameter << "'";
+    return std::optional<SharedMemoryRef>();
+  }
+  if (!registry)
+    return unimplemented() << what << ": shared memory tensors are not supported";
+  SharedMemoryRef ref;
+  if (!region->is_string() || region->get<std::string>().empty())
+    return invalidArgument() << what << ": parameter '" << kShmRegionParameter
+                             << "' must be a non-empty string";
+  ref.region = region->get<std::string>();
+  auto size = params.find(kShmByteSizeParameter);
+  if (size == params.end())
+    return invalidArgument() << what << ": parameter '" << kShmByteSizeParameter
+                             << "' is required with '" << kShmRegionParameter << "'";
+  RS_ASSIGN_OR_RETURN(int64_t n, nonNegativeInteger(what, *size, kShmByteSizeParameter));
+  ref.byte_size = static_cast<uint64_t>(n);
+  auto offset = params.find(kShmOffsetParameter);
+  if (offset != params.end()) {
+    RS_ASSIGN_OR_RETURN(int64_t o, nonNegativeInteger(what, *offset, kShmOffsetParameter));
+    ref.offset = static_cast<uint64_t>(o);
+  }
+  return std::optional<SharedMemoryRef>(std::move(ref));
+}
+
+Result<TensorEntry> parseTensorEntry(const json &e, bool input, size_t index,
+                                     const SharedMemoryRegistry *registry) {
   std::string kind = input ? "input" : "output";
   if (!e.is_object())
     return invalidArgument() << kind << " #" << index << " is not an object";
@@ -105,8 +139,7 @@ Result<TensorEntry> parseTensorEntry(const json &e, bool input, size_t index) {
   if (params != e.end()) {
     if (!params->is_object())
       return invalidArgument() << t.what << ": 'parameters' must be an object";
-    if (params->contains("shared_memory_region"))
-      return unimplemented() << t.what << ": shared memory tensors are not supported";
+    RS_ASSIGN_OR_RETURN(t.shm, sharedMemoryParameters(t.what, *params, registry));
     auto size = params->find("binary_data_size");
     if (size != params->end()) {
       RS_ASSIGN_OR_RETURN(int64_t n, nonNegativeInteger(t.what, *size, "binary_data_size"));
@@ -118,6 +151,11 @@ Result<TensorEntry> parseTensorEntry(const json &e, bool input, size_t index) {
     t.data = &*data;
   if (t.binary_size && t.data)
     return invalidArgument() << t.what << ": has both 'data' and binary_data_size";
+  if (t.shm && (t.binary_size || t.data))
+    return invalidArgument() << t.what << ": has shared memory parameters and "
+                             << (t.data ? "'data'" : "binary_data_size");
+  if (t.shm)
+    return t;
   if (!t.binary_size && !t.data)
     return invalidArgument() << t.what << ": has neither 'data' nor binary_data_size";
   if (t.binary_size && *t.binary_size != t.layout.byte_size)
@@ -127,16 +165,27 @@ Result<TensorEntry> parseTensorEntry(const json &e, bool input, size_t index) {
   return t;
 }
 
-/// Decodes every entry of `list` ("inputs" or "outputs") taking binary parts from `binary`.
+/// Decodes every entry of `list` ("inputs" or "outputs") taking binary parts from `binary`
+/// and shared-memory data through `options` (nullptr: none).
 Status decodeTensorList(const json &list, bool input, std::string_view binary, bool has_header,
-                        std::vector<runtime::NamedTensor> &out) {
+                        const DecodeOptions *options, std::vector<runtime::NamedTensor> &out) {
   std::vector<TensorEntry> entries;
   std::set<std::string> seen;
   uint64_t declared = 0; // never exceeds binary.size(), so it cannot overflow
+  int64_t shm_bytes = 0; // never above the limit, so it cannot overflow
   for (size_t i = 0; i < list.size(); ++i) {
-    RS_ASSIGN_OR_RETURN(TensorEntry t, parseTensorEntry(list[i], input, i));
+    RS_ASSIGN_OR_RETURN(
+        TensorEntry t,
+        parseTensorEntry(list[i], input, i, options ? options->shared_memory : nullptr));
     if (!seen.insert(t.name).second)
       return invalidArgument() << t.what << " appears more than once";
+    if (t.shm) {
+      const int64_t limit = options->max_shared_memory_input_bytes;
+      if (limit > 0 && t.layout.byte_size > limit - shm_bytes)
+        return invalidArgument() << t.what << ": inputs in shared memory exceed the limit of "
+                                 << limit << " bytes per request";
+      shm_bytes += t.layout.byte_size;
+    }
     if (t.binary_size) {
       if (!has_header)
         return invalidArgument() << t.what << ": binary_data_size given but there is no "
@@ -157,7 +206,11 @@ Status decodeTensorList(const json &list, bool input, std::string_view binary, b
   // Every size is now proven to fit in the received body: allocating is safe.
   size_t offset = 0;
   for (TensorEntry &t : entries) {
-    if (t.binary_size) {
+    if (t.shm) {
+      RS_ASSIGN_OR_RETURN(Tensor tensor,
+                          readSharedMemoryInput(*options->shared_memory, t.what, t.layout, *t.shm));
+      out.push_back({t.name, std::move(tensor)});
+    } else if (t.binary_size) {
       std::string_view part = binary.substr(offset, static_cast<size_t>(*t.binary_size));
       offset += part.size();
       out.push_back(
@@ -183,7 +236,7 @@ Result<bool> boolParameter(const json &params, const std::string &what, const ch
   return it->get<bool>();
 }
 
-Status decodeOutputs(const json &outputs, HttpInferRequest &out) {
+Status decodeOutputs(const json &outputs, const DecodeOptions &options, HttpInferRequest &out) {
   if (!outputs.is_array())
     return invalidArgument() << "'outputs' must be an array";
   std::set<std::string> seen;
@@ -204,10 +257,15 @@ Status decodeOutputs(const json &outputs, HttpInferRequest &out) {
       continue;
     if (!params->is_object())
       return invalidArgument() << what << ": 'parameters' must be an object";
-    if (params->contains("shared_memory_region"))
-      return unimplemented() << what << ": shared memory tensors are not supported";
     if (params->contains("classification"))
       return unimplemented() << what << ": the classification extension is not supported";
+    RS_ASSIGN_OR_RETURN(std::optional<SharedMemoryRef> shm,
+                        sharedMemoryParameters(what, *params, options.shared_memory));
+    if (shm) {
+      RS_ASSIGN_OR_RETURN(SharedMemoryOutput bound,
+                          bindSharedMemoryOutput(*options.shared_memory, n, *shm));
+      out.shared_memory_outputs.push_back(std::move(bound));
+    }
     if (params->contains("binary_data")) {
       RS_ASSIGN_OR_RETURN(bool b, boolParameter(*params, what, "binary_data", false));
       out.output_encoding.per_output.emplace_back(n, b);
@@ -217,7 +275,8 @@ Status decodeOutputs(const json &outputs, HttpInferRequest &out) {
 }
 
 Status decodeRequestJson(const json &root, std::string_view binary, bool has_header,
-                         runtime::Clock::time_point now, HttpInferRequest &out) {
+                         const DecodeOptions &options, HttpInferRequest &out) {
+  const runtime::Clock::time_point now = options.now;
   auto params = root.find("parameters");
   if (params != root.end()) {
     if (!params->is_object())
@@ -238,10 +297,11 @@ Status decodeRequestJson(const json &root, std::string_view binary, bool has_hea
   auto inputs = root.find("inputs");
   if (inputs == root.end() || !inputs->is_array())
     return invalidArgument() << "request has no 'inputs' array";
-  RS_RETURN_IF_ERROR(decodeTensorList(*inputs, true, binary, has_header, out.request.inputs));
+  RS_RETURN_IF_ERROR(
+      decodeTensorList(*inputs, true, binary, has_header, &options, out.request.inputs));
   auto outputs = root.find("outputs");
   if (outputs != root.end())
-    RS_RETURN_IF_ERROR(decodeOutputs(*outputs, out));
+    RS_RETURN_IF_ERROR(decodeOutputs(*outputs, options, out));
   return Status::ok();
 }
 
@@ -256,14 +316,24 @@ void appendShape(const Shape &shape, std::string &out) {
 }
 
 /// Appends `{"name","datatype","shape", data or binary parameters}`; returns true when the
-/// tensor's bytes go to the binary section.
-bool appendTensorEntry(const runtime::NamedTensor &t, bool binary, std::string &out) {
-  bool as_binary = binary || !hasJsonForm(t.tensor);
+/// tensor's bytes go to the binary section. With `shm` (an output already written to
+/// shared memory) the entry has the region parameters and no data.
+bool appendTensorEntry(const runtime::NamedTensor &t, bool binary, std::string &out,
+                       const SharedMemoryOutput *shm = nullptr) {
+  bool as_binary = !shm && (binary || !hasJsonForm(t.tensor));
   out += "{\"name\":" + jsonString(t.name) + ",\"datatype\":\"";
   out += dtypeWireName(t.tensor.dtype());
   out += "\",\"shape\":";
   appendShape(t.tensor.shape(), out);
-  if (as_binary) {
+  if (shm) {
+    out += ",\"parameters\":{\"";
+    out += kShmRegionParameter;
+    out += "\":" + jsonString(shm->ref.region) + ",\"" + kShmByteSizeParameter +
+           "\":" + std::to_string(t.tensor.byteSize());
+    if (shm->ref.offset != 0)
+      out += ",\"" + std::string(kShmOffsetParameter) + "\":" + std::to_string(shm->ref.offset);
+    out += "}";
+  } else if (as_binary) {
     out += ",\"parameters\":{\"binary_data_size\":" + std::to_string(t.tensor.byteSize()) + "}";
   } else {
     out += ",\"data\":";
@@ -318,6 +388,14 @@ bool OutputEncoding::binaryFor(std::string_view name) const {
 Result<HttpInferRequest> decodeHttpInferRequest(const ModelRef &model, std::string_view body,
                                                 std::optional<std::string_view> header_length,
                                                 runtime::Clock::time_point now) {
+  DecodeOptions options;
+  options.now = now;
+  return decodeHttpInferRequest(model, body, header_length, options);
+}
+
+Result<HttpInferRequest> decodeHttpInferRequest(const ModelRef &model, std::string_view body,
+                                                std::optional<std::string_view> header_length,
+                                                const DecodeOptions &options) {
   HttpInferRequest out;
   out.request.model_name = model.name;
   out.request.model_version = model.version;
@@ -340,7 +418,7 @@ Result<HttpInferRequest> decodeHttpInferRequest(const ModelRef &model, std::stri
     out.request.id = id->get<std::string>();
     prefix = requestPrefix(model.name, out.request.id);
   }
-  s = decodeRequestJson(*root, binary_part, header_length.has_value(), now, out);
+  s = decodeRequestJson(*root, binary_part, header_length.has_value(), options, out);
   if (!s.isOk())
     return s.withPrefix(prefix);
   return out;
@@ -348,6 +426,12 @@ Result<HttpInferRequest> decodeHttpInferRequest(const ModelRef &model, std::stri
 
 HttpBody encodeHttpInferResponse(const runtime::InferResponse &response,
                                  const OutputEncoding &encoding) {
+  return encodeHttpInferResponse(response, encoding, {});
+}
+
+HttpBody encodeHttpInferResponse(const runtime::InferResponse &response,
+                                 const OutputEncoding &encoding,
+                                 std::span<const SharedMemoryOutput> shared_memory) {
   std::string text = "{\"model_name\":" + jsonString(response.model_name) +
                      ",\"model_version\":" + jsonString(response.model_version);
   if (!response.id.empty())
@@ -358,7 +442,11 @@ HttpBody encodeHttpInferResponse(const runtime::InferResponse &response,
     const runtime::NamedTensor &o = response.outputs[i];
     if (i)
       text.push_back(',');
-    if (appendTensorEntry(o, encoding.binaryFor(o.name), text))
+    const SharedMemoryOutput *shm = nullptr;
+    for (const SharedMemoryOutput &s : shared_memory)
+      if (s.name == o.name)
+        shm = &s;
+    if (appendTensorEntry(o, encoding.binaryFor(o.name), text, shm))
       binary.push_back(&o.tensor);
   }
   text += "]}";
@@ -435,8 +523,8 @@ decodeHttpInferResponse(std::string_view body, std::optional<std::string_view> h
   auto outputs = root.find("outputs");
   if (outputs == root.end() || !outputs->is_array())
     return invalidArgument() << "response has no 'outputs' array";
-  RS_RETURN_IF_ERROR(
-      decodeTensorList(*outputs, false, binary_part, header_length.has_value(), resp.outputs));
+  RS_RETURN_IF_ERROR(decodeTensorList(*outputs, false, binary_part, header_length.has_value(),
+                                      nullptr, resp.outputs));
   return resp;
 }
 

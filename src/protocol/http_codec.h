@@ -19,8 +19,15 @@
 // run past the body (the first that would is named) and the binary sizes sum to exactly
 // the bytes after the JSON; `data` element counts,
 // nesting and element types fit the shape and datatype (json_tensor.h). Errors are
-// InvalidArgument (Unimplemented for shared memory and classification) and start with the
-// model and request id, then name the tensor and the reason.
+// InvalidArgument (Unimplemented for classification, and for shared memory when no registry
+// is given; FailedPrecondition for an unregistered region) and start with the model and
+// request id, then name the tensor and the reason.
+//
+// Shared memory (protocol/shared_memory.h): an input whose `parameters` name a
+// `shared_memory_region` (with `shared_memory_byte_size`, optional `shared_memory_offset`)
+// has neither `data` nor `binary_data_size` and is read from the region; a requested output
+// naming a region is written there after the inference, and its reply entry has the region
+// parameters (`shared_memory_byte_size` = the output's bytes) and no data.
 //
 // Response body: {"model_name", "model_version", "id" (when set), "outputs": [{"name",
 // "datatype", "shape", "data"}]}. An output goes binary (`parameters: {"binary_data_size":
@@ -33,11 +40,13 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "protocol/shared_memory.h"
 #include "runtime/inference.h"
 #include "support/status.h"
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -63,6 +72,8 @@ struct OutputEncoding {
 struct HttpInferRequest {
   runtime::InferRequest request;
   OutputEncoding output_encoding;
+  /// Outputs to write into shared memory after the inference.
+  std::vector<SharedMemoryOutput> shared_memory_outputs;
 };
 
 /// A REST body: JSON, then binary tensors when `json_length` is set (its value goes in the
@@ -86,10 +97,19 @@ struct ModelRef {
 Result<HttpInferRequest> decodeHttpInferRequest(const ModelRef &model, std::string_view body,
                                                 std::optional<std::string_view> header_length,
                                                 runtime::Clock::time_point now);
+/// As above, with shared-memory tensors resolved through `options.shared_memory`.
+Result<HttpInferRequest> decodeHttpInferRequest(const ModelRef &model, std::string_view body,
+                                                std::optional<std::string_view> header_length,
+                                                const DecodeOptions &options);
 
 /// Encodes a response (rules above).
 HttpBody encodeHttpInferResponse(const runtime::InferResponse &response,
                                  const OutputEncoding &encoding);
+/// As above; the outputs in `shared_memory` (already written there) get the region
+/// parameters instead of data.
+HttpBody encodeHttpInferResponse(const runtime::InferResponse &response,
+                                 const OutputEncoding &encoding,
+                                 std::span<const SharedMemoryOutput> shared_memory);
 
 /// `{"name","version","extensions":[...]}`.
 std::string serverMetadataJson(const runtime::ServerMetadata &metadata);

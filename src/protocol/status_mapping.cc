@@ -28,6 +28,7 @@ int toHttpStatus(StatusCode code) {
   case StatusCode::kInvalidArgument: return 400;
   case StatusCode::kFailedPrecondition: return 400;
   case StatusCode::kNotFound: return 404;
+  case StatusCode::kAlreadyExists: return 409;
   case StatusCode::kResourceExhausted: return 429;
   case StatusCode::kUnimplemented: return 501;
   case StatusCode::kUnavailable: return 503;
@@ -46,6 +47,7 @@ Status fromHttpError(int http_status, std::string_view body) {
   switch (http_status) {
   case 400: code = StatusCode::kInvalidArgument; break;
   case 404: code = StatusCode::kNotFound; break;
+  case 409: code = StatusCode::kAlreadyExists; break;
   case 429: code = StatusCode::kResourceExhausted; break;
   case 501: code = StatusCode::kUnimplemented; break;
   case 503: code = StatusCode::kUnavailable; break;

@@ -6,9 +6,10 @@
 // unchanged and the message is kept verbatim.
 //
 // HTTP (KServe V2 REST "Status codes"; Triton's HTTP mapping for the rest):
-//   OK 200, InvalidArgument 400, FailedPrecondition 400, NotFound 404,
-//   ResourceExhausted 429, Unimplemented 501, Unavailable 503, DeadlineExceeded 504,
-//   anything else 500. Error bodies are the KServe V2 error object `{"error": "<message>"}`.
+//   OK 200, InvalidArgument 400, FailedPrecondition 400, NotFound 404, AlreadyExists 409
+//   (a shared memory region registered twice), ResourceExhausted 429, Unimplemented 501,
+//   Unavailable 503, DeadlineExceeded 504, anything else 500. Error bodies are the KServe V2 error
+//   object `{"error": "<message>"}`.
 //
 // Thread safety: pure functions.
 //
@@ -36,7 +37,7 @@ int toHttpStatus(StatusCode code);
 /// `{"error":"<message>"}` with the message JSON-escaped (invalid UTF-8 replaced).
 std::string httpErrorBody(std::string_view message);
 /// Client side: the Status for an HTTP error reply: the code is the inverse of
-/// toHttpStatus (400 InvalidArgument, 404 NotFound, 429 ResourceExhausted, 501
+/// toHttpStatus (400 InvalidArgument, 404 NotFound, 409 AlreadyExists, 429 ResourceExhausted, 501
 /// Unimplemented, 503 Unavailable, 504 DeadlineExceeded, other Internal); the message is
 /// the body's "error" string when the body is the KServe error object, else the raw body.
 Status fromHttpError(int http_status, std::string_view body);

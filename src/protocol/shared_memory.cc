@@ -1,0 +1,321 @@
+//===- protocol/shared_memory.cc - Triton system shared memory regions ------===//
+#include "protocol/shared_memory.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace rs::protocol {
+namespace {
+
+using nlohmann::json;
+
+/// Longest region name accepted (names appear in URLs and logs).
+constexpr size_t kMaxRegionName = 256;
+/// NAME_MAX of the shared-memory file system, the leading '/' included.
+constexpr size_t kMaxKey = 255;
+
+std::string jsonQuoted(std::string_view s) {
+  return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string errnoText(int err) { return std::strerror(err); }
+
+Status checkKey(const std::string &region, const std::string &key) {
+  const std::string what = "shared memory region " + jsonQuoted(region);
+  if (key.size() < 2 || key[0] != '/')
+    return invalidArgument() << what << ": key " << jsonQuoted(key)
+                             << " is not a POSIX shared memory object name ('/' followed by a "
+                                "name without '/')";
+  if (key.size() > kMaxKey)
+    return invalidArgument() << what << ": key has " << key.size() << " characters, at most "
+                             << kMaxKey << " are allowed";
+  if (key.find('/', 1) != std::string::npos || key.find('\0') != std::string::npos || key == "/." ||
+      key == "/..")
+    return invalidArgument() << what << ": key " << jsonQuoted(key)
+                             << " is not a POSIX shared memory object name ('/' followed by a "
+                                "name without '/')";
+  return Status::ok();
+}
+
+/// offset + size without overflow, or nullopt.
+std::optional<uint64_t> checkedEnd(uint64_t offset, uint64_t size) {
+  if (size > std::numeric_limits<uint64_t>::max() - offset)
+    return std::nullopt;
+  return offset + size;
+}
+
+Result<uint64_t> unsignedField(const json &root, const char *key, bool required) {
+  auto it = root.find(key);
+  if (it == root.end()) {
+    if (required)
+      return invalidArgument() << "shared memory register body has no '" << key << "'";
+    return uint64_t{0};
+  }
+  if (it->is_number_unsigned())
+    return it->get<uint64_t>();
+  if (it->is_number_integer() && it->get<int64_t>() >= 0)
+    return static_cast<uint64_t>(it->get<int64_t>());
+  return invalidArgument() << "shared memory register body: '" << key
+                           << "' must be a non-negative integer, got "
+                           << it->dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+} // namespace
+
+// ---- SharedMemoryRegion -------------------------------------------------------
+
+SharedMemoryRegion::~SharedMemoryRegion() {
+  if (fd_ >= 0)
+    ::close(fd_);
+}
+
+Status SharedMemoryRegion::checkWindow(uint64_t offset, uint64_t size) const {
+  std::optional<uint64_t> end = checkedEnd(offset, size);
+  if (!end || *end > info_.byte_size)
+    return invalidArgument() << "shared memory region " << jsonQuoted(info_.name) << ": " << size
+                             << " bytes at offset " << offset << " run past the region's "
+                             << info_.byte_size << " bytes";
+  return Status::ok();
+}
+
+Status SharedMemoryRegion::read(uint64_t offset, std::span<uint8_t> out) const {
+  RS_RETURN_IF_ERROR(checkWindow(offset, out.size()));
+  // The window lies inside [0, byte_size) and registration checked offset + byte_size, so
+  // the file position below cannot overflow off_t.
+  uint64_t pos = info_.offset + offset;
+  size_t done = 0;
+  while (done < out.size()) {
+    ssize_t n = ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(pos + done));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return internalError() << "shared memory region " << jsonQuoted(info_.name)
+                             << ": read failed: " << errnoText(errno);
+    if (n == 0)
+      return invalidArgument() << "shared memory region " << jsonQuoted(info_.name) << ": object "
+                               << jsonQuoted(info_.key) << " ends before byte "
+                               << (pos + out.size()) << " (it was shrunk after registration)";
+    done += static_cast<size_t>(n);
+  }
+  return Status::ok();
+}
+
+Status SharedMemoryRegion::write(uint64_t offset, std::span<const uint8_t> bytes) const {
+  RS_RETURN_IF_ERROR(checkWindow(offset, bytes.size()));
+  uint64_t pos = info_.offset + offset;
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n =
+        ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(pos + done));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return internalError() << "shared memory region " << jsonQuoted(info_.name)
+                             << ": write failed: " << errnoText(n < 0 ? errno : EIO);
+    done += static_cast<size_t>(n);
+  }
+  return Status::ok();
+}
+
+// ---- SharedMemoryRegistry -----------------------------------------------------
+
+SharedMemoryRegistry::SharedMemoryRegistry(SharedMemoryRegistryOptions options)
+    : options_(options) {}
+
+Status SharedMemoryRegistry::registerRegion(const SharedMemoryRegionInfo &info) {
+  if (info.name.empty())
+    return invalidArgument() << "shared memory region name is empty";
+  if (info.name.size() > kMaxRegionName)
+    return invalidArgument() << "shared memory region name has " << info.name.size()
+                             << " characters, at most " << kMaxRegionName << " are allowed";
+  const std::string what = "shared memory region " + jsonQuoted(info.name);
+  RS_RETURN_IF_ERROR(checkKey(info.name, info.key));
+  if (info.byte_size == 0)
+    return invalidArgument() << what << ": byte_size must be positive";
+  std::optional<uint64_t> end = checkedEnd(info.offset, info.byte_size);
+  if (!end || *end > static_cast<uint64_t>(std::numeric_limits<off_t>::max()))
+    return invalidArgument() << what << ": offset " << info.offset << " + byte_size "
+                             << info.byte_size << " overflows";
+  {
+    std::lock_guard lock(mu_);
+    if (regions_.count(info.name))
+      return Status(StatusCode::kAlreadyExists, what + " is already registered");
+    if (regions_.size() >= options_.max_regions)
+      return resourceExhausted() << what << ": " << options_.max_regions
+                                 << " regions are registered, the most allowed";
+  }
+  // shm_open resolves the name inside the shared-memory file system only (glibc adds
+  // O_NOFOLLOW and O_CLOEXEC).
+  int fd = ::shm_open(info.key.c_str(), O_RDWR, 0);
+  if (fd < 0)
+    return invalidArgument() << what << ": cannot open POSIX shared memory object "
+                             << jsonQuoted(info.key) << ": " << errnoText(errno);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return invalidArgument() << what << ": " << jsonQuoted(info.key)
+                             << " is not a shared memory object";
+  }
+  if (static_cast<uint64_t>(st.st_size) < *end) {
+    ::close(fd);
+    return invalidArgument() << what << ": object " << jsonQuoted(info.key) << " has " << st.st_size
+                             << " bytes but offset " << info.offset << " + byte_size "
+                             << info.byte_size << " needs " << *end;
+  }
+  std::shared_ptr<const SharedMemoryRegion> region(new SharedMemoryRegion(info, fd));
+  std::lock_guard lock(mu_);
+  if (regions_.count(info.name)) // registered meanwhile by another call
+    return Status(StatusCode::kAlreadyExists, what + " is already registered");
+  if (regions_.size() >= options_.max_regions)
+    return resourceExhausted() << what << ": " << options_.max_regions
+                               << " regions are registered, the most allowed";
+  regions_.emplace(info.name, std::move(region));
+  return Status::ok();
+}
+
+void SharedMemoryRegistry::unregisterRegion(const std::string &name) {
+  // Regions are destroyed outside the lock (closing a descriptor may take a while).
+  std::map<std::string, std::shared_ptr<const SharedMemoryRegion>> gone;
+  std::lock_guard lock(mu_);
+  if (name.empty()) {
+    gone.swap(regions_);
+    return;
+  }
+  auto it = regions_.find(name);
+  if (it != regions_.end()) {
+    gone.emplace(it->first, std::move(it->second));
+    regions_.erase(it);
+  }
+}
+
+Result<std::vector<SharedMemoryRegionInfo>>
+SharedMemoryRegistry::status(const std::string &name) const {
+  std::lock_guard lock(mu_);
+  std::vector<SharedMemoryRegionInfo> out;
+  if (name.empty()) {
+    for (const auto &[n, region] : regions_)
+      out.push_back(region->info());
+    return out;
+  }
+  auto it = regions_.find(name);
+  if (it == regions_.end())
+    return notFound() << "shared memory region " << jsonQuoted(name) << " is not registered";
+  out.push_back(it->second->info());
+  return out;
+}
+
+Result<std::shared_ptr<const SharedMemoryRegion>>
+SharedMemoryRegistry::find(const std::string &name) const {
+  std::lock_guard lock(mu_);
+  auto it = regions_.find(name);
+  if (it == regions_.end())
+    return failedPrecondition() << "shared memory region " << jsonQuoted(name)
+                                << " is not registered";
+  return it->second;
+}
+
+size_t SharedMemoryRegistry::regionCount() const {
+  std::lock_guard lock(mu_);
+  return regions_.size();
+}
+
+uint64_t SharedMemoryRegistry::registeredBytes() const {
+  std::lock_guard lock(mu_);
+  uint64_t total = 0;
+  for (const auto &[name, region] : regions_)
+    total += region->info().byte_size;
+  return total;
+}
+
+// ---- Tensors in regions ---------------------------------------------------------
+
+Result<Tensor> readSharedMemoryInput(const SharedMemoryRegistry &registry, std::string_view what,
+                                     const WireTensorLayout &layout, const SharedMemoryRef &ref) {
+  RS_ASSIGN_OR_RETURN(std::shared_ptr<const SharedMemoryRegion> region, registry.find(ref.region));
+  if (ref.byte_size != static_cast<uint64_t>(layout.byte_size))
+    return invalidArgument() << what << ": shared_memory_byte_size is " << ref.byte_size
+                             << " bytes but " << describeLayout(layout) << " needs "
+                             << layout.byte_size << " bytes";
+  Status window = region->checkWindow(ref.offset, ref.byte_size);
+  if (!window.isOk())
+    return window.withPrefix(what);
+  // The size is now bounded by the registered window, which the object held at
+  // registration: allocating it is safe.
+  Tensor t = Tensor::zeros(layout.dtype, layout.shape);
+  Status s = region->read(ref.offset, {t.mutableData(), static_cast<size_t>(layout.byte_size)});
+  if (!s.isOk())
+    return s.withPrefix(what);
+  return t;
+}
+
+Result<SharedMemoryOutput> bindSharedMemoryOutput(const SharedMemoryRegistry &registry,
+                                                  const std::string &name,
+                                                  const SharedMemoryRef &ref) {
+  RS_ASSIGN_OR_RETURN(std::shared_ptr<const SharedMemoryRegion> region, registry.find(ref.region));
+  Status window = region->checkWindow(ref.offset, ref.byte_size);
+  if (!window.isOk())
+    return window.withPrefix(outputWhat(name));
+  return SharedMemoryOutput{name, std::move(region), ref};
+}
+
+Status writeSharedMemoryOutputs(std::span<const SharedMemoryOutput> outputs,
+                                const runtime::InferResponse &response) {
+  for (const SharedMemoryOutput &o : outputs) {
+    const Tensor *tensor = nullptr;
+    for (const runtime::NamedTensor &t : response.outputs)
+      if (t.name == o.name)
+        tensor = &t.tensor;
+    const std::string what = outputWhat(o.name);
+    if (!tensor)
+      return invalidArgument() << what << ": bound to shared memory region "
+                               << jsonQuoted(o.ref.region) << " but not in the response";
+    if (static_cast<uint64_t>(tensor->byteSize()) > o.ref.byte_size)
+      return invalidArgument() << what << ": shared_memory_byte_size is " << o.ref.byte_size
+                               << " bytes but the output has " << tensor->byteSize() << " bytes";
+    Status s = o.region->write(o.ref.offset, tensor->bytes());
+    if (!s.isOk())
+      return s.withPrefix(what);
+  }
+  return Status::ok();
+}
+
+// ---- HTTP bodies ----------------------------------------------------------------
+
+Result<SharedMemoryRegionInfo> parseSharedMemoryRegisterJson(const std::string &name,
+                                                             std::string_view body) {
+  json root;
+  try {
+    root = json::parse(body.begin(), body.end());
+  } catch (const json::exception &e) {
+    return invalidArgument() << "shared memory register body: invalid JSON: " << e.what();
+  }
+  if (!root.is_object())
+    return invalidArgument() << "shared memory register body must be a JSON object";
+  SharedMemoryRegionInfo info;
+  info.name = name;
+  auto key = root.find("key");
+  if (key == root.end() || !key->is_string())
+    return invalidArgument() << "shared memory register body: 'key' must be a string";
+  info.key = key->get<std::string>();
+  RS_ASSIGN_OR_RETURN(info.offset, unsignedField(root, "offset", false));
+  RS_ASSIGN_OR_RETURN(info.byte_size, unsignedField(root, "byte_size", true));
+  return info;
+}
+
+std::string sharedMemoryStatusJson(const std::vector<SharedMemoryRegionInfo> &regions) {
+  json arr = json::array();
+  for (const SharedMemoryRegionInfo &r : regions)
+    arr.push_back(
+        {{"name", r.name}, {"key", r.key}, {"offset", r.offset}, {"byte_size", r.byte_size}});
+  return arr.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+} // namespace rs::protocol

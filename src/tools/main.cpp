@@ -9,6 +9,7 @@
 #include "tools/build_info.h"
 #include "tools/bundle_command.h"
 #include "tools/infer_command.h"
+#include "tools/loadgen_command.h"
 #include "tools/serve_command.h"
 #include "tools/validate_command.h"
 
@@ -32,6 +33,7 @@ int main(int argc, char **argv) {
   app.add_flag("--version", version, "Print the version and build identity");
   rs::tools::addServeCommand(app);
   rs::tools::addInferCommand(app);
+  rs::tools::addLoadgenCommand(app);
   rs::tools::addBundleCommand(app);
   rs::tools::addValidateCommand(app);
   rs::tools::addBenchCommand(app);

@@ -9,16 +9,32 @@ pkgs=(
   libeigen3-dev libcpp-httplib-dev libssl-dev
   prometheus-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev clang-format
+  # scripts/fuzz.sh only: clang with libFuzzer and the sanitizer runtimes.
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
 if [ ${#missing[@]} -gt 0 ]; then
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   echo "setup: installing ${missing[*]}"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+# Tests only: promtool and a Prometheus server (Debian's `prometheus`, a 19 MB download)
+# check the /metrics output (test/hardening/metrics_test.cc). The package is unpacked into
+# .tools/prometheus, not installed, so no system service is enabled or started.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+tools="$root/.tools/prometheus"
+if [ ! -x "$tools/usr/bin/promtool" ] || [ ! -x "$tools/usr/bin/prometheus" ]; then
+  echo "setup: unpacking Debian's prometheus into $tools (tests only)"
+  tmp="$(mktemp -d)"
+  (cd "$tmp" && { apt-get download prometheus >/dev/null 2>&1 ||
+     { $SUDO apt-get update -qq && apt-get download prometheus >/dev/null; }; })
+  mkdir -p "$tools"
+  dpkg-deb -x "$tmp"/prometheus_*.deb "$tools"
+  rm -rf "$tmp"
 fi
 echo "setup: all build dependencies present"

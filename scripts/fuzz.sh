@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# fuzz.sh: builds the libFuzzer targets (fuzz/, clang with ASan + UBSan) in build-fuzz/ and
+# runs each for SECONDS (default 60), one after the other, on a corpus kept in
+# build-fuzz/corpus/<target> and seeded from the fixtures. Not part of the test suite.
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+#   TARGET: mlir_parser manifest safetensors http_infer binary_header grpc_infer (default all)
+# Prints per target: runs, executions per second, corpus files and bytes, and whether it
+# crashed (a crash, leak or sanitizer report leaves crash-*/leak-* files in build-fuzz/ and
+# makes the script exit 1). docs/testing.md records the figures of the 10-minute runs.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+shared="$(cd "$root/../shared" && pwd)"
+build="${RS_FUZZ_BUILD:-$root/build-fuzz}"
+seconds="${1:-60}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(mlir_parser manifest safetensors http_infer binary_header grpc_infer)
+jobs="${RS_BUILD_JOBS:-2}"
+
+CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DRS_FUZZ=ON -DRS_BUILD_TESTS=OFF -DRS_WERROR=OFF >/dev/null
+ninja -C "$build" -j "$jobs" fuzz_make_seeds $(printf 'fuzz_%s ' "${targets[@]}")
+
+seeds="$build/seeds"
+rm -rf "$seeds"
+mkdir -p "$seeds"/{mlir_parser,manifest,safetensors}
+"$build/fuzz/fuzz_make_seeds" "$seeds" >/dev/null
+# Files of the fixtures up to 64 KiB (bigger ones slow every mutation down).
+small() { find "$@" -type f -size -65k 2>/dev/null; }
+i=0
+for f in $(small "$shared/fixtures/bundles" -name '*.mlir') $(small "$root/test/ir" -name '*.mlir'); do
+  cp "$f" "$seeds/mlir_parser/$((i++))_$(basename "$f")"
+done
+for f in $(small "$shared/fixtures/bundles" -name manifest.yaml); do
+  cp "$f" "$seeds/manifest/$((i++))_manifest.yaml"
+done
+for f in $(small "$shared/fixtures" -name '*.safetensors'); do
+  cp "$f" "$seeds/safetensors/$((i++))_$(basename "$f")"
+done
+# The protocol tests' request bodies (the lines between "request:" and "expect:").
+awk -v dir="$seeds/http_infer" '
+  /^request:/ { body = ""; on = 1; next }
+  /^expect:/ { if (on) { n++; printf "%s", body > (dir "/case_" n ".json"); close(dir "/case_" n ".json") } on = 0; next }
+  on { body = body $0 "\n" }' "$root/test/protocol/http_requests.cases"
+
+status=0
+cd "$build"
+for t in "${targets[@]}"; do
+  corpus="$build/corpus/$t"
+  mkdir -p "$corpus"
+  log="$build/fuzz_$t.log"
+  set +e
+  "$build/fuzz/fuzz_$t" "$corpus" "$seeds/$t" -max_total_time="$seconds" -max_len=65536 \
+    -rss_limit_mb=2048 -timeout=25 -print_final_stats=1 -artifact_prefix="$build/$t-" >"$log" 2>&1
+  rc=$?
+  set -e
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  eps=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  files=$(find "$corpus" -type f | wc -l)
+  bytes=$(du -sb "$corpus" | cut -f1)
+  result=ok
+  if [ $rc -ne 0 ]; then result="FAILED (exit $rc, see $log)"; status=1; fi
+  printf '%-14s %6ss  runs %10s  exec/s %7s  corpus %6s files %9s bytes  %s\n' \
+    "$t" "$seconds" "$runs" "$eps" "$files" "$bytes" "$result"
+done
+exit $status

@@ -16,6 +16,7 @@
 #include "support/tensor.h"
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -76,6 +77,35 @@ struct ModelReadiness {
   std::string reason;
 };
 
+/// One entry of the repository index (KServe RepositoryIndex): a model the service knows.
+struct ModelIndexEntry {
+  std::string name;
+  bool ready = false;
+  std::string reason; // why it is not ready ("" when ready)
+};
+
+/// A model's serving state for the control plane (reactant_control.ModelControlStatus,
+/// reference-system.md section 5.3). Counters are cumulative since the service started.
+struct ModelControlInfo {
+  std::string name;
+  bool resident = false;             // loaded and able to run
+  int64_t weight_nbytes = 0;         // bytes of the model's weights
+  double weight = 1.0;               // scheduler weight (scheduler.models.<name>.weight)
+  int64_t queue_depth = 0;           // requests queued now
+  double total_compute_seconds = 0;  // wall time spent executing the model's programs
+  uint64_t requests_served = 0;      // requests answered after a dispatch
+  uint64_t dispatch_count = 0;       // program executions
+  int64_t max_batch_size = 0;        // rows one dispatch runs at most; 0 = unbatched/unknown
+};
+
+/// The worker-level part of ModelControlStatus.
+struct ControlStatus {
+  std::string residency_mode = "self_managed"; // or "externally_managed"
+  std::string discipline = "fifo";             // scheduler.discipline
+  uint64_t weight_cache_max_bytes = 0;         // 0 = no on-demand budget
+  std::vector<ModelControlInfo> models;        // sorted by name
+};
+
 /// What the protocol front-ends call. Implementations must be thread-safe: gRPC and HTTP
 /// handler threads call concurrently.
 class InferenceService {
@@ -92,6 +122,12 @@ public:
   /// Validates and queues the request; `done` is called exactly once, possibly on
   /// another thread, possibly before infer() returns.
   virtual void infer(InferRequest request, InferCallback done) = 0;
+  /// Every model the service knows, sorted by name (the default lists none).
+  virtual std::vector<ModelIndexEntry> listModels() const { return {}; }
+  /// The control plane's view of every model. The default: Unimplemented.
+  virtual Result<ControlStatus> controlStatus() const {
+    return unimplemented() << "ModelControlStatus is not implemented by this service";
+  }
 };
 
 } // namespace rs::runtime

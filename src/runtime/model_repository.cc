@@ -56,6 +56,8 @@ Result<std::vector<Tensor>> LoadedModel::run(int64_t batch_size, std::vector<Ten
   if (it == programs.end())
     return notFound() << "model '" << name << "': no compiled executable for batch size "
                       << batch_size;
+  if (resident_weights) // uploaded once at load (device memory on a GPU backend)
+    return it->second->executeWithResident(inputs, *resident_weights);
   inputs.insert(inputs.end(), weights.begin(), weights.end());
   return it->second->execute(inputs);
 }
@@ -149,6 +151,11 @@ Status ModelRepository::loadModel(const std::string &dir) {
       if (b.manifest.batched())
         model->batch_sizes.push_back(size);
     }
+    // Weights go where the backend runs once per model; every run reuses them.
+    Result<std::shared_ptr<const ResidentTensors>> resident = backend_->upload(model->weights);
+    if (!resident.isOk())
+      return resident.status().withPrefix("model '" + name + "': uploading its weights");
+    model->resident_weights = std::move(*resident);
     model->metadata.name = name;
     model->metadata.platform = backend_->deviceInfo().platform;
     model->metadata.inputs = wireSpecs(b.manifest.executable_inputs);

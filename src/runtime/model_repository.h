@@ -43,6 +43,11 @@ struct LoadedModel {
   bundle::Manifest manifest;
   /// Weights in argument order (zero-copy views of the mmaped safetensors file).
   std::vector<Tensor> weights;
+  /// The weights as Backend::upload() placed them at load (device buffers on the PJRT
+  /// backend, the host tensors themselves on the CPU one); run() passes them to
+  /// Executable::executeWithResident(), so no request copies weights. Null: run() passes
+  /// `weights` as arguments.
+  std::shared_ptr<const ResidentTensors> resident_weights;
   /// Compiled programs by batch size; key 0 is an unbatched `model.mlir`.
   std::map<int64_t, std::unique_ptr<Executable>> programs;
   /// Compiled batch sizes, ascending (empty for a model without a batch axis). Under
@@ -59,8 +64,8 @@ struct LoadedModel {
   std::map<std::string, std::string> file_sha256;
 
   /// Runs the program for `batch_size` on `inputs` (manifest order) followed by the
-  /// weights; batch_size 0 runs the only program of a model without a batch axis.
-  /// Errors: NotFound if no program has that batch size; the backend's errors.
+  /// weights (resident_weights when set); batch_size 0 runs the only program of a model without a
+  /// batch axis. Errors: NotFound if no program has that batch size; the backend's errors.
   Result<std::vector<Tensor>> run(int64_t batch_size, std::vector<Tensor> inputs) const;
 };
 

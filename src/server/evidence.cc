@@ -4,7 +4,6 @@
 #include "runtime/executable_cache.h"
 #include "runtime/pjrt_backend.h"
 
-#include <Eigen/Core>
 #include <fmt/core.h>
 #include <google/protobuf/stubs/common.h>
 #include <grpcpp/grpcpp.h>

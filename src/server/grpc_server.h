@@ -8,7 +8,7 @@
 //
 // RPCs: ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer,
 // RepositoryIndex (InferenceService::listModels; state READY | UNAVAILABLE, `ready`
-// filters), on the same port reactant_control.ControlService/ModelControlStatus
+// filters), and on the same port reactant_control.ControlService/ModelControlStatus
 // (InferenceService::controlStatus), which the gateway polls, and, when
 // GrpcServerOptions::evidence is set, reactant_evidence.EvidenceService/DeploymentEvidence
 // (the deployment-identity document, server/evidence.h). With

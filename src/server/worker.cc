@@ -1,13 +1,23 @@
 //===- server/worker.cc - Bring-up and shutdown of one worker ---------------===//
 #include "server/worker.h"
 
+#include "ir/parser.h"
+#include "ir/printer.h"
+#include "passes/numerics.h"
+#include "pjrt/tf32_probe.h"
 #include "runtime/cpu_backend.h"
 #include "runtime/executable_cache.h"
+#include "runtime/pjrt_backend.h"
 #include "server/evidence.h"
 #include "server/metrics_health_server.h"
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <optional>
 #include <sstream>
 
 namespace rs::server {
@@ -105,7 +115,151 @@ scheduler::SchedulerOptions schedulerOptions(const config::WorkerConfig &config)
                       ? scheduler::BatchSizePolicy::kLargest
                       : scheduler::BatchSizePolicy::kAll;
   o.max_queue_depth = config.scheduler.max_queue_depth;
+  const config::SchedulerConfig &sc = config.scheduler;
+  o.discipline = sc.discipline == config::Discipline::kFifo  ? scheduler::Discipline::kFifo
+                 : sc.discipline == config::Discipline::kEdf ? scheduler::Discipline::kEdf
+                                                             : scheduler::Discipline::kFair;
+  o.ema_halflife_seconds = sc.ema_halflife_seconds;
+  o.recency_penalty_cap = sc.recency_penalty_cap;
+  o.coalescing_discount = sc.coalescing_discount;
+  o.cost_ema_alpha = sc.cost_ema_alpha;
+  for (const auto &[name, m] : sc.models)
+    o.model_policies[name] = {.weight = m.weight, .max_batch_size = m.max_batch_size.value_or(0)};
   return o;
+}
+
+/// The XLA flags every GPU compile gets: runtime.xla_flags, `xla_gpu_autotune_level=0`
+/// when runtime.autotune is false, and the per-fusion autotune cache directory
+/// (runtime.autotune_cache_dir, created if missing) unless runtime.autotune_cache is false.
+Result<std::string> gpuXlaFlags(const config::RuntimeConfig &rt) {
+  std::map<std::string, std::string> flags = rt.xla_flags;
+  if (!rt.autotune)
+    flags["xla_gpu_autotune_level"] = "0";
+  if (!rt.autotune_cache_dir.empty() && rt.autotune_cache.value_or(true)) {
+    std::error_code ec;
+    std::filesystem::create_directories(rt.autotune_cache_dir, ec);
+    if (ec)
+      return failedPrecondition() << "runtime.autotune_cache_dir '" << rt.autotune_cache_dir
+                                  << "': cannot create it: " << ec.message();
+    flags["xla_gpu_per_fusion_autotune_cache_dir"] = rt.autotune_cache_dir;
+  }
+  std::string text;
+  for (const auto &[name, value] : flags)
+    text += (text.empty() ? "" : " ") + ("--" + name + "=" + value);
+  return text;
+}
+
+/// Creates the PJRT backend for `runtime.backend: cuda` (plugin, device, allocator and XLA
+/// flags from `rt`). Under numerics f32, NVIDIA_TF32_OVERRIDE=0 is exported first, since
+/// the CUDA libraries read it when the client is created.
+Result<std::unique_ptr<runtime::PjrtBackend>> createGpuBackend(const config::RuntimeConfig &rt) {
+  if (rt.numerics == config::Numerics::kF32 && ::setenv("NVIDIA_TF32_OVERRIDE", "0", 1) != 0)
+    return internalError() << "cannot set NVIDIA_TF32_OVERRIDE=0 for numerics f32";
+  runtime::PjrtBackendOptions o;
+  o.plugin_path = rt.pjrt_plugin;
+  o.client.device_ordinal = static_cast<int>(rt.device_ordinal);
+  o.client.memory_fraction = rt.mem_fraction;
+  o.client.preallocate = rt.preallocate;
+  RS_ASSIGN_OR_RETURN(o.xla_flags, gpuXlaFlags(rt));
+  const auto start = std::chrono::steady_clock::now();
+  RS_ASSIGN_OR_RETURN(std::unique_ptr<runtime::PjrtBackend> backend, runtime::createPjrtBackend(o));
+  const runtime::DeviceInfo info = backend->deviceInfo();
+  spdlog::info("GPU backend ready platform={} device={} ordinal={} compute_capability={} "
+               "mem_fraction={} preallocate={} xla_flags=[{}] plugin=[{}] seconds={:.3f}",
+               info.platform, info.device_kind, info.device_ordinal, info.compute_capability,
+               rt.mem_fraction, rt.preallocate, backend->xlaFlags(), info.backend_version,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return backend;
+}
+
+using ProbeFacts = std::vector<std::pair<std::string, std::string>>;
+
+/// One leg of the TF32 probe: C = A·I with `module` (pjrt/tf32_probe.h), compiled through
+/// the executable cache in `<model_repo>/.cache/` like every served program (so a warm
+/// start compiles nothing). Returns C; `ms` gets the leg's time including compile or load.
+Result<Tensor> runProbeLeg(runtime::Backend &backend, const ir::Module &module,
+                           const std::string &name, const config::WorkerConfig &config,
+                           double *ms) {
+  const auto start = std::chrono::steady_clock::now();
+  const runtime::ModelRepositoryOptions repo = repositoryOptions(config);
+  runtime::CacheKeyParts parts;
+  parts.compile_settings = repo.compile_settings;
+  parts.device = backend.deviceInfo();
+  parts.server_build = repo.server_build;
+  runtime::ExecutableCache cache(config.model_dirs.empty() ? "" : config.model_dirs.front(),
+                                 config.runtime.executable_cache && !config.model_dirs.empty());
+  RS_ASSIGN_OR_RETURN(runtime::CachedProgram program,
+                      cache.loadOrCompile(backend, module, name, parts));
+  const Tensor a = pjrt::tf32ProbeMatrix();
+  const std::vector<Tensor> args{a, pjrt::tf32ProbeIdentity()};
+  RS_ASSIGN_OR_RETURN(std::vector<Tensor> out, program.executable->execute(args));
+  *ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  spdlog::info("TF32 probe leg={} executable_cache={} ms={:.1f}", name,
+               program.outcome.hit ? "hit" : "miss (" + program.outcome.miss_reason + ")", *ms);
+  if (out.size() != 1)
+    return internalError() << "TF32 probe leg " << name << ": " << out.size()
+                           << " results, expected 1";
+  return out.front();
+}
+
+/// Runs the TF32 probe (reference-system.md §3.2) before any model compiles and logs the
+/// `TF32 probe` line. DEFAULT leg: tf32_active (a failure only warns). Pinned leg
+/// (numerics f32 only): the probe's product after the numerics pass, i.e. the path every
+/// served f32 program takes. FailedPrecondition under f32 unless the pin is bit-exact, and
+/// under tf32 unless the probe shows TF32 in use. Returns the evidence fields.
+Result<ProbeFacts> runGpuTf32Probe(runtime::Backend &backend, const config::WorkerConfig &config) {
+  const config::Numerics numerics = config.runtime.numerics;
+  const bool f32 = numerics == config::Numerics::kF32;
+  const std::string_view mode = config::numericsName(numerics);
+  const Tensor a = pjrt::tf32ProbeMatrix();
+  double default_ms = 0, pinned_ms = 0;
+  std::optional<bool> tf32_active;
+  std::string default_error;
+  RS_ASSIGN_OR_RETURN(ir::Module probe,
+                      ir::parseModule(pjrt::tf32ProbeProgram("DEFAULT"), "tf32_probe.mlir"));
+  Result<Tensor> c = runProbeLeg(backend, probe, "tf32_probe.default", config, &default_ms);
+  if (c.isOk()) {
+    int64_t mismatches = 0;
+    const pjrt::ProbeVerdict verdict = pjrt::classifyProbeOutput(a, *c, &mismatches);
+    if (verdict != pjrt::ProbeVerdict::kOther)
+      tf32_active = verdict == pjrt::ProbeVerdict::kTf32;
+    else
+      default_error = std::to_string(mismatches) + " entries differ from A, not all 1.0";
+  } else {
+    default_error = c.status().toString();
+    spdlog::warn("TF32 probe: the DEFAULT leg failed: {}", default_error);
+  }
+  std::string pinned = "skipped";
+  int64_t pinned_mismatches = 0;
+  if (f32) {
+    const runtime::DeviceInfo info = backend.deviceInfo();
+    RS_RETURN_IF_ERROR(
+        passes::pinNumerics(probe, {passes::NumericsMode::kF32,
+                                    passes::targetHasTf32(info.platform, info.compute_capability)})
+            .status());
+    RS_ASSIGN_OR_RETURN(Tensor pc,
+                        runProbeLeg(backend, probe, "tf32_probe.pinned", config, &pinned_ms));
+    const bool exact =
+        pjrt::classifyProbeOutput(a, pc, &pinned_mismatches) == pjrt::ProbeVerdict::kExact;
+    pinned = exact ? "true" : "false";
+  }
+  const std::string active = tf32_active ? (*tf32_active ? "true" : "false") : "unknown";
+  spdlog::info("TF32 probe numerics={} tf32_active={} pinned_exact={} default_ms={:.1f} "
+               "pinned_ms={:.1f}{}",
+               mode, active, pinned, default_ms, pinned_ms,
+               default_error.empty() ? "" : " default_error=" + default_error);
+  if (f32 && pinned != "true")
+    return failedPrecondition() << "TF32 probe: numerics f32 but the pinned product is not "
+                                   "bit-exact ("
+                                << pinned_mismatches << " of "
+                                << pjrt::kTf32ProbeSize * pjrt::kTf32ProbeSize
+                                << " entries differ); the device does not compute f32 exactly";
+  if (numerics == config::Numerics::kTf32 && tf32_active != true)
+    return failedPrecondition() << "TF32 probe: numerics tf32 but the device does not compute "
+                                   "in TF32 (tf32_active expected true, got "
+                                << active << ")";
+  return ProbeFacts{
+      {"numerics", std::string(mode)}, {"tf32_active", active}, {"pinned_exact", pinned}};
 }
 
 } // namespace
@@ -118,31 +272,43 @@ Worker::~Worker() { shutdown(); }
 Status Worker::start() {
   logEffectiveConfiguration(config_);
   const config::RuntimeConfig &rt = config_.runtime;
+  std::vector<std::pair<std::string, std::string>> probe_facts;
+  BackendFacts backend_facts; // plugin, CUDA and driver versions (evidence; "" on the cpu)
   if (rt.backend == config::Backend::kCuda) {
-    if (!rt.allow_cpu_fallback)
-      return failedPrecondition()
-             << "runtime.backend: cuda is not available in this worker (no PJRT backend is "
-                "linked); set runtime.backend: cpu or runtime.allow_cpu_fallback: true";
-    spdlog::warn("runtime.backend=cuda is not available; falling back to the cpu backend "
-                 "(runtime.allow_cpu_fallback=true)");
+    Result<std::unique_ptr<runtime::PjrtBackend>> gpu = createGpuBackend(rt);
+    if (gpu.isOk()) {
+      RS_ASSIGN_OR_RETURN(probe_facts, runGpuTf32Probe(**gpu, config_));
+      backend_facts = pjrtBackendFacts(**gpu);
+      backend_ = std::move(*gpu);
+    } else if (!rt.allow_cpu_fallback) {
+      return gpu.status().withPrefix("runtime.backend: cuda (runtime.allow_cpu_fallback: false)");
+    } else {
+      spdlog::warn("runtime.backend=cuda failed to start ({}); falling back to the cpu backend "
+                   "(runtime.allow_cpu_fallback=true)",
+                   gpu.status().message());
+    }
   }
-  if (rt.numerics == config::Numerics::kTf32)
-    return failedPrecondition() << "runtime.numerics: tf32 needs a GPU with TF32; the cpu "
-                                   "backend computes f32 exactly (use f32 or auto)";
-  runtime::CpuBackendOptions cpu_options;
-  cpu_options.num_threads = static_cast<int>(rt.cpu_threads);
-  RS_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Backend> backend,
-                      runtime::createCpuBackend(cpu_options));
-  backend_ = std::move(backend);
-  spdlog::info("TF32 probe numerics={} tf32_active=not applicable (cpu backend computes f32 "
-               "exactly) pinned_exact=not applicable",
-               config::numericsName(rt.numerics));
+  if (!backend_) {
+    if (rt.numerics == config::Numerics::kTf32)
+      return failedPrecondition() << "runtime.numerics: tf32 needs a GPU with TF32; the cpu "
+                                     "backend computes f32 exactly (use f32 or auto)";
+    runtime::CpuBackendOptions cpu_options;
+    cpu_options.num_threads = static_cast<int>(rt.cpu_threads);
+    RS_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Backend> backend,
+                        runtime::createCpuBackend(cpu_options));
+    backend_ = std::move(backend);
+    spdlog::info("TF32 probe numerics={} tf32_active=not applicable (cpu backend computes f32 "
+                 "exactly) pinned_exact=not applicable",
+                 config::numericsName(rt.numerics));
+    probe_facts = {{"numerics", std::string(config::numericsName(rt.numerics))},
+                   {"tf32_active", "not applicable (cpu backend computes f32 exactly)"},
+                   {"pinned_exact", "not applicable"}};
+  }
   facts_ = std::make_unique<WorkerFacts>();
   facts_->config = config_;
   facts_->device = backend_->deviceInfo();
-  facts_->tf32_probe = {{"numerics", std::string(config::numericsName(rt.numerics))},
-                        {"tf32_active", "not applicable (cpu backend computes f32 exactly)"},
-                        {"pinned_exact", "not applicable"}};
+  facts_->backend = std::move(backend_facts);
+  facts_->tf32_probe = std::move(probe_facts);
   facts_->started_at = utcNow();
 
   logRegulatedProfile(config_);

@@ -8,8 +8,10 @@
 #include "tools/bench_command.h"
 #include "tools/build_info.h"
 #include "tools/bundle_command.h"
+#include "tools/gateway_command.h"
 #include "tools/infer_command.h"
 #include "tools/loadgen_command.h"
+#include "tools/node_command.h"
 #include "tools/serve_command.h"
 #include "tools/validate_command.h"
 
@@ -35,6 +37,8 @@ int main(int argc, char **argv) {
   rs::tools::addInferCommand(app);
   rs::tools::addLoadgenCommand(app);
   rs::tools::addBundleCommand(app);
+  rs::tools::addGatewayCommand(app);
+  rs::tools::addNodeCommand(app);
   rs::tools::addValidateCommand(app);
   rs::tools::addBenchCommand(app);
   CLI11_PARSE(app, argc, argv);

@@ -1,0 +1,32 @@
+//===- gateway/gateway_config_impl.h - gateway.yml internals (private) -----===//
+//
+// Shared by gateway_config.cc (entry points), gateway_config_env.cc (key checks and
+// REACTANT_GATEWAY_* variables) and gateway_config_build.cc (typed values). Not API.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "config/tree.h"
+#include "gateway/gateway_config.h"
+
+#include <string>
+#include <string_view>
+
+namespace rs::gateway::detail {
+
+inline constexpr std::string_view kEnvPrefix = "REACTANT_GATEWAY_";
+
+std::string lower(std::string_view s);
+std::string_view trim(std::string_view s);
+/// Error prefix: "<file>: <key>: " or "environment override VAR: ".
+StatusBuilder keyError(const std::string &file, const config::ConfigValue &v);
+/// Unknown keys anywhere in the file are errors naming the dotted key.
+Status checkKeys(const config::ConfigValue &root, const std::string &file);
+/// Applies REACTANT_GATEWAY_* variables to `root` (keys) and `out` (process settings).
+Status applyEnvironment(const Environment &env, config::ConfigValue &root, GatewayConfig &out);
+/// STARTUP_WAIT_SECONDS, HEALTH_INTERVAL_SECONDS and WEDGE_EXIT_ROUNDS.
+Status readProcessSettings(const Environment &env, GatewayConfig &out);
+/// Typed values of the resolved tree into `c`, validated.
+Status buildConfig(const config::ConfigValue &root, const std::string &file, GatewayConfig &c);
+
+} // namespace rs::gateway::detail

@@ -1,0 +1,226 @@
+//===- gateway/gateway_impl.h - Gateway internals (private) -----------------===//
+//
+// Shared by gateway.cc (lifecycle, prober, forwarding) and gateway_services.cc (the gRPC
+// and REST front-ends). Not part of the API.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "gateway/gateway.h"
+#include "gateway/gateway_metrics.h"
+#include "gateway/worker_link.h"
+#include "runtime/inference.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace grpc {
+class Server;
+}
+
+namespace rs::server {
+class HttpServer;
+class MetricsHealthServer;
+} // namespace rs::server
+
+namespace rs::gateway {
+
+/// One ModelInfer on its way through the gateway. The request and response are owned by
+/// the caller (the gRPC reactor) or by `owner` (REST).
+struct InferCall {
+  const inference::ModelInferRequest *request = nullptr;
+  inference::ModelInferResponse *response = nullptr;
+  std::shared_ptr<void> owner;
+  std::string model;
+  int64_t items = 1;
+  /// Absolute deadline on the system clock (what gRPC contexts take); nullopt: none.
+  std::optional<std::chrono::system_clock::time_point> deadline;
+  std::string rpc = "ModelInfer";
+  Clock::time_point started;
+  std::function<void(const grpc::Status &)> done;
+  // Routing state.
+  std::vector<size_t> order;
+  size_t attempt = 0;
+  bool refreshed = false;
+  grpc::Status last_error;
+};
+
+class GrpcFrontend;
+class ControlFrontend;
+class RestService;
+
+class Gateway::Impl {
+public:
+  explicit Impl(GatewayOptions options);
+  ~Impl();
+
+  Status start();
+  Status waitForWorkers(double seconds);
+  void shutdown(std::chrono::milliseconds grace);
+  void probeNow();
+  std::string renderMetrics();
+
+  /// Admits and forwards a ModelInfer (see gateway.h); `call->done` runs exactly once.
+  void forward(std::shared_ptr<InferCall> call);
+  /// Forwards ModelMetadata / ModelReady to a worker serving the model.
+  void forwardMetadata(const inference::ModelMetadataRequest *req,
+                       inference::ModelMetadataResponse *resp,
+                       std::function<void(const grpc::Status &)> done);
+  void forwardModelReady(const inference::ModelReadyRequest *req,
+                         inference::ModelReadyResponse *resp,
+                         std::function<void(const grpc::Status &)> done);
+  /// The cached ModelMetadata of `model` (from discovery), if any.
+  std::optional<inference::ModelMetadataResponse> cachedMetadata(const std::string &model) const;
+  /// Runs `then` after a fresh probe round (at most one round per second; single-flight).
+  void refreshThen(std::function<void()> then);
+  /// Records a finished client call of `rpc` (metrics).
+  void recordDone(const std::string &rpc, const std::string &model, const grpc::Status &s,
+                  Clock::time_point started);
+  /// Sends the operator's or a traffic-driven repack's CompactMemory orders and logs it.
+  void afterRepack(const RepackOutcome &outcome);
+
+  const GatewayConfig &config() const { return config_; }
+  int httpPort() const;
+  int metricsPort() const;
+  Router &router() { return router_; }
+  WorkerLink &link(size_t w) { return *links_[w]; }
+
+  int grpc_port_ = 0;
+
+private:
+  void routeCall(std::shared_ptr<InferCall> call);
+  void send(std::shared_ptr<InferCall> call, Charge charge);
+  void finish(const std::shared_ptr<InferCall> &call, const grpc::Status &status);
+  void probeRound();
+  void proberLoop();
+  void callStarted();
+  void callEnded();
+  int64_t itemsOf(const inference::ModelInferRequest &req) const;
+
+  const GatewayConfig config_;
+  const std::function<void(const Status &)> on_fatal_;
+  Router router_;
+  GatewayMetrics metrics_;
+  std::vector<std::unique_ptr<WorkerLink>> links_;
+  const int64_t inbound_cap_;
+  std::atomic<int64_t> inflight_{0};
+
+  std::unique_ptr<GrpcFrontend> grpc_frontend_;
+  std::unique_ptr<ControlFrontend> control_frontend_;
+  std::unique_ptr<grpc::Server> grpc_server_;
+  std::unique_ptr<RestService> rest_service_;
+  std::unique_ptr<server::HttpServer> http_;
+  std::unique_ptr<server::MetricsHealthServer> admin_;
+
+  mutable std::mutex meta_mu_;
+  std::map<std::string, inference::ModelMetadataResponse> metadata_; // GUARDED_BY(meta_mu_)
+
+  // Prober.
+  std::mutex probe_mu_;
+  std::condition_variable probe_cv_;
+  bool stopping_ = false;                          // GUARDED_BY(probe_mu_)
+  bool round_wanted_ = false;                      // GUARDED_BY(probe_mu_)
+  bool round_running_ = false;                     // GUARDED_BY(probe_mu_)
+  uint64_t rounds_done_ = 0;                       // GUARDED_BY(probe_mu_)
+  Clock::time_point last_round_end_{};             // GUARDED_BY(probe_mu_)
+  std::vector<std::function<void()>> after_round_; // GUARDED_BY(probe_mu_)
+  std::thread prober_;
+  std::mutex round_mu_; // one round at a time
+  bool contacted_ = false;
+  int64_t wedged_rounds_ = 0;
+  bool startup_checked_ = false;
+  std::atomic<bool> fatal_reported_{false};
+  std::vector<bool> was_ready_;
+  std::vector<bool> answered_once_;
+  std::vector<std::string> last_errors_; // GUARDED_BY(round_mu_)
+
+  // Calls to workers in flight (shutdown waits for them).
+  std::mutex calls_mu_;
+  std::condition_variable calls_cv_;
+  int64_t calls_ = 0; // GUARDED_BY(calls_mu_)
+  bool started_ = false;
+  bool shut_down_ = false;
+};
+
+/// inference.GRPCInferenceService on the gateway's gRPC port.
+class GrpcFrontend final : public inference::GRPCInferenceService::CallbackService {
+public:
+  explicit GrpcFrontend(Gateway::Impl &gateway) : gw_(gateway) {}
+
+  grpc::ServerUnaryReactor *ServerLive(grpc::CallbackServerContext *ctx,
+                                       const inference::ServerLiveRequest *,
+                                       inference::ServerLiveResponse *resp) override;
+  grpc::ServerUnaryReactor *ServerReady(grpc::CallbackServerContext *ctx,
+                                        const inference::ServerReadyRequest *,
+                                        inference::ServerReadyResponse *resp) override;
+  grpc::ServerUnaryReactor *ModelReady(grpc::CallbackServerContext *ctx,
+                                       const inference::ModelReadyRequest *req,
+                                       inference::ModelReadyResponse *resp) override;
+  grpc::ServerUnaryReactor *ServerMetadata(grpc::CallbackServerContext *ctx,
+                                           const inference::ServerMetadataRequest *,
+                                           inference::ServerMetadataResponse *resp) override;
+  grpc::ServerUnaryReactor *ModelMetadata(grpc::CallbackServerContext *ctx,
+                                          const inference::ModelMetadataRequest *req,
+                                          inference::ModelMetadataResponse *resp) override;
+  grpc::ServerUnaryReactor *ModelInfer(grpc::CallbackServerContext *ctx,
+                                       const inference::ModelInferRequest *req,
+                                       inference::ModelInferResponse *resp) override;
+  grpc::ServerUnaryReactor *RepositoryIndex(grpc::CallbackServerContext *ctx,
+                                            const inference::RepositoryIndexRequest *req,
+                                            inference::RepositoryIndexResponse *resp) override;
+
+private:
+  Gateway::Impl &gw_;
+};
+
+/// reactant_control.GatewayControlService on the gateway's gRPC port.
+class ControlFrontend final : public reactant_control::GatewayControlService::CallbackService {
+public:
+  explicit ControlFrontend(Gateway::Impl &gateway) : gw_(gateway) {}
+
+  grpc::ServerUnaryReactor *
+  GetSchedulingStatus(grpc::CallbackServerContext *ctx,
+                      const reactant_control::GetSchedulingStatusRequest *,
+                      reactant_control::GetSchedulingStatusResponse *resp) override;
+  grpc::ServerUnaryReactor *
+  SetSchedulingPolicy(grpc::CallbackServerContext *ctx,
+                      const reactant_control::SetSchedulingPolicyRequest *req,
+                      reactant_control::SetSchedulingPolicyResponse *resp) override;
+  grpc::ServerUnaryReactor *
+  SetModelPlacement(grpc::CallbackServerContext *ctx,
+                    const reactant_control::SetModelPlacementRequest *req,
+                    reactant_control::SetModelPlacementResponse *resp) override;
+  grpc::ServerUnaryReactor *Repack(grpc::CallbackServerContext *ctx,
+                                   const reactant_control::RepackRequest *req,
+                                   reactant_control::RepackResponse *resp) override;
+
+private:
+  Gateway::Impl &gw_;
+};
+
+/// The REST front-end's view of the gateway (server/http_server.h calls it).
+class RestService final : public runtime::InferenceService {
+public:
+  explicit RestService(Gateway::Impl &gateway) : gw_(gateway) {}
+
+  bool serverLive() const override { return true; }
+  bool serverReady() const override;
+  runtime::ServerMetadata serverMetadata() const override;
+  Result<runtime::ModelMetadata> modelMetadata(const std::string &model_name) const override;
+  Result<runtime::ModelReadiness> modelReady(const std::string &model_name) const override;
+  void infer(runtime::InferRequest request, runtime::InferCallback done) override;
+  std::vector<runtime::ModelIndexEntry> listModels() const override;
+
+private:
+  Gateway::Impl &gw_;
+};
+
+/// The gateway's ServerMetadata.
+runtime::ServerMetadata gatewayServerMetadata();
+
+} // namespace rs::gateway

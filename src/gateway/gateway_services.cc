@@ -1,0 +1,258 @@
+//===- gateway/gateway_services.cc - The gateway's gRPC and REST front-ends -===//
+#include "gateway/gateway_impl.h"
+
+#include "protocol/grpc_codec.h"
+#include "protocol/status_mapping.h"
+#include "support/dtype.h"
+
+#include <grpcpp/grpcpp.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <future>
+
+namespace rs::gateway {
+namespace {
+
+grpc::ServerUnaryReactor *finishNow(grpc::CallbackServerContext *ctx, const grpc::Status &s) {
+  grpc::ServerUnaryReactor *reactor = ctx->DefaultReactor();
+  reactor->Finish(s);
+  return reactor;
+}
+
+std::optional<std::chrono::system_clock::time_point>
+clientDeadline(const grpc::CallbackServerContext *ctx) {
+  const auto d = ctx->deadline();
+  if (d == std::chrono::system_clock::time_point::max())
+    return std::nullopt;
+  return d;
+}
+
+} // namespace
+
+runtime::ServerMetadata gatewayServerMetadata() { return {"ReactantServerGateway", "0.1.0", {}}; }
+
+// ---- inference.GRPCInferenceService ------------------------------------------------
+
+grpc::ServerUnaryReactor *GrpcFrontend::ServerLive(grpc::CallbackServerContext *ctx,
+                                                   const inference::ServerLiveRequest *,
+                                                   inference::ServerLiveResponse *resp) {
+  resp->set_live(true);
+  return finishNow(ctx, grpc::Status::OK);
+}
+
+grpc::ServerUnaryReactor *GrpcFrontend::ServerReady(grpc::CallbackServerContext *ctx,
+                                                    const inference::ServerReadyRequest *,
+                                                    inference::ServerReadyResponse *resp) {
+  resp->set_ready(gw_.router().anyReady());
+  return finishNow(ctx, grpc::Status::OK);
+}
+
+grpc::ServerUnaryReactor *GrpcFrontend::ServerMetadata(grpc::CallbackServerContext *ctx,
+                                                       const inference::ServerMetadataRequest *,
+                                                       inference::ServerMetadataResponse *resp) {
+  protocol::encodeServerMetadata(gatewayServerMetadata(), resp);
+  return finishNow(ctx, grpc::Status::OK);
+}
+
+grpc::ServerUnaryReactor *GrpcFrontend::ModelReady(grpc::CallbackServerContext *ctx,
+                                                   const inference::ModelReadyRequest *req,
+                                                   inference::ModelReadyResponse *resp) {
+  grpc::ServerUnaryReactor *reactor = ctx->DefaultReactor();
+  gw_.forwardModelReady(req, resp, [reactor](const grpc::Status &s) { reactor->Finish(s); });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor *GrpcFrontend::ModelMetadata(grpc::CallbackServerContext *ctx,
+                                                      const inference::ModelMetadataRequest *req,
+                                                      inference::ModelMetadataResponse *resp) {
+  grpc::ServerUnaryReactor *reactor = ctx->DefaultReactor();
+  gw_.forwardMetadata(req, resp, [reactor](const grpc::Status &s) { reactor->Finish(s); });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor *GrpcFrontend::ModelInfer(grpc::CallbackServerContext *ctx,
+                                                   const inference::ModelInferRequest *req,
+                                                   inference::ModelInferResponse *resp) {
+  grpc::ServerUnaryReactor *reactor = ctx->DefaultReactor();
+  auto call = std::make_shared<InferCall>();
+  call->request = req;
+  call->response = resp;
+  call->model = req->model_name();
+  call->deadline = clientDeadline(ctx);
+  call->started = Clock::now();
+  call->done = [reactor](const grpc::Status &s) { reactor->Finish(s); };
+  gw_.forward(std::move(call));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor *
+GrpcFrontend::RepositoryIndex(grpc::CallbackServerContext *ctx,
+                              const inference::RepositoryIndexRequest *req,
+                              inference::RepositoryIndexResponse *resp) {
+  for (const std::string &model : gw_.router().knownModels()) {
+    const bool ready = gw_.router().modelReady(model);
+    if (req->ready() && !ready)
+      continue;
+    auto *entry = resp->add_models();
+    entry->set_name(model);
+    entry->set_state(ready ? "READY" : "UNAVAILABLE");
+    if (!ready)
+      entry->set_reason("no ready worker serves the model");
+  }
+  return finishNow(ctx, grpc::Status::OK);
+}
+
+// ---- reactant_control.GatewayControlService ----------------------------------------
+
+grpc::ServerUnaryReactor *
+ControlFrontend::GetSchedulingStatus(grpc::CallbackServerContext *ctx,
+                                     const reactant_control::GetSchedulingStatusRequest *,
+                                     reactant_control::GetSchedulingStatusResponse *resp) {
+  gw_.router().fillStatus(resp);
+  return finishNow(ctx, grpc::Status::OK);
+}
+
+grpc::ServerUnaryReactor *
+ControlFrontend::SetSchedulingPolicy(grpc::CallbackServerContext *ctx,
+                                     const reactant_control::SetSchedulingPolicyRequest *req,
+                                     reactant_control::SetSchedulingPolicyResponse *resp) {
+  std::vector<std::string> mask(req->update_mask().begin(), req->update_mask().end());
+  std::vector<std::string> warnings;
+  Result<RuntimePolicy> applied = gw_.router().setPolicy(mask, req->policy(), &warnings);
+  if (!applied.isOk())
+    return finishNow(ctx, protocol::toGrpcStatus(applied.status()));
+  std::string fields;
+  for (const std::string &f : mask)
+    fields += (fields.empty() ? "" : ", ") + f;
+  spdlog::info("gateway: scheduling policy changed generation={} fields=[{}]", applied->generation,
+               fields);
+  fillPolicyProto(*applied, resp->mutable_applied());
+  for (const std::string &w : warnings)
+    resp->add_warnings(w);
+  resp->set_persisted(false);
+  return finishNow(ctx, grpc::Status::OK);
+}
+
+grpc::ServerUnaryReactor *
+ControlFrontend::SetModelPlacement(grpc::CallbackServerContext *ctx,
+                                   const reactant_control::SetModelPlacementRequest *req,
+                                   reactant_control::SetModelPlacementResponse *resp) {
+  Result<Router::PlacementReply> r =
+      gw_.router().setModelPlacement(req->name(), req->replicas(), req->fill_mode(),
+                                     req->fill_factor(), req->allow_unknown_model());
+  if (!r.isOk())
+    return finishNow(ctx, protocol::toGrpcStatus(r.status()));
+  spdlog::info("gateway: model '{}' placement override replicas={} fill_mode={} quantum={} (at "
+               "the next repack)",
+               req->name(), r->configured_replicas, r->fill_mode, r->fill_quantum);
+  resp->set_name(req->name());
+  resp->set_configured_replicas(r->configured_replicas);
+  resp->set_effective_replicas(r->effective_replicas);
+  resp->set_fill_mode(r->fill_mode);
+  resp->set_fill_quantum(r->fill_quantum);
+  for (const std::string &w : r->warnings)
+    resp->add_warnings(w);
+  resp->set_persisted(false);
+  return finishNow(ctx, grpc::Status::OK);
+}
+
+grpc::ServerUnaryReactor *ControlFrontend::Repack(grpc::CallbackServerContext *ctx,
+                                                  const reactant_control::RepackRequest *req,
+                                                  reactant_control::RepackResponse *resp) {
+  // The repack runs here, at once, so the clamped wait (<= 120 s) is never needed.
+  const double wait = std::clamp(req->wait_seconds(), 0.0, 120.0);
+  if (gw_.router().mode() == SchedulingMode::kLptPacking && wait > 0 && !gw_.router().anyReady())
+    return finishNow(ctx, grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                       "Repack: no worker is ready to place models on"));
+  Result<RepackOutcome> outcome = gw_.router().repackNow(Clock::now());
+  if (!outcome.isOk())
+    return finishNow(ctx, protocol::toGrpcStatus(outcome.status()));
+  gw_.afterRepack(*outcome);
+  reactant_control::GetSchedulingStatusResponse status;
+  gw_.router().fillStatus(&status);
+  resp->set_sequence(status.repack().operator_repacks_requested());
+  resp->set_completed_sequence(status.repack().operator_repacks_completed());
+  resp->set_completed(true);
+  resp->set_waited_seconds(0);
+  *resp->mutable_repack() = status.repack();
+  for (const std::string &w : outcome->warnings)
+    resp->add_warnings(w);
+  return finishNow(ctx, grpc::Status::OK);
+}
+
+// ---- REST ------------------------------------------------------------------------------
+
+bool RestService::serverReady() const { return gw_.router().anyReady(); }
+
+runtime::ServerMetadata RestService::serverMetadata() const { return gatewayServerMetadata(); }
+
+Result<runtime::ModelMetadata> RestService::modelMetadata(const std::string &model_name) const {
+  std::optional<inference::ModelMetadataResponse> md = gw_.cachedMetadata(model_name);
+  if (!md || !gw_.router().knowsModel(model_name))
+    return notFound() << "model '" << model_name << "' is not served by any worker";
+  runtime::ModelMetadata out;
+  out.name = md->name();
+  out.versions.assign(md->versions().begin(), md->versions().end());
+  out.platform = md->platform();
+  auto specs = [](const auto &list, std::vector<runtime::TensorSpec> *dst) {
+    for (const auto &t : list) {
+      runtime::TensorSpec spec;
+      spec.name = t.name();
+      spec.dtype = dtypeFromWireName(t.datatype()).value_or(DType::kInvalid);
+      spec.shape.assign(t.shape().begin(), t.shape().end());
+      dst->push_back(std::move(spec));
+    }
+  };
+  specs(md->inputs(), &out.inputs);
+  specs(md->outputs(), &out.outputs);
+  return out;
+}
+
+Result<runtime::ModelReadiness> RestService::modelReady(const std::string &model_name) const {
+  if (gw_.router().modelReady(model_name))
+    return runtime::ModelReadiness{true, ""};
+  if (gw_.router().knowsModel(model_name))
+    return runtime::ModelReadiness{false, "no ready worker serves the model"};
+  return notFound() << "model '" << model_name << "' is not served by any worker";
+}
+
+std::vector<runtime::ModelIndexEntry> RestService::listModels() const {
+  std::vector<runtime::ModelIndexEntry> out;
+  for (const std::string &m : gw_.router().knownModels()) {
+    const bool ready = gw_.router().modelReady(m);
+    out.push_back({m, ready, ready ? "" : "no ready worker serves the model"});
+  }
+  return out;
+}
+
+void RestService::infer(runtime::InferRequest request, runtime::InferCallback done) {
+  struct Owned {
+    inference::ModelInferRequest request;
+    inference::ModelInferResponse response;
+  };
+  auto owned = std::make_shared<Owned>();
+  owned->request = protocol::encodeModelInferRequest(request);
+  auto call = std::make_shared<InferCall>();
+  call->request = &owned->request;
+  call->response = &owned->response;
+  call->owner = owned;
+  call->model = request.model_name;
+  call->started = Clock::now();
+  if (request.deadline) {
+    const auto left = *request.deadline - runtime::Clock::now();
+    call->deadline = std::chrono::system_clock::now() +
+                     std::chrono::duration_cast<std::chrono::system_clock::duration>(left);
+  }
+  call->rpc = "ModelInfer";
+  call->done = [owned, done = std::move(done)](const grpc::Status &s) {
+    if (!s.ok()) {
+      done(protocol::fromGrpcStatus(s));
+      return;
+    }
+    done(protocol::decodeModelInferResponse(owned->response));
+  };
+  gw_.forward(std::move(call));
+}
+
+} // namespace rs::gateway

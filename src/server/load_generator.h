@@ -93,6 +93,9 @@ struct LoadgenOptions {
   /// Metrics "host:port" of the server, to sample its resident memory; "" = off.
   std::string metrics_url;
   double rss_interval_s = 10;
+  /// A client stops after this many answers in a row found no server to connect to (it
+  /// exited, e.g. after SIGTERM); 0 = never.
+  int stop_when_unreachable = 0;
   /// Tests only: when set and true, the clients stop after their current request.
   const std::atomic<bool> *cancel = nullptr;
 };

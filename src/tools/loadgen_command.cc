@@ -50,6 +50,8 @@ void addLoadgenCommand(CLI::App &app) {
   cmd->add_option("--metrics-url", o->metrics_url,
                   "Server metrics host:port, to sample its resident memory");
   cmd->add_option("--rss-interval", o->rss_interval_s, "Seconds between samples (default 10)");
+  cmd->add_option("--stop-when-unreachable", o->stop_when_unreachable,
+                  "A client stops after N answers in a row found no server (default 0: never)");
   cmd->callback([o, no_verify] {
     o->verify = !*no_verify;
     std::exit(runLoadgen(*o));

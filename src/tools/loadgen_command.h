@@ -6,7 +6,7 @@
 //       [--grpc-url host:port] [--http-url host:port] [--concurrency N]
 //       [--duration S | --requests N] [--malformed FRACTION] [--shm] [--rows N]
 //       [--payloads N] [--no-verify] [--rtol R] [--seed N] [--timeout-ms N]
-//       [--metrics-url host:port] [--rss-interval S]
+//       [--metrics-url host:port] [--rss-interval S] [--stop-when-unreachable N]
 //
 // It prints the report: throughput, p50/p90/p99/max latency of the valid requests, the
 // error count, and per request kind the answers by status code (and, with --metrics-url,

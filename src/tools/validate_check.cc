@@ -121,17 +121,17 @@ void compareOutputs(const json &entry, const runtime::InferResponse &reply,
           kept = keptOutputs(entry, record_dir, &kept_note);
           kept_loaded = true;
         }
-        Result<Tensor> before = kept ? kept->tensor(name) : Result<Tensor>(notFound() << "");
-        if (kept && (!before.isOk() || sha256OfTensor(*before) != str(out, "sha256"))) {
+        if (!kept) {
+          oc.problem += "; " + kept_note;
+        } else if (Result<Tensor> before = kept->tensor(name);
+                   !before.isOk() || sha256OfTensor(*before) != str(out, "sha256")) {
           oc.problem += "; the kept outputs do not hold the recorded '" + name + "'";
-        } else if (kept) {
+        } else {
           oc.difference = tensorDifference(*before, t);
           oc.problem += "; " + std::to_string(oc.difference->elements_differing) + " of " +
                         std::to_string(t.numElements()) + " elements differ, max abs diff " +
                         number(oc.difference->max_abs_diff) + ", max rel diff " +
                         number(oc.difference->max_rel_diff);
-        } else {
-          oc.problem += "; " + kept_note;
         }
       }
     }

@@ -47,15 +47,16 @@ protected:
     fs::create_directories(tmp_.path() + "/rec");
   }
 
-  /// Records digits_cnn golden b1 and b8 and the iris JSON request, keeping outputs.
-  CommandRun record(const server::Worker &w) {
+  /// Records digits_cnn golden b1 and b8 and the iris JSON request, keeping the outputs
+  /// unless `keep_outputs` is false.
+  CommandRun record(const server::Worker &w, bool keep_outputs = true) {
     tools::ValidateRecordOptions o;
     o.client.url = grpcUrl(w);
     o.sources = {{"digits_cnn", kGolden + "/digits_cnn/b1.safetensors", true},
                  {"digits_cnn", kGolden + "/digits_cnn/b8.safetensors", true},
                  {"iris_mlp", tmp_.path() + "/requests", false}};
     o.record_path = record_;
-    o.outputs_dir = tmp_.path() + "/rec/outputs";
+    o.outputs_dir = keep_outputs ? tmp_.path() + "/rec/outputs" : "";
     std::ostringstream out, err;
     CommandRun r;
     r.status = tools::runValidateRecord(o, out, err);
@@ -198,6 +199,26 @@ TEST_F(Validate, ChangedWeightAfterReloadNamesModelTensorsAndHash) {
   EXPECT_EQ(b8["outputs"][1]["name"], "probs");
   EXPECT_GE(b8["outputs"][1]["elements_differing"].get<int64_t>(), 8);
   EXPECT_EQ(rep["requests"][2]["status"], "identical"); // iris_mlp is untouched
+}
+
+TEST_F(Validate, WithoutKeptOutputsADifferenceIsNamedButNotSized) {
+  std::unique_ptr<server::Worker> w = startWorker(repo_);
+  ASSERT_NE(w, nullptr);
+  ASSERT_EQ(record(*w, /*keep_outputs=*/false).status, tools::kValidateMatch);
+  EXPECT_FALSE(fs::exists(tmp_.path() + "/rec/outputs"));
+  const std::string weights = repo_ + "/digits_cnn/weights.safetensors";
+  std::string bytes = readFile(weights);
+  bytes.back() ^= 1; // the last byte of fc.weight's data
+  writeFile(weights, bytes);
+  ASSERT_TRUE(w->repository().loadModel(repo_ + "/digits_cnn").isOk());
+  CommandRun c = check(grpcUrl(*w));
+  EXPECT_EQ(c.status, tools::kValidateMismatch) << c.out;
+  EXPECT_NE(c.out.find("; the record kept no outputs (record with --outputs-dir to see the size "
+                       "of a difference)\n"),
+            std::string::npos)
+      << c.out;
+  const json rep = report();
+  EXPECT_FALSE(rep["requests"][1]["outputs"][0].contains("elements_differing"));
 }
 
 TEST_F(Validate, ChangedNumericsAndProfileAreNamed) {

@@ -2,15 +2,18 @@
 """Helpers of scripts/gpu_acceptance.sh (plain Python 3, no packages: runs here and on the
 GPU machine).
 
-  split GOLDEN OUTPUTS DEST   write DEST with the tensors of GOLDEN (b{N}.safetensors: the
+  split GOLDEN OUTPUTS DEST [MANIFEST]
+                              write DEST with the tensors of GOLDEN (b{N}.safetensors: the
                               inputs and the CPU outputs) that OUTPUTS (b{N}.gpu.safetensors)
-                              does not hold, i.e. the request's inputs
+                              does not hold, i.e. the request's inputs; goldens store scalars
+                              as [1], so an input whose MANIFEST shape is "" gets shape []
   compare GOT WANT            exit 0 when every tensor of WANT is in GOT with the same dtype,
                               shape and bytes; prints BIT-IDENTICAL or how it differs
   blank GOLDEN N DEST         write DEST like GOLDEN's outputs with batch N, all zero: a
                               timing-only placeholder for reactant-gpu-check (never compared)
 """
 import json
+import re
 import struct
 import sys
 
@@ -42,11 +45,20 @@ def write(path, tensors):
         f.write(struct.pack("<Q", len(text)) + text + b"".join(t[3] for t in tensors))
 
 
-def split(golden, outputs, dest):
+def scalar_inputs(manifest):
+    """Names of the manifest's executable_inputs declared with shape "" (rank 0)."""
+    if manifest is None:
+        return set()
+    text = open(manifest).read().split("executable_outputs:")[0]
+    return set(re.findall(r'name:\s*"([^"]+)"[^}]*shape:\s*""', text))
+
+
+def split(golden, outputs, dest, manifest=None):
     header, data = read(golden)
     out_header, _ = read(outputs)
+    scalars = scalar_inputs(manifest)
     tensors = [
-        (name, h["dtype"], h["shape"], tensor_bytes(header, data, name))
+        (name, h["dtype"], [] if name in scalars else h["shape"], tensor_bytes(header, data, name))
         for name, h in sorted(header.items(), key=lambda kv: kv[1]["data_offsets"][0])
         if name not in out_header
     ]
@@ -88,7 +100,7 @@ def blank(golden, batch, dest):
 
 if __name__ == "__main__":
     cmd = sys.argv[1] if len(sys.argv) > 1 else ""
-    if cmd == "split" and len(sys.argv) == 5:
+    if cmd == "split" and len(sys.argv) in (5, 6):
         split(*sys.argv[2:])
     elif cmd == "compare" and len(sys.argv) == 4:
         sys.exit(compare(*sys.argv[2:]))

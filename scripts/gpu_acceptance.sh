@@ -36,7 +36,8 @@ stage() {
     for gpu in "$g"b*.gpu.safetensors; do
       n=$(basename "$gpu" .gpu.safetensors)
       cp "$gpu" "$g$n.gpu_highest.safetensors" "$DEST/fixtures/golden/$name/"
-      python3 "$HELP" split "$g$n.safetensors" "$gpu" "$DEST/fixtures/golden/$name/$n.in.safetensors"
+      python3 "$HELP" split "$g$n.safetensors" "$gpu" "$DEST/fixtures/golden/$name/$n.in.safetensors" \
+        "$shared/fixtures/bundles/$name/manifest.yaml"
     done
   done
   # reactant-gpu-check times only batch sizes with goldens: zero inputs and zero "goldens"

@@ -39,7 +39,7 @@ stage() {
     strip --strip-unneeded .device/fuzz/bin/* .device/fuzz/lib/* 2>/dev/null || true
     parts+=(fuzz)
   fi
-  tar -C .device -czf .device/x2.tar.gz --exclude gpu-accept/bare "${parts[@]}"
+  tar -C .device -czf .device/x2.tar.gz "${parts[@]}"
   du -sh .device/x2.tar.gz
 }
 

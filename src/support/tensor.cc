@@ -53,7 +53,9 @@ Tensor Tensor::zeros(DType dtype, Shape shape) {
 
 Tensor Tensor::copyOf(DType dtype, Shape shape, std::span<const uint8_t> bytes) {
   Tensor t = zeros(dtype, std::move(shape));
-  std::memcpy(t.mutableData(), bytes.data(), std::min<size_t>(bytes.size(), t.byteSize()));
+  // An empty span may carry a null pointer, which memcpy must not see even for 0 bytes.
+  if (const size_t n = std::min<size_t>(bytes.size(), t.byteSize()); n > 0)
+    std::memcpy(t.mutableData(), bytes.data(), n);
   return t;
 }
 

@@ -11,6 +11,7 @@
 #include <httplib.h>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
 namespace rs::validation_test {
@@ -260,7 +261,10 @@ TEST_F(ServedEvidence, ReloadedModelShowsItsNewHashes) {
   const std::string weights = repo_ + "/digits_cnn/weights.safetensors";
   std::string bytes = readFile(weights);
   bytes.back() ^= 1; // the last byte of the last tensor's data
-  writeFile(weights, bytes);
+  // Replaced as docs/bundles.md says (a new file renamed over the old): the loaded model
+  // maps the old file, and rewriting that in place can SIGBUS whoever reads the mapping.
+  writeFile(weights + ".new", bytes);
+  std::filesystem::rename(weights + ".new", weights);
   ASSERT_TRUE(worker_->repository().loadModel(repo_ + "/digits_cnn").isOk());
   const json doc = json::parse(worker_->evidenceJson());
   EXPECT_EQ(doc["models"]["digits_cnn"]["weights_sha256"], runtime::sha256Hex(bytes));

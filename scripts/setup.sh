@@ -6,7 +6,7 @@ pkgs=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libyaml-cpp-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev
-  libeigen3-dev libcpp-httplib-dev libssl-dev
+  libeigen3-dev libcpp-httplib-dev libssl-dev libarchive-dev
   prometheus-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev clang-format
   # scripts/fuzz.sh only: clang with libFuzzer and the sanitizer runtimes.

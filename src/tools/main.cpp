@@ -1,13 +1,14 @@
 //===- tools/main.cpp - reactant-server entry point -------------------------===//
 //
 // One binary with subcommands (DESIGN.md "Processes and ports"): serve, infer, bundle,
-// run. `--version` prints the build's identity.
+// run, validate, cache, ... `--version` prints the build's identity.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/executable_cache.h"
 #include "tools/bench_command.h"
 #include "tools/build_info.h"
 #include "tools/bundle_command.h"
+#include "tools/cache_command.h"
 #include "tools/gateway_command.h"
 #include "tools/infer_command.h"
 #include "tools/loadgen_command.h"
@@ -40,6 +41,7 @@ int main(int argc, char **argv) {
   rs::tools::addGatewayCommand(app);
   rs::tools::addNodeCommand(app);
   rs::tools::addValidateCommand(app);
+  rs::tools::addCacheCommand(app);
   rs::tools::addBenchCommand(app);
   CLI11_PARSE(app, argc, argv);
   if (version) {

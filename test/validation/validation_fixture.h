@@ -70,13 +70,15 @@ inline void writeFile(const std::string &path, const std::string &bytes) {
   out << bytes;
 }
 
-/// Starts a worker on `repo` with every front-end on a free loopback port. `global_yaml`
-/// is the body of the node file's `global:` block (indented two spaces).
+/// Starts a worker on `repo` with every front-end (metrics port included) on a free
+/// loopback port. `global_yaml` is the body of the node file's `global:` block (indented
+/// two spaces).
 inline std::unique_ptr<server::Worker> startWorker(const std::string &repo,
                                                    const std::string &global_yaml = "") {
-  const std::string yaml = "model_repo: \"" + repo +
-                           "\"\nglobal:\n  endpoints: {host: 127.0.0.1, http_port: 18000}\n" +
-                           global_yaml;
+  const std::string yaml =
+      "model_repo: \"" + repo +
+      "\"\nglobal:\n  endpoints: {host: 127.0.0.1, http_port: 18000, metrics_port: 18002}\n" +
+      global_yaml;
   Result<config::NodeConfig> node = config::parseNodeFile(yaml, "<validation test>", {});
   EXPECT_TRUE(node.isOk()) << node.status().toString();
   if (!node.isOk())

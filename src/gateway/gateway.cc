@@ -3,6 +3,7 @@
 
 #include "gateway/gateway_impl.h"
 #include "gateway/metrics_merge.h"
+#include "server/evidence.h"
 #include "server/http_server.h"
 #include "server/metrics_health_server.h"
 
@@ -72,8 +73,10 @@ Status Gateway::Impl::start() {
     spdlog::warn("gateway: routing_fill_mode inflight can serve a model from one replica for "
                  "ever; prefer run, or spread");
 
+  started_at_ = server::utcNow();
   grpc_frontend_ = std::make_unique<GrpcFrontend>(*this);
   control_frontend_ = std::make_unique<ControlFrontend>(*this);
+  evidence_frontend_ = std::make_unique<EvidenceFrontend>(*this);
   auto clampInt = [](int64_t v) { return static_cast<int>(std::clamp<int64_t>(v, 0, INT_MAX)); };
   grpc::ServerBuilder builder;
   builder.AddListeningPort(config_.listen_grpc.text(), grpc::InsecureServerCredentials(),
@@ -83,6 +86,7 @@ Status Gateway::Impl::start() {
   builder.SetMaxSendMessageSize(clampInt(config_.max_send_msg_bytes));
   builder.RegisterService(grpc_frontend_.get());
   builder.RegisterService(control_frontend_.get());
+  builder.RegisterService(evidence_frontend_.get());
   grpc_server_ = builder.BuildAndStart();
   if (!grpc_server_ || grpc_port_ == 0) {
     if (grpc_server_)
@@ -97,6 +101,7 @@ Status Gateway::Impl::start() {
     o.host = config_.listen_http.host;
     o.port = config_.listen_http.port;
     o.max_body_bytes = config_.max_recv_msg_bytes;
+    o.evidence = [this] { return evidenceJson(); };
     http_ = std::make_unique<server::HttpServer>(o, *rest_service_);
     RS_RETURN_IF_ERROR(http_->start());
   }

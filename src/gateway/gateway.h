@@ -11,7 +11,10 @@
 //   ServerLive, ServerReady (some worker ready), ServerMetadata (name
 //   "ReactantServerGateway") and RepositoryIndex (the union of the workers' models, READY
 //   when some ready worker serves it) are answered by the gateway. The repository
-//   load/unload and shared-memory RPCs answer UNIMPLEMENTED.
+//   load/unload and shared-memory RPCs answer UNIMPLEMENTED. Also on this port,
+//   reactant_evidence.EvidenceService/DeploymentEvidence: the gateway's identity and every
+//   worker's own document, asked for when the RPC comes (gateway_evidence.cc; GET
+//   /v2/evidence on the HTTP port serves the same document).
 // - HTTP/REST (listen.http, ours): the KServe V2 REST API of server/http_server.h; an
 //   inference body is decoded with the protocol codecs, forwarded as gRPC ModelInfer, and
 //   the reply re-encoded (JSON or binary as the client asked).

@@ -9,6 +9,7 @@
 #include "gateway/gateway.h"
 #include "gateway/gateway_metrics.h"
 #include "gateway/worker_link.h"
+#include "protocol/proto/reactant_evidence_v1.grpc.pb.h"
 #include "runtime/inference.h"
 
 #include <atomic>
@@ -52,6 +53,7 @@ struct InferCall {
 
 class GrpcFrontend;
 class ControlFrontend;
+class EvidenceFrontend;
 class RestService;
 
 class Gateway::Impl {
@@ -83,6 +85,12 @@ public:
                   Clock::time_point started);
   /// Sends the operator's or a traffic-driven repack's CompactMemory orders and logs it.
   void afterRepack(const RepackOutcome &outcome);
+  /// The gateway's evidence document (gateway/gateway_evidence.cc): asks every worker
+  /// for its document (10 s each, in parallel) and calls `done` once with the JSON text;
+  /// a worker that fails is listed with its error.
+  void gatherEvidence(std::function<void(std::string)> done);
+  /// gatherEvidence(), waited for (the REST front-end's GET /v2/evidence).
+  std::string evidenceJson();
 
   const GatewayConfig &config() const { return config_; }
   int httpPort() const;
@@ -112,6 +120,8 @@ private:
 
   std::unique_ptr<GrpcFrontend> grpc_frontend_;
   std::unique_ptr<ControlFrontend> control_frontend_;
+  std::unique_ptr<EvidenceFrontend> evidence_frontend_;
+  std::string started_at_; // UTC, set by start()
   std::unique_ptr<grpc::Server> grpc_server_;
   std::unique_ptr<RestService> rest_service_;
   std::unique_ptr<server::HttpServer> http_;
@@ -198,6 +208,20 @@ public:
   grpc::ServerUnaryReactor *Repack(grpc::CallbackServerContext *ctx,
                                    const reactant_control::RepackRequest *req,
                                    reactant_control::RepackResponse *resp) override;
+
+private:
+  Gateway::Impl &gw_;
+};
+
+/// reactant_evidence.EvidenceService on the gateway's gRPC port (gateway_evidence.cc).
+class EvidenceFrontend final : public reactant_evidence::EvidenceService::CallbackService {
+public:
+  explicit EvidenceFrontend(Gateway::Impl &gateway) : gw_(gateway) {}
+
+  grpc::ServerUnaryReactor *
+  DeploymentEvidence(grpc::CallbackServerContext *ctx,
+                     const reactant_evidence::DeploymentEvidenceRequest *,
+                     reactant_evidence::DeploymentEvidenceResponse *resp) override;
 
 private:
   Gateway::Impl &gw_;

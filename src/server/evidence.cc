@@ -39,7 +39,9 @@ std::string versionText(int major, int minor, int patch) {
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
 }
 
-json buildSection() {
+} // namespace
+
+json buildEvidence() {
   const runtime::ServerBuild &b = runtime::serverBuild();
   json libraries = {
       {"cpp_httplib", CPPHTTPLIB_VERSION},
@@ -57,6 +59,8 @@ json buildSection() {
   return {{"version", b.version},       {"commit", b.commit}, {"compiler", b.compiler},
           {"build_type", b.build_type}, {"eigen", b.eigen},   {"libraries", std::move(libraries)}};
 }
+
+namespace {
 
 json specsJson(const std::vector<runtime::TensorSpec> &specs) {
   json out = json::array();
@@ -97,14 +101,14 @@ json modelJson(const runtime::LoadedModel &m) {
           {"outputs", specsJson(m.metadata.outputs)}};
 }
 
-std::string hostName() {
+} // namespace
+
+std::string evidenceHostName() {
   char buf[256] = {};
   if (gethostname(buf, sizeof(buf) - 1) != 0)
     return "unknown";
   return buf;
 }
-
-} // namespace
 
 json evidenceDocument(const WorkerFacts &facts, const runtime::ModelRepository &repository) {
   const config::WorkerConfig &c = facts.config;
@@ -149,7 +153,7 @@ json evidenceDocument(const WorkerFacts &facts, const runtime::ModelRepository &
       {"worker_index", c.worker_index},
       {"node_file", c.node_file},
       {"node_host", c.node_host},
-      {"hostname", hostName()},
+      {"hostname", evidenceHostName()},
       {"pid", static_cast<int64_t>(getpid())},
       {"started_at", facts.started_at},
       {"config", std::move(instance_config)},
@@ -160,7 +164,7 @@ json evidenceDocument(const WorkerFacts &facts, const runtime::ModelRepository &
         {"misses", repository.executableCacheMisses()},
         {"programs", std::move(cache_programs)}}},
   };
-  return {{"format", kEvidenceFormat},      {"build", buildSection()},
+  return {{"format", kEvidenceFormat},      {"build", buildEvidence()},
           {"config", std::move(config)},    {"backend", std::move(backend)},
           {"tf32_probe", std::move(probe)}, {"models", std::move(models)},
           {"instance", std::move(instance)}};

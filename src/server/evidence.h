@@ -73,7 +73,8 @@ inline constexpr std::string_view kInstanceConfigKeys[] = {"cache_dir",
                                                            "model_dirs",
                                                            "model_poll_seconds",
                                                            "runtime.device_ordinal",
-                                                           "scheduler.max_queue_depth"};
+                                                           "scheduler.max_queue_depth",
+                                                           "tls."};
 
 /// Backend facts beyond DeviceInfo (all "" on the cpu backend).
 struct BackendFacts {
@@ -94,6 +95,16 @@ struct WorkerFacts {
   std::vector<std::pair<std::string, std::string>> tf32_probe;
   std::string started_at; // UTC, "2025-01-31T12:00:00Z"
 };
+
+/// "reactant-server gateway evidence 1": the `format` of a gateway's document
+/// (gateway/gateway.h; docs/validation.md "Gateway contract").
+inline constexpr std::string_view kGatewayEvidenceFormat = "reactant-server gateway evidence 1";
+
+/// The `build` section of the document: this binary's identity and library versions.
+nlohmann::json buildEvidence();
+
+/// This host's name (gethostname), or "unknown".
+std::string evidenceHostName();
 
 /// The document described above for `facts` and the repository's models now.
 nlohmann::json evidenceDocument(const WorkerFacts &facts,

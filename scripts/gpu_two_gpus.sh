@@ -82,6 +82,7 @@ global:
     backend: cuda
     allow_cpu_fallback: ${RS_TWO_GPUS_PLUMBING:-false}  # true: plumbing check on a machine without GPUs
     profile: $profile
+    batch_sizes: all  # explicit: each request runs the program of its own batch size, as the goldens did
     numerics: auto
     autotune: false
     mem_fraction: 0.4
@@ -170,7 +171,7 @@ fuzz_start() {
     (cd "$FUZZ_WORK" && LD_LIBRARY_PATH="$root/.device/fuzz/lib:$root/.device/gpu-accept/lib" setsid \
       "$root/.device/fuzz/bin/fuzz_$t" "corpus/$t" "seeds/$t" -max_total_time="${FUZZ_SECONDS:-600}" -max_len=65536 \
       -rss_limit_mb=2048 -timeout=25 -print_final_stats=1 -artifact_prefix="$FUZZ_WORK/$t-" \
-      >"$FUZZ_WORK/fuzz_$t.log" 2>&1 &)
+      >"$FUZZ_WORK/fuzz_$t.log" 2>&1 &) >/dev/null 2>&1 </dev/null
   done
   sleep 1
   echo "fuzz: started $(pgrep -fc 'fuzz/bin/fuzz_') targets for ${FUZZ_SECONDS:-600} s"
@@ -281,6 +282,15 @@ run() {
 case "${1:-}" in
 stage) stage "${2:-}" ;;
 run) run 2>&1 | tee "${OUT:-/tmp}/two_gpus.log" ;;
+identity) # the identity checks alone (regulated node, two GPUs)
+  (tar -C .device -xzf .device/x2.tar.gz gpu-accept
+    DEST=.device/gpu-accept LIB="$PWD/$DEST/lib" BIN=$PWD/$DEST/bin FIX=$PWD/$DEST/fixtures
+    HELP=$PWD/scripts/gpu_acceptance.py WORK=$(mktemp -d /tmp/two-gpus.XXXX) LOGDIR=$WORK/logs
+    mkdir -p "$LOGDIR" "$WORK/out" && cp -r "$FIX/bundles" "$WORK/repo"
+    start_node regulated auto round_robin run "[]" regulated && identity
+    grep -m2 "Effective configuration" "$LOGDIR/regulated.log" | grep -oE "runtime.batch_sizes=[a-z]+|scheduler.coalescing=[a-z]+|runtime.profile=[a-z]+|runtime.autotune=[a-z]+" | sort | uniq -c
+    stop_node
+    echo "== identity: $PASS passed, $FAIL failed") 2>&1 | tee "${OUT:-/tmp}/identity.log" ;;
 fuzz-report) fuzz_report 2>&1 | tee "${OUT:-/tmp}/fuzz_report.log" ;;
 *)
   echo "usage: $0 stage [BUILD_DIR] | run | fuzz-report" >&2

@@ -146,7 +146,7 @@ Result<TensorType> Compiler::tensorType(ir::ValueId v, const ir::Operation &user
     return invalidArgument() << location(user) << ": '" << user.name << "' op uses unknown value "
                              << v;
   const ir::Type &t = module_.typeOf(v);
-  bool ok = t.isTensor() && t.element != DType::kInvalid && !isComplex(t.element);
+  bool ok = t.isTensor() && t.element != DType::kInvalid;
   for (int64_t d : t.shape)
     ok = ok && d >= 0;
   if (!ok)
@@ -371,7 +371,7 @@ BodyFold::BodyFold(const Callable &body, std::span<const Tensor *const> captures
   for (DType t : types) {
     offsets_.push_back(total);
     sizes_.push_back(static_cast<size_t>(dtypeSize(t)));
-    total += 8; // keeps every accumulator 8-byte aligned
+    total += (sizes_.back() + 7) / 8 * 8; // keeps every accumulator 8-byte aligned
   }
   acc_.assign(total, 0);
   tmp_.assign(total, 0);

@@ -62,7 +62,7 @@ public:
   /// "file:line:col" of an op (the module's file name when the op has no location).
   std::string location(const ir::Operation &op) const;
   /// The static tensor type of value `v` as used by `user` (Unimplemented for tuples,
-  /// tokens, dynamic shapes and complex element types).
+  /// tokens and dynamic shapes).
   Result<TensorType> tensorType(ir::ValueId v, const ir::Operation &user) const;
 
   /// Byte ranges of every constant tensor the compiled code holds.

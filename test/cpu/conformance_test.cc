@@ -9,6 +9,7 @@
 //   - eq: bit for bit (NaN equals NaN);
 //   - almost_eq: |a - b| <= tolerance (default 1e-4), NaN equals NaN, infinities exact;
 //   - close: at most max_ulp_difference (default 3) units in the last place apart.
+// Complex values are compared part by part (real, imaginary) with the same rules.
 // A case passes, fails (wrong result or an unexpected error) or is unsupported (compile
 // gives Unimplemented: an op or element type the executor lacks). The checked-in list
 // conformance_expected.txt names every case that does not pass, with its status and
@@ -111,9 +112,15 @@ std::string compareTensors(const Check &c, const Tensor &a, const Tensor &b) {
   if (a.dtype() != b.dtype() || a.numElements() != b.numElements())
     return "type mismatch: " + TensorType{a.dtype(), a.shape()}.toString() + " vs " +
            TensorType{b.dtype(), b.shape()}.toString();
-  const DType t = a.dtype();
+  // Complex: the real and imaginary parts are compared separately, as floats of the part
+  // type (reference/stablehlo.md section 1.4); element i of the mismatch names the part.
+  const bool complex = isComplex(a.dtype());
+  const DType t = a.dtype() == DType::kComplex64    ? DType::kF32
+                  : a.dtype() == DType::kComplex128 ? DType::kF64
+                                                    : a.dtype();
   const int64_t size = dtypeSize(t);
-  for (int64_t i = 0; i < a.numElements(); ++i) {
+  const int64_t count = a.numElements() * (complex ? 2 : 1);
+  for (int64_t i = 0; i < count; ++i) {
     const uint8_t *pa = a.data() + i * size, *pb = b.data() + i * size;
     if (!isFloat(t)) {
       if (std::memcmp(pa, pb, static_cast<size_t>(size)) != 0)
@@ -140,7 +147,8 @@ std::string compareTensors(const Check &c, const Tensor &a, const Tensor &b) {
     if (!ok) {
       std::ostringstream os;
       os.precision(9);
-      os << "element " << i << ": " << floatValue(t, pa) << " vs expected " << floatValue(t, pb);
+      os << "element " << (complex ? i / 2 : i) << (complex ? (i % 2 ? " (imag)" : " (real)") : "")
+         << ": " << floatValue(t, pa) << " vs expected " << floatValue(t, pb);
       return os.str();
     }
   }

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <complex>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -79,6 +80,10 @@ template <typename T> DType dtypeOf() {
     return DType::kU64;
   else if constexpr (std::is_same_v<T, float>)
     return DType::kF32;
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return DType::kComplex64;
+  else if constexpr (std::is_same_v<T, std::complex<double>>)
+    return DType::kComplex128;
   else
     return DType::kF64;
 }

@@ -124,7 +124,7 @@ Status checkScalarBody(OpView &v, const Callable &body, std::span<const DType> a
 
 Status checkElementSize(OpView &v, DType t) {
   int64_t s = dtypeSize(t);
-  if (s != 1 && s != 2 && s != 4 && s != 8)
+  if (s != 1 && s != 2 && s != 4 && s != 8 && s != 16)
     return v.unsupportedType(t);
   return Status::ok();
 }
@@ -176,6 +176,11 @@ void StridedCopy::simplify() {
 
 namespace {
 
+/// A 16-byte element (complex<f64>), copied as a whole.
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
 template <typename E>
 void copyRows(const StridedCopy &c, const E *in, E *out, int64_t row_begin, int64_t row_end) {
   const size_t rank = c.shape.size();
@@ -222,7 +227,8 @@ void copyRowRange(const StridedCopy &c, const uint8_t *in, uint8_t *out, int64_t
   case 1: rows(TypeTag<uint8_t>{}); break;
   case 2: rows(TypeTag<uint16_t>{}); break;
   case 4: rows(TypeTag<uint32_t>{}); break;
-  default: rows(TypeTag<uint64_t>{}); break;
+  case 8: rows(TypeTag<uint64_t>{}); break;
+  default: rows(TypeTag<Bytes16>{}); break;
   }
 }
 

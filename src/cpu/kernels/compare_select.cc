@@ -4,7 +4,8 @@
 // EQ/NE/GE/GT/LE/LT; compare_type FLOAT (IEEE: any comparison with NaN is false except
 // NE), TOTALORDER (floats ordered -NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN),
 // SIGNED, UNSIGNED (integers and i1 read with that signedness); when compare_type is
-// absent it follows the element type.
+// absent it follows the element type. Complex (FLOAT or TOTALORDER): lexicographic on
+// (real, imag), each part compared as the compare_type says.
 // stablehlo.select: pred (i1, rank 0 or the shape of the branches), on_true, on_false ->
 // result of the branches' type; any element type.
 // stablehlo.clamp: min, operand, max -> operand's type; min and max are rank 0 or the
@@ -18,6 +19,7 @@
 #include "cpu/kernels/kernel.h"
 
 #include <bit>
+#include <utility>
 
 namespace rs::cpu {
 namespace {
@@ -26,7 +28,13 @@ enum class Direction : uint8_t { kEq, kNe, kGe, kGt, kLe, kLt };
 enum class CompareKind : uint8_t { kFloat, kTotalOrder, kSigned, kUnsigned };
 
 template <typename T, CompareKind K> auto compareKey(T x) {
-  if constexpr (kIsHalf<T>) {
+  if constexpr (ops::kComplex<T>) {
+    // Lexicographic on (real, imag): std::pair's <=> compares the first parts and, when
+    // they are equal, the second; an unordered (NaN) pair of parts makes every direction
+    // but NE false.
+    using P = typename T::value_type;
+    return std::pair(compareKey<P, K>(x.real()), compareKey<P, K>(x.imag()));
+  } else if constexpr (kIsHalf<T>) {
     return compareKey<float, K>(x.toFloat()); // exact, order-preserving
   } else if constexpr (K == CompareKind::kFloat) {
     return x;
@@ -91,7 +99,7 @@ Status planCompare(OpView &v, ComparePlan &p) {
   if (!found)
     return v.error() << "has unknown comparison_direction '" << dir->str << "'";
 
-  const bool is_float = isFloat(a.dtype);
+  const bool is_float = isFloat(a.dtype) || isComplex(a.dtype);
   CompareKind kind = is_float            ? CompareKind::kFloat
                      : isSigned(a.dtype) ? CompareKind::kSigned
                                          : CompareKind::kUnsigned;
@@ -108,9 +116,9 @@ Status planCompare(OpView &v, ComparePlan &p) {
       return v.error() << "compare_type " << ct->str << " does not fit element type "
                        << dtypeMlirName(a.dtype);
   }
-  visitNumericType(a.dtype, [&](auto tag) {
+  visitNumericOrComplexType(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (ops::kFloat<T> || kIsHalf<T>) {
+    if constexpr (ops::kFloat<T> || kIsHalf<T> || ops::kComplex<T>) {
       p.fn = kind == CompareKind::kFloat ? &compareLoop<T, CompareKind::kFloat>
                                          : &compareLoop<T, CompareKind::kTotalOrder>;
     } else {
@@ -171,6 +179,7 @@ Status planSelect(OpView &v, SelectPlan &p) {
   case 2: p.fn = &selectLoop<uint16_t>; break;
   case 4: p.fn = &selectLoop<uint32_t>; break;
   case 8: p.fn = &selectLoop<uint64_t>; break;
+  case 16: p.fn = &selectLoop<std::complex<double>>; break;
   default: return v.unsupportedType(a.dtype);
   }
   return Status::ok();

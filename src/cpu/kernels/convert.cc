@@ -10,7 +10,10 @@
 //   - integer -> integer: two's complement truncation or extension;
 //   - integer -> float, float -> float: round to nearest even (once: to f16/bf16 through
 //     a round-to-odd f32);
-//   - float -> integer: truncate toward zero, saturate at the type's range, NaN -> 0.
+//   - float -> integer: truncate toward zero, saturate at the type's range, NaN -> 0;
+//   - complex<f32> / complex<f64>: to complex, each part as float -> float; a real
+//     operand gives a zero imaginary part; complex -> real, integer or i1 converts the
+//     real part and drops the imaginary one (XLA and the reference interpreter's tests).
 // Errors at plan time: InvalidArgument for a shape mismatch; Unimplemented for other
 // element types.
 //
@@ -24,7 +27,17 @@ namespace rs::cpu {
 namespace {
 
 template <typename From, typename To> To convertOne(From x) {
-  if constexpr (kIsHalf<To>) {
+  if constexpr (ops::kComplex<To>) {
+    using P = typename To::value_type;
+    if constexpr (ops::kComplex<From>) {
+      using Q = typename From::value_type;
+      return To(convertOne<Q, P>(x.real()), convertOne<Q, P>(x.imag()));
+    } else {
+      return To(convertOne<From, P>(x), P(0));
+    }
+  } else if constexpr (ops::kComplex<From>) {
+    return convertOne<typename From::value_type, To>(x.real());
+  } else if constexpr (kIsHalf<To>) {
     return toHalf<To>(x);
   } else if constexpr (kIsHalf<From>) {
     return convertOne<float, To>(x.toFloat());
@@ -103,8 +116,11 @@ Status planBitcast(OpView &v, BitcastPlan &p) {
   const bool in_bits = in.dtype == DType::kBool, out_bits = out.dtype == DType::kBool;
   const int64_t in_width = in_bits ? 1 : dtypeSize(in.dtype) * 8;
   const int64_t out_width = out_bits ? 1 : dtypeSize(out.dtype) * 8;
-  if (in_width == 0 || out_width == 0 || isComplex(in.dtype) || isComplex(out.dtype))
-    return v.unsupportedType(in_width == 0 || isComplex(in.dtype) ? in.dtype : out.dtype);
+  if (in_width == 0 || out_width == 0)
+    return v.unsupportedType(in_width == 0 ? in.dtype : out.dtype);
+  if (isComplex(in.dtype) != isComplex(out.dtype)) // bitcast_convert_c2
+    return v.error() << "operand " << in.toString() << " and result " << out.toString()
+                     << " must both be complex or both not";
   if (in.numElements() * in_width != out.numElements() * out_width) // bitcast_convert_c1
     return v.error() << "operand " << in.toString() << " and result " << out.toString()
                      << " have different bit sizes";
@@ -241,9 +257,9 @@ void runReducePrecision(const ReducePrecisionPlan &p, const KernelIo &io) {
 
 ConvertFn convertFn(DType from, DType to) {
   ConvertFn fn = nullptr;
-  visitNumericType(from, [&](auto from_tag) {
+  visitNumericOrComplexType(from, [&](auto from_tag) {
     using From = typename decltype(from_tag)::type;
-    visitNumericType(to, [&](auto to_tag) {
+    visitNumericOrComplexType(to, [&](auto to_tag) {
       using To = typename decltype(to_tag)::type;
       fn = &convertLoop<From, To>;
     });

@@ -1,18 +1,19 @@
 //===- cpu/kernels/data_movement.cc - constant, iota, reshape, layout ops --===//
 //
 // stablehlo.constant (value: dense elements of the result type; the output shares the
-// constant's storage), stablehlo.iota (iota_dimension; integer and float results),
-// stablehlo.reshape (same element count; output shares the operand's storage),
+// constant's storage), stablehlo.iota (iota_dimension; integer, float and complex (index, 0)
+// results), stablehlo.reshape (same element count; output shares the operand's storage),
 // stablehlo.broadcast_in_dim (broadcast_dimensions: operand dim i maps to result dim
 // dims[i], of equal size or size 1), stablehlo.transpose (permutation: result dim d is
 // operand dim perm[d]), stablehlo.concatenate (dimension), stablehlo.pad
 // (edge_padding_low/high, possibly negative, and interior_padding >= 0; padding_value is
 // a rank-0 operand), stablehlo.reverse (dimensions), stablehlo.get_dimension_size.
-// Any element type of 1, 2, 4 or 8 bytes (f16/bf16 included). Errors at plan time:
+// Any element type of 1, 2, 4, 8 or 16 bytes (f16/bf16, complex included). Errors at plan time:
 // InvalidArgument for attributes or shapes that break the op's constraints (cited as
 // <op>_c<N> from openxla/stablehlo docs/spec.md).
 //
 //===----------------------------------------------------------------------===//
+#include "cpu/kernels/element_ops.h"
 #include "cpu/kernels/kernel.h"
 
 #include <algorithm>
@@ -55,6 +56,8 @@ template <typename T> void iotaFill(uint8_t *out_bytes, int64_t outer, int64_t m
       T value;
       if constexpr (kIsHalf<T>)
         value = toHalf<T>(m);
+      else if constexpr (ops::kComplex<T>) // spec "iota": (index, 0)
+        value = T(static_cast<typename T::value_type>(m), 0);
       else
         value = static_cast<T>(m);
       std::fill(out, out + inner, value);
@@ -73,7 +76,7 @@ Status planIota(OpView &v, IotaPlan &p) {
   const TensorType &out = v.result(0);
   if (dim < 0 || dim >= out.rank()) // iota_c1
     return v.error() << "iota_dimension " << dim << " not in [0, " << out.rank() << ")";
-  visitNumericType(out.dtype, [&](auto tag) {
+  visitNumericOrComplexType(out.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<T, bool>)
       p.fn = &iotaFill<T>;

@@ -3,13 +3,15 @@
 // Eigen picks GEMM, GEMV or a dot product from the tile's (m, n, k); each path sums the
 // k products in an order fixed by those sizes. The lazy coefficient-based product Eigen
 // uses for tiny products is disabled (EIGEN_GEMM_TO_COEFFBASED_THRESHOLD 0), so every
-// tile takes the blocked GEMM/GEMV paths.
+// tile takes the blocked GEMM/GEMV paths. Complex tiles use a plain loop (complexGemm).
 //
 //===----------------------------------------------------------------------===//
 #ifndef EIGEN_GEMM_TO_COEFFBASED_THRESHOLD
 #define EIGEN_GEMM_TO_COEFFBASED_THRESHOLD 0
 #endif
 #include "cpu/kernels/gemm.h"
+
+#include "cpu/kernels/element_ops.h"
 
 #include <Eigen/Core>
 
@@ -64,10 +66,32 @@ void gemm(const uint8_t *a_bytes, int64_t a_rs, int64_t a_cs, const uint8_t *b_b
                     view<T, Eigen::ColMajor>(b, k, n, b_rs, b_cs);
 }
 
+/// Complex tiles: each output element sums its k products in k order, starting from 0,
+/// with the textbook complex multiply of element_ops.h (Eigen's complex kernels would
+/// fuse and reorder the real products).
+template <typename P>
+void complexGemm(const uint8_t *a_bytes, int64_t a_rs, int64_t a_cs, const uint8_t *b_bytes,
+                 int64_t b_rs, int64_t b_cs, uint8_t *c_bytes, int64_t ldc, int64_t m, int64_t n,
+                 int64_t k) {
+  using C = std::complex<P>;
+  const C *a = reinterpret_cast<const C *>(a_bytes);
+  const C *b = reinterpret_cast<const C *>(b_bytes);
+  C *c = reinterpret_cast<C *>(c_bytes);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      C acc(0, 0);
+      for (int64_t l = 0; l < k; ++l)
+        acc = ops::Add::apply(acc, ops::complexMul(a[i * a_rs + l * a_cs], b[l * b_rs + j * b_cs]));
+      c[i * std::max(ldc, n) + j] = acc;
+    }
+}
+
 } // namespace
 
 GemmFn gemmFor(DType t) {
   switch (t) {
+  case DType::kComplex64: return &complexGemm<float>;
+  case DType::kComplex128: return &complexGemm<double>;
   case DType::kF32: return &gemm<float>;
   case DType::kF64: return &gemm<double>;
   case DType::kI32: return &gemm<int32_t>;
@@ -107,7 +131,9 @@ DType gemmComputeType(DType result) {
   case DType::kF32:
   case DType::kF64:
   case DType::kI32:
-  case DType::kI64: return result;
+  case DType::kI64:
+  case DType::kComplex64:
+  case DType::kComplex128: return result;
   case DType::kF16:
   case DType::kBF16: return DType::kF32;
   case DType::kI8:

@@ -3,7 +3,8 @@
 // Private to cpu/. C[m, n] = A[m, k] * B[k, n] for one output tile, on the calling thread,
 // through Eigen's GEMM (Eigen::Map views, no copies). A and B are strided views with one
 // unit stride each (row-major or column-major); C is row-major with leading dimension
-// ldc. Element types: float, double, int32_t, int64_t (accumulation in that type).
+// ldc. Element types: float, double, int32_t, int64_t (accumulation in that type), and
+// complex<f32>/complex<f64> (a plain loop, k products summed in k order from 0).
 //
 // Determinism: the arithmetic of an output element depends only on (m, n, k) and the
 // machine's cache sizes (which fix Eigen's blocking), never on pointer values or threads;
@@ -26,12 +27,12 @@ using GemmFn = void (*)(const uint8_t *a, int64_t a_rs, int64_t a_cs, const uint
                         int64_t k);
 
 /// The gemm for element type `t`, or nullptr when unsupported (f32, f64, i32, i64, ui32,
-/// ui64).
+/// ui64, complex<f32>, complex<f64>).
 GemmFn gemmFor(DType t);
 
 /// The type a product with result type `result` is computed in: the result type itself
-/// for f32, f64, i32 and i64; f32 for f16/bf16 (XLA:CPU accumulates them in f32); ui32
-/// for narrower integers and ui32, ui64 for ui64 (wrapping arithmetic whose low bits are
+/// for f32, f64, i32, i64 and the complex types; f32 for f16/bf16 (XLA:CPU accumulates them in
+/// f32); ui32 for narrower integers and ui32, ui64 for ui64 (wrapping arithmetic whose low bits are
 /// those of the result type); kInvalid otherwise.
 DType gemmComputeType(DType result);
 

@@ -24,6 +24,7 @@
 #include "support/status.h"
 #include "support/tensor.h"
 
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -215,6 +216,26 @@ template <typename F> bool visitNumericType(DType t, F &&f) {
   }
 }
 
+/// Calls f(TypeTag<std::complex<P>>{}) for complex<f32> (P = float) and complex<f64>
+/// (P = double), interleaved (re, im) storage; returns false for any other type.
+template <typename F> bool visitComplexType(DType t, F &&f) {
+  switch (t) {
+  case DType::kComplex64: f(TypeTag<std::complex<float>>{}); return true;
+  case DType::kComplex128: f(TypeTag<std::complex<double>>{}); return true;
+  default: return false;
+  }
+}
+
+/// visitNumericType plus the complex types.
+template <typename F> bool visitNumericOrComplexType(DType t, F &&f) {
+  return visitComplexType(t, f) || visitNumericType(t, f);
+}
+
+/// The part type of a complex type (f32 / f64); `t` itself for any other type.
+inline DType complexPartType(DType t) {
+  return t == DType::kComplex64 ? DType::kF32 : t == DType::kComplex128 ? DType::kF64 : t;
+}
+
 /// The elementwise loop of stablehlo.convert from `from` to `to` (see convert.cc), or
 /// nullptr when either type is unsupported.
 using ConvertFn = void (*)(const uint8_t *in, uint8_t *out, int64_t n);
@@ -235,7 +256,7 @@ std::vector<int64_t> rowMajorStrides(const Shape &shape);
 bool validDims(std::span<const int64_t> dims, int64_t rank);
 
 /// A strided element copy: out[sum i_d*out_strides[d]] = in[sum i_d*in_strides[d]] for
-/// every index i of `shape`, offsets in elements. Element size 1, 2, 4 or 8 bytes.
+/// every index i of `shape`, offsets in elements. Element size 1, 2, 4, 8 or 16 bytes.
 /// Splits large copies over the context's threads (each tile owns distinct outputs).
 struct StridedCopy {
   Shape shape;
@@ -267,7 +288,7 @@ std::string_view binaryBodyOp(const ir::Region &region);
 Status checkScalarBody(OpView &v, const Callable &body, std::span<const DType> arg_types,
                        std::span<const DType> result_types, std::string_view what);
 
-/// Unimplemented unless elements of `t` are 1, 2, 4 or 8 bytes (what copies handle).
+/// Unimplemented unless elements of `t` are 1, 2, 4, 8 or 16 bytes (what copies handle).
 Status checkElementSize(OpView &v, DType t);
 
 /// Grain of parallel elementwise work: elements per tile (a constant, so tiles depend only

@@ -108,7 +108,7 @@ void fastReduce(const ReducePlan &p, const uint8_t *in_bytes, const uint8_t *ini
 
 template <typename Op> FastFn fastFor(DType t) {
   FastFn fn = nullptr;
-  visitNumericType(t, [&](auto tag) {
+  visitNumericOrComplexType(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (ops::kSupported<Op, T>)
       fn = &fastReduce<Op, T>;

@@ -105,7 +105,7 @@ void fastReduceWindow(const ReduceWindowPlan &p, const uint8_t *in_bytes, const 
 
 template <typename Op> FastFn fastFor(DType t) {
   FastFn fn = nullptr;
-  visitNumericType(t, [&](auto tag) {
+  visitNumericOrComplexType(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (ops::kSupported<Op, T>)
       fn = &fastReduceWindow<Op, T>;

@@ -38,7 +38,7 @@ template <typename Op, typename T> void combine(uint8_t *dst, const uint8_t *src
 
 template <typename Op> CombineFn combineFor(DType t) {
   CombineFn fn = nullptr;
-  visitNumericType(t, [&](auto tag) {
+  visitNumericOrComplexType(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (ops::kSupported<Op, T>)
       fn = &combine<Op, T>;

@@ -84,18 +84,68 @@ struct ModelIndexEntry {
   std::string reason; // why it is not ready ("" when ready)
 };
 
+/// A model's weight residency floor (reference-system.md §3.3; the values are
+/// reactant_control.Residency's). On the CPU backend (runtime/weight_cache.h): kPinnedDevice
+/// keeps the weights touched in and mlocked for the model's lifetime; kPinnedSystem and
+/// kUnpinned are managed by the weight cache, an evicted kUnpinned model's pages also
+/// being marked cold (left to the page cache).
+enum class Residency : uint8_t { kUnpinned = 1, kPinnedSystem = 2, kPinnedDevice = 3 };
+
+/// "unpinned", "system" or "device" (the config spelling).
+inline const char *residencyName(Residency r) {
+  switch (r) {
+  case Residency::kUnpinned: return "unpinned";
+  case Residency::kPinnedSystem: return "system";
+  case Residency::kPinnedDevice: return "device";
+  }
+  return "unknown";
+}
+
+/// A count and a cumulative duration (Triton's StatisticDuration).
+struct DurationStat {
+  uint64_t count = 0;
+  uint64_t ns = 0;
+  void add(double seconds) {
+    ++count;
+    ns += static_cast<uint64_t>(seconds > 0 ? seconds * 1e9 : 0);
+  }
+};
+
+/// Per compiled batch size: executions and their phase durations (InferBatchStatistics).
+struct BatchStatistics {
+  uint64_t batch_size = 0;
+  DurationStat compute_input, compute_infer, compute_output;
+};
+
+/// Triton's ModelStatistics for one model, cumulative since it was loaded (a reload keeps
+/// them; a rename moves them). Request phases: success / fail (arrival to answer), queue
+/// (submit to dispatch), compute_input (weights made resident, rows gathered), compute_infer
+/// (the program), compute_output (rows sliced out); every request of a dispatch gets the
+/// dispatch's compute durations, as Triton counts them.
+struct ModelStatistics {
+  std::string name;
+  std::string version;            // "" (bundles have no versions)
+  uint64_t last_inference_ms = 0; // ms since the Unix epoch of the last answer; 0 = none
+  uint64_t inference_count = 0;   // rows answered successfully
+  uint64_t execution_count = 0;   // successful dispatches
+  DurationStat success, fail, queue, compute_input, compute_infer, compute_output;
+  std::vector<BatchStatistics> batch_stats; // ascending batch size
+};
+
 /// A model's serving state for the control plane (reactant_control.ModelControlStatus,
 /// reference-system.md section 5.3). Counters are cumulative since the service started.
 struct ModelControlInfo {
   std::string name;
-  bool resident = false;             // loaded and able to run
-  int64_t weight_nbytes = 0;         // bytes of the model's weights
-  double weight = 1.0;               // scheduler weight (scheduler.models.<name>.weight)
-  int64_t queue_depth = 0;           // requests queued now
-  double total_compute_seconds = 0;  // wall time spent executing the model's programs
-  uint64_t requests_served = 0;      // requests answered after a dispatch
-  uint64_t dispatch_count = 0;       // program executions
-  int64_t max_batch_size = 0;        // rows one dispatch runs at most; 0 = unbatched/unknown
+  Residency residency = Residency::kUnpinned; // the model's residency floor
+  bool resident = false;            // weights resident now (always, without a cache budget)
+  bool host_resident = false;       // weights in host memory (the mapping: while loaded)
+  int64_t weight_nbytes = 0;        // bytes of the model's weights
+  double weight = 1.0;              // scheduler weight (scheduler.models.<name>.weight)
+  int64_t queue_depth = 0;          // requests queued now
+  double total_compute_seconds = 0; // wall time spent executing the model's programs
+  uint64_t requests_served = 0;     // requests answered after a dispatch
+  uint64_t dispatch_count = 0;      // program executions
+  int64_t max_batch_size = 0;       // rows one dispatch runs at most; 0 = unbatched/unknown
 };
 
 /// The worker-level part of ModelControlStatus.
@@ -127,6 +177,38 @@ public:
   /// The control plane's view of every model. The default: Unimplemented.
   virtual Result<ControlStatus> controlStatus() const {
     return unimplemented() << "ModelControlStatus is not implemented by this service";
+  }
+  /// KServe repository extension: loads (or reloads) model `name` from the repository.
+  /// The default: Unimplemented.
+  virtual Status repositoryLoad(const std::string &name) {
+    return unimplemented() << "RepositoryModelLoad of '" << name
+                           << "' is not implemented by this service";
+  }
+  /// KServe repository extension: unloads model `name`. The default: Unimplemented.
+  virtual Status repositoryUnload(const std::string &name) {
+    return unimplemented() << "RepositoryModelUnload of '" << name
+                           << "' is not implemented by this service";
+  }
+  /// Triton ModelStatistics of model `name`, or of every loaded model when `name` is
+  /// empty. NotFound for an unknown model. The default: Unimplemented.
+  virtual Result<std::vector<ModelStatistics>> modelStatistics(const std::string &name) const {
+    return unimplemented() << "ModelStatistics of '" << name
+                           << "' is not implemented by this service";
+  }
+  /// reactant_control SetModelPolicy: the model's fair weight (> 0) when `weight` is set.
+  /// NotFound for an unknown model, FailedPrecondition for a bad weight.
+  virtual Status setModelPolicy(const std::string &name, std::optional<double> weight) {
+    (void)weight;
+    return unimplemented() << "SetModelPolicy of '" << name
+                           << "' is not implemented by this service";
+  }
+  /// reactant_control SetModelResidency: sets the model's residency floor; returns the
+  /// residency now in force. NotFound for an unknown model; FailedPrecondition on a
+  /// self-managed worker (model_control_mode static or dynamic).
+  virtual Result<Residency> setModelResidency(const std::string &name, Residency target) {
+    (void)target;
+    return unimplemented() << "SetModelResidency of '" << name
+                           << "' is not implemented by this service";
   }
 };
 

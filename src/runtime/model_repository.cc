@@ -93,6 +93,17 @@ ModelRepository::ModelRepository(std::shared_ptr<Backend> backend, ModelReposito
     : backend_(std::move(backend)), options_(std::move(options)) {}
 
 Status ModelRepository::loadModel(const std::string &dir) {
+  Result<std::shared_ptr<const LoadedModel>> loaded = buildModel(dir, "startup");
+  if (!loaded.isOk()) {
+    recordFailure(std::filesystem::path(dir).filename().string(), dir, loaded.status());
+    return loaded.status();
+  }
+  publish(std::move(*loaded));
+  return Status::ok();
+}
+
+Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std::string &dir,
+                                                                       std::string_view source) {
   const auto start = std::chrono::steady_clock::now();
   const std::string name = std::filesystem::path(dir).filename().string();
   auto load = [&]() -> Result<std::shared_ptr<const LoadedModel>> {
@@ -165,28 +176,53 @@ Status ModelRepository::loadModel(const std::string &dir) {
   Result<std::shared_ptr<const LoadedModel>> loaded = load();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  ModelState state{name, dir, nullptr, Status::ok()};
   if (loaded.isOk()) {
-    state.model = *loaded;
     const LoadedModel &m = **loaded;
     int64_t weight_bytes = 0;
     for (const Tensor &w : m.weights)
       weight_bytes += w.byteSize();
-    spdlog::info("model loaded name={} source=startup inputs=[{}] outputs=[{}] batch_sizes={} "
+    spdlog::info("model loaded name={} source={} inputs=[{}] outputs=[{}] batch_sizes={} "
                  "weights={} weight_bytes={} platform={} load_seconds={:.3f} numerics={}",
-                 name, specsText(m.manifest.executable_inputs),
+                 name, source, specsText(m.manifest.executable_inputs),
                  specsText(m.manifest.executable_outputs), batchSizesText(m.batch_sizes),
                  m.weights.size(), weight_bytes, m.metadata.platform, seconds,
                  m.numerics.outcome());
   } else {
-    state.status = loaded.status();
-    spdlog::error("model load failed name={} dir={} reason={}", name, dir,
+    spdlog::error("model load failed name={} dir={} source={} reason={}", name, dir, source,
                   loaded.status().message());
   }
-  Status result = state.status;
+  return loaded;
+}
+
+void ModelRepository::publish(std::shared_ptr<const LoadedModel> model) {
+  ModelState state{model->name, model->dir, std::move(model), Status::ok()};
   std::lock_guard<std::mutex> lock(mu_);
-  models_[name] = std::move(state);
-  return result;
+  models_[state.name] = std::move(state);
+}
+
+void ModelRepository::recordFailure(const std::string &name, const std::string &dir,
+                                    Status status) {
+  std::lock_guard<std::mutex> lock(mu_);
+  models_[name] = ModelState{name, dir, nullptr, std::move(status)};
+}
+
+Result<std::shared_ptr<const LoadedModel>>
+ModelRepository::renamedCopy(const std::string &from, const std::string &to,
+                             const std::string &dir) const {
+  std::shared_ptr<const LoadedModel> old;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = models_.find(from);
+    if (it == models_.end() || !it->second.model)
+      return notFound() << "rename '" << from << "' -> '" << to << "': model '" << from
+                        << "' is not loaded";
+    old = it->second.model;
+  }
+  auto copy = std::make_shared<LoadedModel>(*old);
+  copy->name = to;
+  copy->dir = dir;
+  copy->metadata.name = to;
+  return std::shared_ptr<const LoadedModel>(std::move(copy));
 }
 
 Status ModelRepository::loadRepository(const std::string &model_repo,

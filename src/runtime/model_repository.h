@@ -32,6 +32,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rs::runtime {
@@ -48,8 +49,9 @@ struct LoadedModel {
   /// Executable::executeWithResident(), so no request copies weights. Null: run() passes
   /// `weights` as arguments.
   std::shared_ptr<const ResidentTensors> resident_weights;
-  /// Compiled programs by batch size; key 0 is an unbatched `model.mlir`.
-  std::map<int64_t, std::unique_ptr<Executable>> programs;
+  /// Compiled programs by batch size; key 0 is an unbatched `model.mlir`. Shared, so a
+  /// renamed copy of the model (ModelRepository::renamedCopy) runs the same executables.
+  std::map<int64_t, std::shared_ptr<Executable>> programs;
   /// Compiled batch sizes, ascending (empty for a model without a batch axis). Under
   /// `runtime.batch_sizes: largest` only the largest program is compiled and listed.
   std::vector<int64_t> batch_sizes;
@@ -106,6 +108,24 @@ public:
   /// programs, and records the model as loaded or failed. Returns the load status; a
   /// failure is also logged and kept for readiness. Replaces an earlier model of that name.
   Status loadModel(const std::string &dir);
+  /// The first half of loadModel(): loads and compiles the bundle in `dir` (name = its
+  /// basename) and logs `model loaded ... source=<source>` (or `model load failed`), but
+  /// publishes nothing, so the model of that name (if any) serves on meanwhile. `source`
+  /// is "startup" or "dynamic" (reference-system.md §3.5). Errors: the bundle's and the
+  /// backend's (bundle/bundle.h), prefixed with the program file where one failed.
+  Result<std::shared_ptr<const LoadedModel>> buildModel(const std::string &dir,
+                                                        std::string_view source);
+  /// Makes `model` the served model of its name (replacing any earlier one atomically:
+  /// requests already running keep the LoadedModel they hold).
+  void publish(std::shared_ptr<const LoadedModel> model);
+  /// Records `name` (bundle `dir`) as failed with `status` (readiness reports it).
+  void recordFailure(const std::string &name, const std::string &dir, Status status);
+  /// A copy of loaded model `from` named `to`, with its bundle now in `dir`: the same
+  /// executables, weights and cache outcomes; nothing is read or compiled (a rename of the
+  /// bundle directory keeps its inode, so the weights' mapping stays valid). Not published.
+  /// Errors: NotFound if `from` is unknown or not loaded.
+  Result<std::shared_ptr<const LoadedModel>>
+  renamedCopy(const std::string &from, const std::string &to, const std::string &dir) const;
   /// Loads every bundle directory under `model_repo` (sorted by name), restricted to
   /// `include` when it is non-empty. Errors: NotFound if `model_repo` is not a directory.
   Status loadRepository(const std::string &model_repo, const std::vector<std::string> &include);

@@ -328,6 +328,10 @@ bool Scheduler::runPendingWarmup(std::unique_lock<std::mutex> &lock) {
     std::vector<Tensor> inputs = batching.warmup_inputs(size);
     if (inputs.empty())
       continue;
+    if (options_.prepare_run && !options_.prepare_run(model).isOk()) {
+      ++failures;
+      continue;
+    }
     const Clock::time_point started = now();
     Result<std::vector<Tensor>> out = run_(model, size, std::move(inputs));
     const double seconds = std::chrono::duration<double>(now() - started).count();
@@ -414,6 +418,14 @@ void Scheduler::execute(const std::string &model, const ModelBatching &batching,
   }
   const int64_t batch_size =
       batched ? chooseBatchSize(batching.compiled_batch_sizes, rows, options_.batch_sizes) : 0;
+  const Clock::time_point gathering = now();
+  if (options_.prepare_run) {
+    if (Status s = options_.prepare_run(model); !s.isOk()) {
+      for (const Item &item : batch)
+        finishPiece(item, s);
+      return;
+    }
+  }
 
   // Inputs: pass a whole request through untouched when it fills the batch exactly.
   const std::vector<Tensor> &first_inputs = batch.front().join->inputs;
@@ -454,44 +466,55 @@ void Scheduler::execute(const std::string &model, const ModelBatching &batching,
       }
     }
   }
+  // Each request's rows of every output (the output phase), then the observer, then the
+  // answers.
+  std::vector<std::vector<Tensor>> per_item;
+  Status failure;
+  if (!outputs.isOk()) {
+    failure = outputs.status();
+  } else if (outputs->size() != batching.output_batch_axes.size() && batched) {
+    failure = internalError() << "model '" << model << "': program returned " << outputs->size()
+                              << " outputs, manifest declares "
+                              << batching.output_batch_axes.size();
+  } else {
+    int64_t offset = 0;
+    for (const Item &item : batch) {
+      std::vector<Tensor> mine;
+      mine.reserve(outputs->size());
+      for (size_t o = 0; o < outputs->size(); ++o) {
+        const Tensor &out = (*outputs)[o];
+        const int64_t axis = batched ? batching.output_batch_axes[o] : -1;
+        if (axis < 0 || (offset == 0 && item.rows.count == batch_size))
+          mine.push_back(out);
+        else
+          mine.push_back(sliceRows(out, axis, {offset, item.rows.count}));
+      }
+      offset += item.rows.count;
+      per_item.push_back(std::move(mine));
+    }
+  }
   if (options_.on_dispatch) {
     DispatchStats stats;
     stats.model = model;
     stats.batch_size = batch_size;
     stats.rows = batched ? rows : static_cast<int64_t>(batch.size());
     stats.compute_seconds = compute_seconds;
+    stats.input_seconds = std::chrono::duration<double>(started - gathering).count();
+    stats.output_seconds = std::chrono::duration<double>(now() - finished).count();
     for (const Item &item : batch)
       stats.queue_wait_seconds.push_back(
-          std::chrono::duration<double>(started - item.enqueued).count());
+          std::chrono::duration<double>(gathering - item.enqueued).count());
     stats.ok = outputs.isOk();
     options_.on_dispatch(stats);
   }
-  if (!outputs.isOk()) {
+  if (!failure.isOk()) {
     for (const Item &item : batch)
-      finishPiece(item, outputs.status());
+      finishPiece(item, failure);
     return;
   }
-  if (outputs->size() != batching.output_batch_axes.size() && batched) {
-    for (const Item &item : batch)
-      finishPiece(item, internalError()
-                            << "model '" << model << "': program returned " << outputs->size()
-                            << " outputs, manifest declares " << batching.output_batch_axes.size());
-    return;
-  }
-  int64_t offset = 0;
-  for (const Item &item : batch) {
-    std::vector<Tensor> mine;
-    mine.reserve(outputs->size());
-    for (size_t o = 0; o < outputs->size(); ++o) {
-      const Tensor &out = (*outputs)[o];
-      const int64_t axis = batched ? batching.output_batch_axes[o] : -1;
-      if (axis < 0 || (offset == 0 && item.rows.count == batch_size))
-        mine.push_back(out);
-      else
-        mine.push_back(sliceRows(out, axis, {offset, item.rows.count}));
-    }
-    offset += item.rows.count;
-    finishPiece(item, std::move(mine));
+  for (size_t k = 0; k < batch.size(); ++k) {
+    const Item &item = batch[k];
+    finishPiece(item, std::move(per_item[k]));
   }
 }
 

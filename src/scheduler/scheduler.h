@@ -94,6 +94,11 @@ struct DispatchStats {
   int64_t rows = 0;
   /// Wall time of RunFn, seconds.
   double compute_seconds = 0;
+  /// Wall time before RunFn: SchedulerOptions::prepare_run and gathering the requests'
+  /// rows into the batch's inputs (padding included), seconds.
+  double input_seconds = 0;
+  /// Wall time after RunFn: slicing each request's rows out of the outputs, seconds.
+  double output_seconds = 0;
   /// Per request (or piece) in the batch: seconds from submit() to the dispatch's start.
   std::vector<double> queue_wait_seconds;
   /// RunFn succeeded.
@@ -163,6 +168,11 @@ struct SchedulerOptions {
   /// Time source for queue waits, deadlines, compute measurement and the EMA; empty =
   /// Clock::now. Deadlines passed to submit() are on this clock.
   std::function<Clock::time_point()> clock;
+  /// Called on the dispatch thread before each dispatch (and warmup) of `model`, outside
+  /// the measured compute time (the weight cache makes the model's weights resident
+  /// here; reference-system.md §3.3: load time is excluded from the cost EMA). An error
+  /// fails the batch's requests with it. Empty: nothing.
+  std::function<Status(const std::string &model)> prepare_run;
 };
 
 /// Executes `model` at compiled size `batch_size` (0 for an unbatched program).

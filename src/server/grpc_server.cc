@@ -126,15 +126,57 @@ public:
     }
     return finish(ctx, grpc::Status::OK);
   }
+  // KServe repository extension (model_control_mode explicit; docs/model_repository.md).
+  // The load compiles on the handler thread; the reply is sent once the model serves.
   ServerUnaryReactor *RepositoryModelLoad(CallbackServerContext *ctx,
-                                          const inference::RepositoryModelLoadRequest *,
+                                          const inference::RepositoryModelLoadRequest *req,
                                           inference::RepositoryModelLoadResponse *) override {
-    return notImplemented(ctx, "RepositoryModelLoad");
+    if (req->model_name().empty())
+      return finish(ctx, protocol::toGrpcStatus(invalidArgument()
+                                                << "RepositoryModelLoad: model_name is empty"));
+    return finish(ctx, protocol::toGrpcStatus(service_.repositoryLoad(req->model_name())));
   }
   ServerUnaryReactor *RepositoryModelUnload(CallbackServerContext *ctx,
-                                            const inference::RepositoryModelUnloadRequest *,
+                                            const inference::RepositoryModelUnloadRequest *req,
                                             inference::RepositoryModelUnloadResponse *) override {
-    return notImplemented(ctx, "RepositoryModelUnload");
+    if (req->model_name().empty())
+      return finish(ctx, protocol::toGrpcStatus(invalidArgument()
+                                                << "RepositoryModelUnload: model_name is empty"));
+    return finish(ctx, protocol::toGrpcStatus(service_.repositoryUnload(req->model_name())));
+  }
+  ServerUnaryReactor *ModelStatistics(CallbackServerContext *ctx,
+                                      const inference::ModelStatisticsRequest *req,
+                                      inference::ModelStatisticsResponse *resp) override {
+    Result<std::vector<runtime::ModelStatistics>> stats = service_.modelStatistics(req->name());
+    if (!stats.isOk())
+      return finish(ctx, protocol::toGrpcStatus(stats.status()));
+    auto duration = [](const runtime::DurationStat &d, inference::StatisticDuration *out) {
+      out->set_count(d.count);
+      out->set_ns(d.ns);
+    };
+    for (const runtime::ModelStatistics &m : *stats) {
+      inference::ModelStatistics *out = resp->add_model_stats();
+      out->set_name(m.name);
+      out->set_version(m.version);
+      out->set_last_inference(m.last_inference_ms);
+      out->set_inference_count(m.inference_count);
+      out->set_execution_count(m.execution_count);
+      inference::InferStatistics *is = out->mutable_inference_stats();
+      duration(m.success, is->mutable_success());
+      duration(m.fail, is->mutable_fail());
+      duration(m.queue, is->mutable_queue());
+      duration(m.compute_input, is->mutable_compute_input());
+      duration(m.compute_infer, is->mutable_compute_infer());
+      duration(m.compute_output, is->mutable_compute_output());
+      for (const runtime::BatchStatistics &b : m.batch_stats) {
+        inference::InferBatchStatistics *bs = out->add_batch_stats();
+        bs->set_batch_size(b.batch_size);
+        duration(b.compute_input, bs->mutable_compute_input());
+        duration(b.compute_infer, bs->mutable_compute_infer());
+        duration(b.compute_output, bs->mutable_compute_output());
+      }
+    }
+    return finish(ctx, grpc::Status::OK);
   }
   ServerUnaryReactor *
   SystemSharedMemoryStatus(CallbackServerContext *ctx,
@@ -204,8 +246,9 @@ private:
   int64_t max_shm_input_bytes_;
 };
 
-/// reactant_control.ControlService: ModelControlStatus from the service; the residency,
-/// policy and compaction RPCs are not implemented yet.
+/// reactant_control.ControlService: ModelControlStatus, SetModelResidency and
+/// SetModelPolicy from the service; CompactMemory is not implemented (UNIMPLEMENTED: the
+/// CPU backend has no device arena to compact).
 class GrpcServer::ControlImpl final : public reactant_control::ControlService::CallbackService {
 public:
   explicit ControlImpl(runtime::InferenceService &service) : service_(service) {}
@@ -226,9 +269,9 @@ public:
     for (const runtime::ModelControlInfo &m : status->models) {
       reactant_control::ModelStatus *out = resp->add_models();
       out->set_name(m.name);
-      out->set_residency(reactant_control::UNPINNED);
+      out->set_residency(static_cast<reactant_control::Residency>(m.residency));
       out->set_device_resident(m.resident);
-      out->set_host_resident(m.resident);
+      out->set_host_resident(m.host_resident);
       out->set_weight_nbytes(m.weight_nbytes);
       out->set_weight(m.weight);
       out->set_queue_depth(m.queue_depth);
@@ -238,6 +281,40 @@ public:
       out->set_max_batch_size(m.max_batch_size);
     }
     reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+
+  /// reference-system.md §5.3: an UNSPECIFIED target is INVALID_ARGUMENT, an unknown
+  /// model NOT_FOUND, anything else (a self-managed worker) FAILED_PRECONDITION.
+  ServerUnaryReactor *
+  SetModelResidency(CallbackServerContext *ctx,
+                    const reactant_control::SetModelResidencyRequest *req,
+                    reactant_control::SetModelResidencyResponse *resp) override {
+    ServerUnaryReactor *reactor = ctx->DefaultReactor();
+    const int target = req->target();
+    if (target < reactant_control::UNPINNED || target > reactant_control::PINNED_DEVICE) {
+      reactor->Finish(protocol::toGrpcStatus(
+          invalidArgument() << "SetModelResidency of '" << req->name() << "': target " << target
+                            << " is not UNPINNED (1), PINNED_SYSTEM (2) or PINNED_DEVICE (3)"));
+      return reactor;
+    }
+    Result<runtime::Residency> r =
+        service_.setModelResidency(req->name(), static_cast<runtime::Residency>(target));
+    if (!r.isOk()) {
+      reactor->Finish(protocol::toGrpcStatus(r.status()));
+      return reactor;
+    }
+    resp->set_residency(static_cast<reactant_control::Residency>(*r));
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+
+  ServerUnaryReactor *SetModelPolicy(CallbackServerContext *ctx,
+                                     const reactant_control::SetModelPolicyRequest *req,
+                                     reactant_control::SetModelPolicyResponse *) override {
+    ServerUnaryReactor *reactor = ctx->DefaultReactor();
+    reactor->Finish(protocol::toGrpcStatus(service_.setModelPolicy(
+        req->name(), req->has_weight() ? std::optional<double>(req->weight()) : std::nullopt)));
     return reactor;
   }
 

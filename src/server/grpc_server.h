@@ -16,8 +16,13 @@
 // manage its regions (protocol/shared_memory.h: Register errors INVALID_ARGUMENT /
 // ALREADY_EXISTS / RESOURCE_EXHAUSTED, Status of an unknown region NOT_FOUND, Unregister of
 // an unknown one OK, an empty name means every region) and ModelInfer tensors may name
-// them; without it those RPCs answer UNIMPLEMENTED. RepositoryModelLoad/Unload and the
-// other ControlService RPCs answer UNIMPLEMENTED for now. Every failed ModelInfer is told
+// them; without it those RPCs answer UNIMPLEMENTED. RepositoryModelLoad/Unload call
+// InferenceService::repositoryLoad/repositoryUnload (FAILED_PRECONDITION unless
+// model_control_mode is explicit; the reply comes once the model serves or has gone),
+// ModelStatistics InferenceService::modelStatistics (Triton's statistics extension), and
+// ControlService SetModelResidency / SetModelPolicy the service's setModelResidency /
+// setModelPolicy (reference-system.md §5.3); CompactMemory answers UNIMPLEMENTED. Every
+// failed ModelInfer is told
 // to GrpcServerOptions::reporter (logged once, counted). Error codes are the service's
 // Status codes,
 // passed through unchanged (protocol/status_mapping.h); ModelReady for an unknown model is

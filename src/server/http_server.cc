@@ -154,6 +154,99 @@ void HttpServer::addSharedMemoryRoutes() {
   svr.Post(std::string(kRegion) + "/unregister", unregister);
 }
 
+void HttpServer::addRepositoryRoutes() {
+  httplib::Server &svr = listener_->server();
+  // KServe repository extension (reference-system.md §5.1 over HTTP; Triton's JSON):
+  // index -> [{"name","version","state","reason"}], {"ready": true} lists ready ones only.
+  svr.Post("/v2/repository/index", [this](const httplib::Request &req, httplib::Response &res) {
+    bool ready_only = false;
+    if (!req.body.empty()) {
+      const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
+      if (!body.is_object() || (body.contains("ready") && !body["ready"].is_boolean()))
+        return replyError(res, invalidArgument() << "repository index: the body must be a JSON "
+                                                    "object with an optional boolean 'ready'");
+      ready_only = body.value("ready", false);
+    }
+    nlohmann::json out = nlohmann::json::array();
+    for (const runtime::ModelIndexEntry &m : service_.listModels()) {
+      if (ready_only && !m.ready)
+        continue;
+      nlohmann::json entry = {
+          {"name", m.name}, {"version", ""}, {"state", m.ready ? "READY" : "UNAVAILABLE"}};
+      if (!m.reason.empty())
+        entry["reason"] = m.reason;
+      out.push_back(std::move(entry));
+    }
+    replyJson(res, 200, out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  });
+  constexpr const char *kRepoModel = "/v2/repository/models/([^/]+)";
+  svr.Post(std::string(kRepoModel) + "/load",
+           [this](const httplib::Request &req, httplib::Response &res) {
+             Status s = service_.repositoryLoad(req.matches[1].str());
+             if (!s.isOk())
+               return replyError(res, s);
+             res.status = 200;
+           });
+  svr.Post(std::string(kRepoModel) + "/unload",
+           [this](const httplib::Request &req, httplib::Response &res) {
+             Status s = service_.repositoryUnload(req.matches[1].str());
+             if (!s.isOk())
+               return replyError(res, s);
+             res.status = 200;
+           });
+}
+
+namespace {
+
+nlohmann::json durationJson(const runtime::DurationStat &d) {
+  return {{"count", d.count}, {"ns", d.ns}};
+}
+
+/// Triton's statistics extension JSON: {"model_stats": [...]}.
+std::string statisticsJson(const std::vector<runtime::ModelStatistics> &stats) {
+  nlohmann::json models = nlohmann::json::array();
+  for (const runtime::ModelStatistics &m : stats) {
+    nlohmann::json batches = nlohmann::json::array();
+    for (const runtime::BatchStatistics &b : m.batch_stats)
+      batches.push_back({{"batch_size", b.batch_size},
+                         {"compute_input", durationJson(b.compute_input)},
+                         {"compute_infer", durationJson(b.compute_infer)},
+                         {"compute_output", durationJson(b.compute_output)}});
+    models.push_back({{"name", m.name},
+                      {"version", m.version},
+                      {"last_inference", m.last_inference_ms},
+                      {"inference_count", m.inference_count},
+                      {"execution_count", m.execution_count},
+                      {"inference_stats",
+                       {{"success", durationJson(m.success)},
+                        {"fail", durationJson(m.fail)},
+                        {"queue", durationJson(m.queue)},
+                        {"compute_input", durationJson(m.compute_input)},
+                        {"compute_infer", durationJson(m.compute_infer)},
+                        {"compute_output", durationJson(m.compute_output)},
+                        {"cache_hit", durationJson({})},
+                        {"cache_miss", durationJson({})}}},
+                      {"batch_stats", std::move(batches)}});
+  }
+  return nlohmann::json{{"model_stats", std::move(models)}}.dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+} // namespace
+
+void HttpServer::addStatisticsRoutes() {
+  httplib::Server &svr = listener_->server();
+  auto stats = [this](const httplib::Request &req, httplib::Response &res) {
+    const std::string name = req.matches.size() > 1 ? req.matches[1].str() : "";
+    Result<std::vector<runtime::ModelStatistics>> s = service_.modelStatistics(name);
+    if (!s.isOk())
+      return replyError(res, s.status());
+    replyJson(res, 200, statisticsJson(*s));
+  };
+  svr.Get("/v2/models/stats", stats);
+  svr.Get(std::string(kModelPath) + "/stats", stats);
+}
+
 HttpServer::HttpServer(HttpServerOptions options, runtime::InferenceService &service)
     : options_(std::move(options)), service_(service) {
   HttpListenerOptions lo;
@@ -194,6 +287,8 @@ void HttpServer::addRoutes() {
       replyJson(res, 200, options_.evidence());
     });
   }
+  addRepositoryRoutes();
+  addStatisticsRoutes(); // before kModelPath, which would take "stats" for a model name
   svr.Get(kModelPath, [this](const httplib::Request &req, httplib::Response &res) {
     Result<runtime::ModelMetadata> md = service_.modelMetadata(modelRef(req).name);
     if (!md.isOk())

@@ -12,6 +12,12 @@
 //   POST /v2/models/{m}/infer        inference (protocol/http_codec.h), JSON or binary
 //   GET  /v2/evidence                200 the deployment-identity document (server/evidence.h),
 //                                    when HttpServerOptions::evidence is set (else 404)
+//   POST /v2/repository/index        200 [{"name","version":"","state":"READY"|"UNAVAILABLE",
+//                                    "reason"}]; body {"ready": true} lists ready models only
+//   POST /v2/repository/models/{m}/load    200 empty once the model serves (explicit mode;
+//   POST /v2/repository/models/{m}/unload  else 400 FAILED_PRECONDITION), 404 unknown
+//   GET  /v2/models[/{m}]/stats      200 {"model_stats":[...]} (Triton statistics extension:
+//                                    every loaded model without {m}), 404 unknown model
 //
 // With HttpServerOptions::shared_memory set, the system shared memory extension
 // (protocol/shared_memory.h; else these routes are 404 and shared-memory tensors 501):
@@ -105,6 +111,10 @@ public:
 private:
   void addRoutes();
   void addSharedMemoryRoutes();
+  /// POST /v2/repository/index and /v2/repository/models/{m}/load|unload.
+  void addRepositoryRoutes();
+  /// GET /v2/models/stats and /v2/models/{m}/stats (Triton statistics extension).
+  void addStatisticsRoutes();
   /// Decodes, runs and encodes one inference; `body` is the whole request body.
   void handleInfer(const httplib::Request &req, std::string body, httplib::Response &res);
   /// Tells the reporter (if any) that a request for `model` failed.

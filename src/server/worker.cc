@@ -8,6 +8,7 @@
 #include "runtime/cpu_backend.h"
 #include "runtime/executable_cache.h"
 #include "runtime/pjrt_backend.h"
+#include "runtime/weight_cache.h"
 #include "server/evidence.h"
 #include "server/metrics_health_server.h"
 
@@ -97,14 +98,28 @@ runtime::ModelRepositoryOptions repositoryOptions(const config::WorkerConfig &co
   return o;
 }
 
-/// Admission, worker_info labels and the request log, from the worker's settings.
-ServingOptions servingOptions(const config::WorkerConfig &config) {
+/// Admission, worker_info labels, the request log, the live repository and the weight
+/// cache, from the worker's settings. `weight_pool_bytes`: see Worker::start().
+ServingOptions servingOptions(const config::WorkerConfig &config, int64_t weight_pool_bytes) {
   ServingOptions o;
   o.max_concurrent_requests = config.endpoints.max_concurrent_requests;
   o.info.device_ordinal = std::to_string(config.runtime.device_ordinal);
   o.info.control_mode = std::string(config::modelControlModeName(config.model_control_mode));
   o.info.discipline = std::string(config::disciplineName(config.scheduler.discipline));
-  o.info.residency_mode = "self_managed";
+  o.info.residency_mode = config.model_control_mode == config::ModelControlMode::kExplicit
+                              ? "externally_managed"
+                              : "self_managed";
+  o.info.weight_cache = weight_pool_bytes > 0;
+  o.weight_pool_bytes = weight_pool_bytes;
+  for (const auto &[name, m] : config.scheduler.models)
+    if (m.residency)
+      o.residency[name] =
+          *m.residency == config::Residency::kPinnedDevice   ? runtime::Residency::kPinnedDevice
+          : *m.residency == config::Residency::kPinnedSystem ? runtime::Residency::kPinnedSystem
+                                                             : runtime::Residency::kUnpinned;
+  o.model_dirs = config.model_dirs;
+  o.models_include = config.models_include;
+  o.control_mode = o.info.control_mode;
   return o;
 }
 
@@ -315,8 +330,19 @@ Status Worker::start() {
   repository_ = std::make_unique<runtime::ModelRepository>(backend_, repositoryOptions(config_));
   for (const std::string &dir : config_.model_dirs)
     RS_RETURN_IF_ERROR(repository_->loadRepository(dir, config_.models_include));
+  // The weight cache's pool: on the CPU backend a share of the host's memory (the arena);
+  // the PJRT backend uploads weights to the device at load and keeps them (no cache).
+  const bool cpu = backend_->deviceInfo().platform == "cpu";
+  const int64_t arena = weight_arena_bytes_ > 0 ? weight_arena_bytes_ : runtime::hostMemoryBytes();
+  const int64_t pool = cpu ? runtime::weightPoolBytes(arena, rt.weight_cache_fraction,
+                                                      rt.weight_cache_wiggle_fraction)
+                           : 0;
+  if (pool > 0)
+    spdlog::info("weight budget resolved arena_bytes={} weight_pool_bytes={} fraction={} "
+                 "wiggle={}",
+                 arena, pool, rt.weight_cache_fraction, rt.weight_cache_wiggle_fraction);
   service_ = std::make_unique<WorkerService>(*repository_, schedulerOptions(config_),
-                                             config_.worker_name, servingOptions(config_));
+                                             config_.worker_name, servingOptions(config_, pool));
   service_->registerLoadedModels();
   size_t ready = 0, failed = 0;
   for (const auto &s : repository_->states())
@@ -354,12 +380,16 @@ Status Worker::start() {
         [service] { return service->renderMetrics(); });
     RS_RETURN_IF_ERROR(metrics_->start());
   }
+  if (config_.model_control_mode == config::ModelControlMode::kDynamic)
+    startWatchers();
   spdlog::info("serving grpc={}:{} http={} metrics={}", config_.endpoints.host, grpcPort(),
                httpPort(), metricsPort());
   return Status::ok();
 }
 
 bool Worker::drainAndShutdown(std::chrono::milliseconds exit_timeout) {
+  for (auto &watcher : watchers_) // the repository stays as it is while draining
+    watcher->stop();
   bool idle = true;
   if (service_) {
     service_->beginDrain();
@@ -380,7 +410,30 @@ bool Worker::drainAndShutdown(std::chrono::milliseconds exit_timeout) {
   return idle;
 }
 
+void Worker::startWatchers() {
+  for (const std::string &dir : config_.model_dirs) {
+    runtime::RepositoryWatcher::Actions actions;
+    WorkerService *service = service_.get();
+    actions.load = [service](const std::string &name, const std::string &bundle) {
+      return service->loadModel(name, bundle);
+    };
+    actions.unload = [service](const std::string &name) { return service->unloadModel(name); };
+    actions.rename = [service](const std::string &from, const std::string &to,
+                               const std::string &bundle) {
+      return service->renameModel(from, to, bundle);
+    };
+    auto watcher = std::make_unique<runtime::RepositoryWatcher>(
+        dir, config_.models_include, config_.model_poll_seconds, std::move(actions));
+    watcher->markCurrentApplied();
+    watcher->start();
+    spdlog::info("watcher: polling model_dir={} every {} s", dir, config_.model_poll_seconds);
+    watchers_.push_back(std::move(watcher));
+  }
+}
+
 void Worker::shutdown() {
+  for (auto &watcher : watchers_) // no reload may start while the servers stop
+    watcher->stop();
   if (grpc_)
     grpc_->shutdown();
   if (http_)

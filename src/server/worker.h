@@ -16,6 +16,7 @@
 #include "config/worker_config.h"
 #include "runtime/backend.h"
 #include "runtime/model_repository.h"
+#include "runtime/repository_watcher.h"
 #include "server/grpc_server.h"
 #include "server/http_server.h"
 #include "server/worker_service.h"
@@ -53,19 +54,28 @@ public:
   /// finished within the timeout.
   bool drainAndShutdown(std::chrono::milliseconds exit_timeout);
 
+  /// Tests only, before start(): the arena runtime.weight_cache_fraction applies to, in
+  /// bytes, instead of the host's physical memory (a small one makes the cache evict).
+  void setWeightArenaBytes(int64_t bytes) { weight_arena_bytes_ = bytes; }
+
   /// Bound ports after start() (0 when that front-end is off).
   int grpcPort() const;
   int httpPort() const;
   int metricsPort() const;
-  runtime::InferenceService &service() { return *service_; }
+  WorkerService &service() { return *service_; }
   runtime::ModelRepository &repository() { return *repository_; }
   /// The deployment-identity document now (server/evidence.h), as GET /v2/evidence and
   /// the gRPC DeploymentEvidence RPC serve it; "{}" before start() gathered the facts.
   std::string evidenceJson() const;
 
 private:
+  /// model_control_mode dynamic: a RepositoryWatcher per model directory, polling every
+  /// model_poll_seconds, its actions the service's loadModel / unloadModel / renameModel.
+  void startWatchers();
+
   config::WorkerConfig config_;
   bool ephemeral_ports_ = false;
+  int64_t weight_arena_bytes_ = 0;
   std::shared_ptr<runtime::Backend> backend_;
   std::unique_ptr<runtime::ModelRepository> repository_;
   std::unique_ptr<WorkerFacts> facts_; // set in start(), before the front-ends serve
@@ -73,6 +83,8 @@ private:
   std::unique_ptr<GrpcServer> grpc_;
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<MetricsHealthServer> metrics_;
+  /// model_control_mode dynamic: one watcher per model directory (stopped first).
+  std::vector<std::unique_ptr<runtime::RepositoryWatcher>> watchers_;
 };
 
 } // namespace rs::server

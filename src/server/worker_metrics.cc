@@ -131,6 +131,25 @@ WorkerMetrics::WorkerMetrics(std::string worker_name, WorkerInfo info)
       *gauge("worker_shared_memory_bytes", "Bytes of the registered system shared memory windows"));
   log_suppressed_ = single(*counter("worker_request_log_suppressed_total",
                                     "Request error log lines dropped by the rate limit"));
+  if (info.weight_cache) {
+    cache_resident_ = single(*gauge("worker_weight_cache_resident_bytes",
+                                    "Bytes of on-demand model weights resident now"));
+    cache_max_ = single(*gauge("worker_weight_cache_max_bytes",
+                               "On-demand weight budget: the pool minus pinned bytes"));
+    cache_pinned_ = single(
+        *gauge("worker_weight_cache_pinned_bytes", "Bytes of weights pinned resident (device)"));
+    cache_peak_ = single(*gauge("worker_weight_cache_peak_resident_bytes",
+                                "Most on-demand weight bytes ever resident at once"));
+    weight_pool_ = single(*gauge("worker_weight_pool_bytes",
+                                 "Weight pool: weight_cache_fraction of the arena, capped by "
+                                 "(1 - weight_cache_wiggle_fraction) of it"));
+    weight_loads_ = single(*counter("worker_weight_loads_total",
+                                    "On-demand weight loads (a dispatch of a non-resident model)"));
+    weight_evicts_ = single(
+        *counter("worker_weight_evicts_total", "Models evicted from the on-demand weight cache"));
+    weight_load_seconds_ = single(*counter("worker_weight_load_seconds_total",
+                                           "Time spent making weights resident, seconds"));
+  }
   gauge("worker_info", "Worker identity and modes (value 1)")
       ->Add({{"device_ordinal", info.device_ordinal},
              {"control_mode", info.control_mode},
@@ -190,7 +209,8 @@ void WorkerMetrics::observeDispatch(const scheduler::DispatchStats &stats) {
 std::string WorkerMetrics::render(const runtime::ModelRepository &repository,
                                   const scheduler::Scheduler &scheduler,
                                   const MetricsSnapshot &snapshot) {
-  double loaded = 0, weight_bytes = 0;
+  double loaded = 0, resident = 0, weight_bytes = 0;
+  const runtime::WeightCache *cache = snapshot.weight_cache;
   for (const runtime::ModelState &s : repository.states()) {
     if (!s.model)
       continue;
@@ -199,10 +219,15 @@ std::string WorkerMetrics::render(const runtime::ModelRepository &repository,
     double bytes = 0;
     for (const Tensor &w : s.model->weights)
       bytes += static_cast<double>(w.byteSize());
-    weight_bytes += bytes;
+    const bool is_resident = !cache || cache->resident(s.name);
+    const bool pinned = cache && cache->residency(s.name) == runtime::Residency::kPinnedDevice;
+    if (is_resident) {
+      ++resident;
+      weight_bytes += bytes;
+    }
     queue_depth_->Add(labels).Set(static_cast<double>(scheduler.queueDepth(s.name)));
-    model_resident_->Add(labels).Set(1); // the CPU backend keeps every loaded model resident
-    model_pinned_->Add(labels).Set(0);
+    model_resident_->Add(labels).Set(is_resident ? 1 : 0);
+    model_pinned_->Add(labels).Set(pinned ? 1 : 0);
     model_weight_bytes_->Add(labels).Set(bytes);
     model_max_batch_->Add(labels).Set(
         s.model->batch_sizes.empty() ? 0 : static_cast<double>(s.model->batch_sizes.back()));
@@ -214,8 +239,19 @@ std::string WorkerMetrics::render(const runtime::ModelRepository &repository,
     queue_wait_quantile_->Add(labels, waitQuantiles());
   }
   models_loaded_->Set(loaded);
-  models_resident_->Set(loaded);
+  models_resident_->Set(resident);
   resident_weight_bytes_->Set(weight_bytes);
+  if (cache && cache_resident_) {
+    const runtime::WeightCacheStats c = cache->stats();
+    cache_resident_->Set(static_cast<double>(c.resident_bytes));
+    cache_max_->Set(static_cast<double>(c.max_bytes));
+    cache_pinned_->Set(static_cast<double>(c.pinned_bytes));
+    cache_peak_->Set(static_cast<double>(c.peak_resident_bytes));
+    weight_pool_->Set(static_cast<double>(c.pool_bytes));
+    catchUp(weight_loads_, static_cast<double>(c.loads));
+    catchUp(weight_evicts_, static_cast<double>(c.evicts));
+    catchUp(weight_load_seconds_, c.load_seconds);
+  }
   // The repository counts cache outcomes; the counters catch up.
   catchUp(cache_misses_, static_cast<double>(repository.executableCacheMisses()));
   catchUp(cache_hits_, static_cast<double>(repository.executableCacheHits()));

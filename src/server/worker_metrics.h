@@ -19,8 +19,14 @@
 //   answer; buckets 0.001·2^k s, k = 0..13);
 // - process_cpu_seconds_total, process_resident_memory_bytes, process_virtual_memory_bytes,
 //   process_open_fds, process_max_fds, process_start_time_seconds.
-// The weight-cache and device-memory series of the reference describe a GPU backend's
-// memory pool; the CPU backend has neither, so they are not exported.
+// - with the on-demand weight cache on (runtime/weight_cache.h; runtime.weight_cache_fraction
+//   > 0): worker_weight_cache_{resident,max,pinned}_bytes, worker_weight_pool_bytes,
+//   worker_weight_{loads,evicts}_total, worker_weight_load_seconds_total, and ours,
+//   worker_weight_cache_peak_resident_bytes (most on-demand bytes resident at once).
+//   worker_weight_cache_max_scratch_bytes is not exported: the CPU backend has no
+//   isolation probe (scratch 0).
+// The device-memory series of the reference describe a GPU memory pool, which the CPU
+// backend does not have, so they are not exported.
 //
 // Ours (issue 8):
 // - histograms worker_request_queue_seconds{model} (submit to dispatch) and
@@ -43,6 +49,7 @@
 #pragma once
 
 #include "runtime/model_repository.h"
+#include "runtime/weight_cache.h"
 #include "scheduler/scheduler.h"
 #include "support/status.h"
 
@@ -67,6 +74,8 @@ struct WorkerInfo {
   std::string control_mode = "static";         // model_control_mode
   std::string discipline = "fair";             // scheduler.discipline
   std::string residency_mode = "self_managed"; // or "externally_managed"
+  /// The on-demand weight cache is on: export the worker_weight_* series.
+  bool weight_cache = false;
 };
 
 /// Values read at render time from the rest of the worker.
@@ -77,6 +86,8 @@ struct MetricsSnapshot {
   uint64_t shared_memory_regions = 0;
   uint64_t shared_memory_bytes = 0;
   uint64_t log_suppressed = 0;
+  /// Residency per model and the weight_cache series (null: every model resident).
+  const runtime::WeightCache *weight_cache = nullptr;
 };
 
 class WorkerMetrics {
@@ -124,6 +135,15 @@ private:
   prometheus::Gauge *shm_regions_;
   prometheus::Gauge *shm_bytes_;
   prometheus::Counter *log_suppressed_;
+  // Weight cache (null when it is off).
+  prometheus::Gauge *cache_resident_ = nullptr;
+  prometheus::Gauge *cache_max_ = nullptr;
+  prometheus::Gauge *cache_pinned_ = nullptr;
+  prometheus::Gauge *cache_peak_ = nullptr;
+  prometheus::Gauge *weight_pool_ = nullptr;
+  prometheus::Counter *weight_loads_ = nullptr;
+  prometheus::Counter *weight_evicts_ = nullptr;
+  prometheus::Counter *weight_load_seconds_ = nullptr;
   prometheus::Counter *process_cpu_;
   prometheus::Gauge *process_resident_;
   prometheus::Gauge *process_virtual_;

@@ -3,7 +3,12 @@
 
 #include "runtime/request_validation.h"
 
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <filesystem>
 
 namespace rs::server {
 namespace {
@@ -39,12 +44,16 @@ std::string requestPrefix(const runtime::InferRequest &r) {
   return p;
 }
 
-/// `options` with every dispatch reported to `metrics`.
-scheduler::SchedulerOptions observedBy(scheduler::SchedulerOptions options,
-                                       WorkerMetrics &metrics) {
-  options.on_dispatch = [&metrics](const scheduler::DispatchStats &s) {
+/// `options` with every dispatch reported to `metrics` and `statistics`, and the weight
+/// cache acquired before each dispatch.
+scheduler::SchedulerOptions observedBy(scheduler::SchedulerOptions options, WorkerMetrics &metrics,
+                                       ModelStatisticsTable &statistics,
+                                       runtime::WeightCache &cache) {
+  options.on_dispatch = [&metrics, &statistics](const scheduler::DispatchStats &s) {
     metrics.observeDispatch(s);
+    statistics.observeDispatch(s);
   };
+  options.prepare_run = [&cache](const std::string &model) { return cache.acquire(model); };
   return options;
 }
 
@@ -55,8 +64,14 @@ WorkerService::WorkerService(runtime::ModelRepository &repository,
                              ServingOptions serving)
     : repository_(repository), discipline_(options.discipline),
       admission_(serving.max_concurrent_requests), request_log_(serving.log),
-      metrics_(std::move(worker_name), serving.info),
-      scheduler_(observedBy(std::move(options), metrics_),
+      metrics_(std::move(worker_name), serving.info), model_dirs_(std::move(serving.model_dirs)),
+      models_include_(std::move(serving.models_include)),
+      explicit_control_(serving.control_mode == "explicit"),
+      residency_config_(std::move(serving.residency)),
+      default_residency_(serving.weight_pool_bytes > 0 ? runtime::Residency::kPinnedSystem
+                                                       : runtime::Residency::kUnpinned),
+      weight_cache_(runtime::WeightCacheOptions{serving.weight_pool_bytes}),
+      scheduler_(observedBy(std::move(options), metrics_, statistics_, weight_cache_),
                  [this](const std::string &model, int64_t batch_size,
                         std::vector<Tensor> inputs) -> Result<std::vector<Tensor>> {
                    auto state = repository_.state(model);
@@ -71,11 +86,187 @@ WorkerService::~WorkerService() { shutdown(); }
 
 void WorkerService::registerLoadedModels() {
   for (const runtime::ModelState &s : repository_.states())
-    if (s.model)
+    if (s.model) {
+      weight_cache_.add(s.name, s.model->weights, residencyOf(s.name));
       scheduler_.addModel(s.name, batchingOf(*s.model));
+    }
+}
+
+runtime::Residency WorkerService::residencyOf(const std::string &name) const {
+  auto it = residency_config_.find(name);
+  return it == residency_config_.end() ? default_residency_ : it->second;
 }
 
 void WorkerService::shutdown() { scheduler_.stop(); }
+
+std::shared_ptr<WorkerService::Gate> WorkerService::enter(const std::string &name) {
+  std::lock_guard<std::mutex> lock(gate_mu_);
+  std::shared_ptr<Gate> &gate = gates_[name];
+  if (!gate)
+    gate = std::make_shared<Gate>();
+  if (gate->closing)
+    return nullptr;
+  ++gate->inflight;
+  return gate;
+}
+
+void WorkerService::leave(const std::shared_ptr<Gate> &gate) {
+  std::lock_guard<std::mutex> lock(gate_mu_);
+  if (--gate->inflight == 0 && gate->closing)
+    gate_cv_.notify_all();
+}
+
+Status WorkerService::loadModel(const std::string &name, const std::string &dir) {
+  std::lock_guard<std::mutex> control(control_mu_);
+  if (std::filesystem::path(dir).filename().string() != name)
+    return invalidArgument() << "load of model '" << name << "': bundle directory '" << dir
+                             << "' has another name (expected its basename to be '" << name << "')";
+  const std::optional<runtime::ModelState> before = repository_.state(name);
+  Result<std::shared_ptr<const runtime::LoadedModel>> built =
+      repository_.buildModel(dir, "dynamic");
+  if (!built.isOk()) {
+    if (before && before->model)
+      spdlog::warn("model reload failed name={}: the loaded version keeps serving", name);
+    else
+      repository_.recordFailure(name, dir, built.status());
+    return built.status();
+  }
+  // Known to the scheduler first, so that no request admitted against the published model
+  // finds it missing there; a reload keeps the queue and counters.
+  // A reload keeps the floor an operator set (SetModelResidency) over the configured one.
+  weight_cache_.add(name, (*built)->weights,
+                    weight_cache_.residency(name).value_or(residencyOf(name)));
+  scheduler_.addModel(name, batchingOf(**built));
+  repository_.publish(*built);
+  return Status::ok();
+}
+
+Status WorkerService::unloadModel(const std::string &name) {
+  std::lock_guard<std::mutex> control(control_mu_);
+  if (!repository_.state(name))
+    return notFound() << "unload: unknown model '" << name << "'";
+  int64_t waited_for = 0;
+  {
+    std::unique_lock<std::mutex> lock(gate_mu_);
+    std::shared_ptr<Gate> &gate = gates_[name];
+    if (!gate)
+      gate = std::make_shared<Gate>();
+    gate->closing = true; // from now on: NotFound
+    waited_for = gate->inflight;
+    std::shared_ptr<Gate> held = gate;
+    gate_cv_.wait(lock, [&] { return held->inflight == 0; });
+  }
+  scheduler_.removeModel(name); // its queue is empty: every admitted request finished
+  repository_.removeModel(name);
+  weight_cache_.remove(name);
+  statistics_.erase(name);
+  {
+    std::lock_guard<std::mutex> lock(gate_mu_);
+    gates_.erase(name); // a later load of this name starts open
+  }
+  spdlog::info("model unloaded name={} inflight_finished={}", name, waited_for);
+  return Status::ok();
+}
+
+Status WorkerService::renameModel(const std::string &from, const std::string &to,
+                                  const std::string &dir) {
+  std::lock_guard<std::mutex> control(control_mu_);
+  if (repository_.state(to))
+    return StatusBuilder(StatusCode::kAlreadyExists)
+           << "rename '" << from << "' -> '" << to << "': model '" << to << "' already exists";
+  RS_ASSIGN_OR_RETURN(std::shared_ptr<const runtime::LoadedModel> renamed,
+                      repository_.renamedCopy(from, to, dir));
+  // The new name serves before the old one leaves, so a queued request (which moves with
+  // its queue) always finds a model to run.
+  repository_.publish(renamed);
+  RS_RETURN_IF_ERROR(scheduler_.renameModel(from, to));
+  repository_.removeModel(from);
+  (void)weight_cache_.rename(from, to); // NotFound only for a model never registered
+  statistics_.rename(from, to);
+  {
+    std::lock_guard<std::mutex> lock(gate_mu_);
+    auto it = gates_.find(from);
+    if (it != gates_.end()) {
+      gates_[to] = it->second;
+      gates_.erase(it);
+    }
+  }
+  spdlog::info("model renamed from={} to={} dir={} programs={} recompiled=0", from, to, dir,
+               renamed->programs.size());
+  return Status::ok();
+}
+
+Status WorkerService::repositoryLoad(const std::string &name) {
+  if (!explicit_control_)
+    return failedPrecondition() << "RepositoryModelLoad of '" << name
+                                << "': model_control_mode is not explicit (load and unload "
+                                   "by request need model_control_mode: explicit)";
+  if (name.empty() || name.find('/') != std::string::npos || name[0] == '.')
+    return invalidArgument() << "RepositoryModelLoad: bad model name '" << name << "'";
+  if (!models_include_.empty() &&
+      std::find(models_include_.begin(), models_include_.end(), name) == models_include_.end())
+    return notFound() << "RepositoryModelLoad: model '" << name << "' is not in models_include";
+  for (const std::string &root : model_dirs_) {
+    const std::filesystem::path dir = std::filesystem::path(root) / name;
+    std::error_code ec;
+    if (std::filesystem::is_directory(dir, ec))
+      return loadModel(name, dir.string());
+  }
+  return notFound() << "RepositoryModelLoad: no bundle directory '" << name
+                    << "' in the model repository";
+}
+
+Result<std::vector<runtime::ModelStatistics>>
+WorkerService::modelStatistics(const std::string &name) const {
+  std::vector<runtime::ModelStatistics> out;
+  if (!name.empty()) {
+    auto state = repository_.state(name);
+    if (!state || !state->model)
+      return notFound() << "ModelStatistics: model '" << name << "' is not loaded";
+    out.push_back(statistics_.get(name));
+    return out;
+  }
+  for (const runtime::ModelState &s : repository_.states())
+    if (s.model)
+      out.push_back(statistics_.get(s.name));
+  return out;
+}
+
+Status WorkerService::setModelPolicy(const std::string &name, std::optional<double> weight) {
+  auto state = repository_.state(name);
+  if (!state || !state->model)
+    return notFound() << "SetModelPolicy: unknown model '" << name << "'";
+  if (!weight)
+    return Status::ok();
+  if (!std::isfinite(*weight) || *weight <= 0)
+    return failedPrecondition() << "SetModelPolicy of '" << name << "': weight " << *weight
+                                << " must be a finite number > 0";
+  RS_RETURN_IF_ERROR(scheduler_.setWeight(name, *weight));
+  spdlog::info("model policy set name={} weight={}", name, *weight);
+  return Status::ok();
+}
+
+Result<runtime::Residency> WorkerService::setModelResidency(const std::string &name,
+                                                            runtime::Residency target) {
+  if (!explicit_control_)
+    return failedPrecondition() << "SetModelResidency of '" << name
+                                << "': this worker manages residency itself (model_control_mode "
+                                   "is not explicit)";
+  auto state = repository_.state(name);
+  if (!state || !state->model)
+    return notFound() << "SetModelResidency: unknown model '" << name << "'";
+  RS_RETURN_IF_ERROR(weight_cache_.setResidency(name, target));
+  spdlog::info("model residency set name={} residency={}", name, runtime::residencyName(target));
+  return target;
+}
+
+Status WorkerService::repositoryUnload(const std::string &name) {
+  if (!explicit_control_)
+    return failedPrecondition() << "RepositoryModelUnload of '" << name
+                                << "': model_control_mode is not explicit (load and unload "
+                                   "by request need model_control_mode: explicit)";
+  return unloadModel(name);
+}
 
 std::string WorkerService::renderMetrics() {
   MetricsSnapshot snapshot;
@@ -85,6 +276,7 @@ std::string WorkerService::renderMetrics() {
   snapshot.shared_memory_regions = shared_memory_.regionCount();
   snapshot.shared_memory_bytes = shared_memory_.registeredBytes();
   snapshot.log_suppressed = request_log_.suppressed();
+  snapshot.weight_cache = &weight_cache_;
   return metrics_.render(repository_, scheduler_, snapshot);
 }
 
@@ -153,6 +345,8 @@ void WorkerService::infer(runtime::InferRequest request, runtime::InferCallback 
                user_done = std::move(user_done)](Result<runtime::InferResponse> r) {
     const double seconds = std::chrono::duration<double>(runtime::Clock::now() - arrived).count();
     metrics_.requestFinished(model_label, r.isOk() ? StatusCode::kOk : r.status().code(), seconds);
+    if (!model_label.empty())
+      statistics_.requestFinished(model_label, r.isOk(), seconds);
     // Released before the reply goes out, so a client that sends its next request as soon
     // as it has the answer finds the slot free.
     admission_.release();
@@ -178,6 +372,12 @@ void WorkerService::infer(runtime::InferRequest request, runtime::InferCallback 
     done(valid.status().withPrefix(requestPrefix(request)));
     return;
   }
+  std::shared_ptr<Gate> gate = enter(request.model_name);
+  if (!gate) {
+    done(notFound() << "model '" << request.model_name
+                    << "' was unloaded: new requests are refused while it unloads");
+    return;
+  }
   auto response = std::make_shared<runtime::InferResponse>();
   response->model_name = request.model_name;
   response->model_version = request.model_version;
@@ -186,13 +386,15 @@ void WorkerService::infer(runtime::InferRequest request, runtime::InferCallback 
   std::string prefix = requestPrefix(request);
   scheduler_.submit(
       request.model_name, std::move(valid->inputs), request.deadline,
-      [model, response, selected, prefix, done](Result<std::vector<Tensor>> outputs) {
+      [this, gate, model, response, selected, prefix, done](Result<std::vector<Tensor>> outputs) {
         if (!outputs.isOk()) {
+          leave(gate);
           done(outputs.status().withPrefix(prefix));
           return;
         }
         for (size_t o : selected)
           response->outputs.push_back({model->manifest.executable_outputs[o].name, (*outputs)[o]});
+        leave(gate);
         done(std::move(*response));
       });
 }
@@ -211,12 +413,16 @@ Result<runtime::ControlStatus> WorkerService::controlStatus() const {
   case scheduler::Discipline::kFifo: out.discipline = "fifo"; break;
   case scheduler::Discipline::kEdf: out.discipline = "edf"; break;
   }
+  out.residency_mode = explicit_control_ ? "externally_managed" : "self_managed";
+  out.weight_cache_max_bytes = static_cast<uint64_t>(weight_cache_.stats().max_bytes);
   for (const runtime::ModelState &s : repository_.states()) {
     if (!s.model)
       continue;
     runtime::ModelControlInfo m;
     m.name = s.name;
-    m.resident = true;
+    m.residency = weight_cache_.residency(s.name).value_or(residencyOf(s.name));
+    m.resident = weight_cache_.resident(s.name);
+    m.host_resident = true; // the weights' mapping lives as long as the model
     for (const Tensor &w : s.model->weights)
       m.weight_nbytes += w.byteSize();
     if (!s.model->batch_sizes.empty())

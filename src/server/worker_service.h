@@ -23,14 +23,19 @@
 #include "protocol/shared_memory.h"
 #include "runtime/inference.h"
 #include "runtime/model_repository.h"
+#include "runtime/weight_cache.h"
 #include "scheduler/scheduler.h"
 #include "server/admission.h"
+#include "server/model_statistics.h"
 #include "server/request_log.h"
 #include "server/worker_metrics.h"
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -44,6 +49,21 @@ struct ServingOptions {
   WorkerInfo info;
   /// Rate limit of the request error log.
   RequestLogOptions log;
+  /// The model repositories (`model_dirs`): RepositoryModelLoad finds a bundle by name in
+  /// the first of them that has a directory of that name.
+  std::vector<std::string> model_dirs;
+  /// `models_include`: names outside a non-empty list cannot be loaded by request.
+  std::vector<std::string> models_include;
+  /// `model_control_mode`: the KServe repository extension's load and unload only work
+  /// under explicit (reference-system.md §7; Triton refuses them while polling).
+  std::string control_mode = "static";
+  /// The weight cache's pool (runtime/weight_cache.h): weightPoolBytes() of the backend's
+  /// arena; 0 = no on-demand cache (every model resident, never evicted).
+  int64_t weight_pool_bytes = 0;
+  /// `scheduler.models.<m>.residency` where set. Unset: kPinnedSystem with a cache (the
+  /// reference's default), else kUnpinned (without a cache every model is resident anyway;
+  /// only an explicit kPinnedDevice mlocks).
+  std::map<std::string, runtime::Residency> residency;
 };
 
 class WorkerService final : public runtime::InferenceService, public RequestReporter {
@@ -56,6 +76,25 @@ public:
 
   /// Registers every loaded model of the repository with the scheduler (call after loading).
   void registerLoadedModels();
+
+  // Live repository (model_control_mode dynamic and explicit; docs/model_repository.md).
+  // The three calls are serialized with each other; inference of every model goes on.
+
+  /// Loads model `name` from bundle `dir` (`dir`'s basename must be `name`), or reloads it:
+  /// the new version is compiled while the old one serves, then replaces it atomically
+  /// (a request runs wholly on the version it was dispatched to). If the new version
+  /// fails to load, a loaded old version keeps serving and the error is returned; a model
+  /// that was not loaded is recorded as failed (readiness and the index report why).
+  Status loadModel(const std::string &name, const std::string &dir);
+  /// Unloads `name`: new requests for it get NotFound at once, requests already admitted
+  /// (queued or running) finish, then it leaves the scheduler and the repository.
+  /// Errors: NotFound for an unknown model.
+  Status unloadModel(const std::string &name);
+  /// Renames loaded model `from` to `to` (its bundle now in `dir`) without reading or
+  /// compiling anything: executables, weights, queue, scheduling state and counters move
+  /// to the new name. Logs `model renamed`. Errors: NotFound if `from` is not loaded,
+  /// AlreadyExists if `to` is known.
+  Status renameModel(const std::string &from, const std::string &to, const std::string &dir);
   /// Stops the dispatch loop; queued requests fail with Unavailable.
   void shutdown();
   /// The Prometheus text exposition of the worker's metrics.
@@ -88,8 +127,42 @@ public:
   /// (largest compiled size, capped by scheduler.models.<m>.max_batch_size), queue depth
   /// and the scheduler's serving counters.
   Result<runtime::ControlStatus> controlStatus() const override;
+  /// Triton ModelStatistics (server/model_statistics.h) of `name`, or of every loaded
+  /// model (sorted by name) when `name` is empty. NotFound for a model that is not loaded.
+  Result<std::vector<runtime::ModelStatistics>>
+  modelStatistics(const std::string &name) const override;
+  /// SetModelPolicy: the fair weight (scheduler.models.<m>.weight) when set. NotFound for
+  /// a model that is not loaded; FailedPrecondition for a weight that is not finite and > 0.
+  Status setModelPolicy(const std::string &name, std::optional<double> weight) override;
+  /// SetModelResidency (reference-system.md §5.3): FailedPrecondition on a self-managed
+  /// worker (model_control_mode static or dynamic); NotFound for a model that is not
+  /// loaded; else the weight cache's floor for it changes (runtime/weight_cache.h).
+  Result<runtime::Residency> setModelResidency(const std::string &name,
+                                               runtime::Residency target) override;
+  /// The weight cache (tests read its counters).
+  const runtime::WeightCache &weightCache() const { return weight_cache_; }
+
+  /// KServe RepositoryModelLoad: loadModel() of the bundle `name` found in model_dirs.
+  /// Errors: FailedPrecondition unless model_control_mode is explicit; NotFound when no
+  /// repository holds a directory `name` (or models_include excludes it); the load's error.
+  Status repositoryLoad(const std::string &name) override;
+  /// KServe RepositoryModelUnload: unloadModel(). FailedPrecondition unless explicit.
+  Status repositoryUnload(const std::string &name) override;
 
 private:
+  /// Per-model admission gate: requests admitted and not yet answered, and whether the
+  /// model is being unloaded (new requests then get NotFound).
+  struct Gate {
+    int64_t inflight = 0;
+    bool closing = false;
+  };
+  /// `name`'s configured residency floor, or the default.
+  runtime::Residency residencyOf(const std::string &name) const;
+  /// Admits one request of `name` (false while it is being unloaded); the returned gate
+  /// is released with leave().
+  std::shared_ptr<Gate> enter(const std::string &name);
+  void leave(const std::shared_ptr<Gate> &gate);
+
   /// The `model` label of `name`: itself for a known model, "" otherwise.
   std::string metricsModel(const std::string &name) const;
 
@@ -99,6 +172,17 @@ private:
   RequestErrorLog request_log_;
   protocol::SharedMemoryRegistry shared_memory_;
   WorkerMetrics metrics_;
+  std::vector<std::string> model_dirs_;
+  std::vector<std::string> models_include_;
+  bool explicit_control_ = false;
+  std::mutex control_mu_; // serializes loadModel / unloadModel / renameModel
+  std::mutex gate_mu_;
+  std::condition_variable gate_cv_;
+  std::map<std::string, std::shared_ptr<Gate>> gates_; // GUARDED_BY(gate_mu_)
+  std::map<std::string, runtime::Residency> residency_config_;
+  runtime::Residency default_residency_;
+  ModelStatisticsTable statistics_;
+  runtime::WeightCache weight_cache_;
   scheduler::Scheduler scheduler_;
 };
 

@@ -278,10 +278,13 @@ TEST_F(GrpcServerTest, DeadlineFromClientAndParameter) {
 
 TEST_F(GrpcServerTest, UnimplementedRpcs) {
   grpc::ClientContext ctx;
+  inference::RepositoryModelLoadRequest req;
+  req.set_model_name("m");
   inference::RepositoryModelLoadResponse resp;
-  grpc::Status s = stub_->RepositoryModelLoad(&ctx, {}, &resp);
+  // The fake service keeps InferenceService's default repositoryLoad().
+  grpc::Status s = stub_->RepositoryModelLoad(&ctx, req, &resp);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::UNIMPLEMENTED);
-  EXPECT_EQ(s.error_message(), "RepositoryModelLoad is not implemented");
+  EXPECT_EQ(s.error_message(), "RepositoryModelLoad of 'm' is not implemented by this service");
   grpc::ClientContext ctx2;
   inference::SystemSharedMemoryRegisterResponse resp2;
   s = stub_->SystemSharedMemoryRegister(&ctx2, {}, &resp2);

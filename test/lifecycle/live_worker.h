@@ -1,0 +1,100 @@
+//===- test/lifecycle/live_worker.h - A real worker over a temporary repository ===//
+//
+// Starts server::Worker (every front-end on a free loopback port) on a model repository
+// with extra `global:` settings, and talks to it over gRPC with server::KServeClient, as
+// a user would.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "config/node_config.h"
+#include "protocol/proto/grpc_service.grpc.pb.h"
+#include "protocol/proto/reactant_control_v1.grpc.pb.h"
+#include "server/kserve_client.h"
+#include "server/worker.h"
+
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace rs::lifecycle_test {
+
+/// A started worker plus a gRPC client of it (KServeClient is thread-safe).
+struct LiveWorker {
+  std::unique_ptr<server::Worker> worker;
+  std::unique_ptr<server::KServeClient> client;
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<inference::GRPCInferenceService::Stub> inference;
+  std::unique_ptr<reactant_control::ControlService::Stub> control;
+
+  /// A fresh HTTP client of the worker (httplib clients are not thread-safe).
+  std::unique_ptr<httplib::Client> http() const {
+    auto c = std::make_unique<httplib::Client>("127.0.0.1", worker->httpPort());
+    c->set_read_timeout(60, 0);
+    return c;
+  }
+
+  /// Starts a worker on `root`; `global_yaml` is the node file's `global:` block body,
+  /// each line indented by two spaces. `weight_arena_bytes` > 0 replaces the host memory
+  /// as the weight cache's arena (Worker::setWeightArenaBytes).
+  static Result<std::unique_ptr<LiveWorker>>
+  start(const std::string &root, const std::string &global_yaml, int64_t weight_arena_bytes = 0) {
+    const std::string yaml = "model_repo: \"" + root +
+                             "\"\nbase_port: 18001\nmetrics_base_port: 18002\nglobal:\n"
+                             "  endpoints: {host: 127.0.0.1, http_port: 18000}\n" +
+                             global_yaml;
+    RS_ASSIGN_OR_RETURN(config::NodeConfig node, config::parseNodeFile(yaml, "<lifecycle>", {}));
+    RS_ASSIGN_OR_RETURN(config::WorkerConfig cfg, config::resolveWorker(node, 0));
+    auto live = std::make_unique<LiveWorker>();
+    live->worker = std::make_unique<server::Worker>(server::WorkerOptions{cfg, true});
+    if (weight_arena_bytes > 0)
+      live->worker->setWeightArenaBytes(weight_arena_bytes);
+    RS_RETURN_IF_ERROR(live->worker->start());
+    live->channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(live->worker->grpcPort()),
+                                        grpc::InsecureChannelCredentials());
+    live->inference = inference::GRPCInferenceService::NewStub(live->channel);
+    live->control = reactant_control::ControlService::NewStub(live->channel);
+    server::KServeClientOptions o;
+    o.url = "127.0.0.1:" + std::to_string(live->worker->grpcPort());
+    RS_ASSIGN_OR_RETURN(live->client, server::KServeClient::create(o));
+    return live;
+  }
+  ~LiveWorker() {
+    if (worker)
+      worker->shutdown();
+  }
+
+  /// ModelInfer of `model` on `input` (input "features"); the first output's floats.
+  Result<std::vector<float>> infer(const std::string &model, const Tensor &input) {
+    runtime::InferRequest r;
+    r.model_name = model;
+    r.inputs.push_back({"features", input});
+    RS_ASSIGN_OR_RETURN(runtime::InferResponse resp, client->infer(r));
+    if (resp.outputs.empty())
+      return internalError() << "model '" << model << "': a response without outputs";
+    const Tensor &out = resp.outputs.front().tensor;
+    return std::vector<float>(out.dataAs<float>(), out.dataAs<float>() + out.numElements());
+  }
+};
+
+/// Waits until `done()` holds, checking every 10 ms; false after `limit` (a safety net
+/// so a broken build fails instead of hanging, not a timing assertion).
+inline bool waitUntil(const std::function<bool()> &done,
+                      std::chrono::seconds limit = std::chrono::seconds(120)) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > end)
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+} // namespace rs::lifecycle_test

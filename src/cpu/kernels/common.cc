@@ -304,6 +304,7 @@ const KernelRegistry &kernelRegistry() {
     registerMapKernels(r);
     registerTriangularSolveKernels(r);
     registerSpecialFunctionKernels(r);
+    registerFftKernels(r);
     return r;
   }();
   return registry;

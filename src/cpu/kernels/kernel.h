@@ -162,6 +162,7 @@ void registerControlFlowKernels(KernelRegistry &r);
 void registerMapKernels(KernelRegistry &r);
 void registerTriangularSolveKernels(KernelRegistry &r);
 void registerSpecialFunctionKernels(KernelRegistry &r);
+void registerFftKernels(KernelRegistry &r);
 
 /// Adapts a plan struct and its run function to the Kernel interface.
 template <typename Plan, void (*RunFn)(const Plan &, const KernelIo &)>

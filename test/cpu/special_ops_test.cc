@@ -1,13 +1,14 @@
 //===- test/cpu/special_ops_test.cc - triangular_solve, chlo special functions ===//
 //
 // stablehlo.triangular_solve on batches, both sides, transposes and unit diagonals
-// (integer solutions, so results are exact), and chlo.erf_inv / digamma / bessel_i1e
-// against identities and known constants.
+// (integer solutions, so results are exact; complex with ADJOINT), and chlo.erf_inv / digamma /
+// bessel_i1e against identities and known constants.
 //
 //===----------------------------------------------------------------------===//
 #include "cpu_test_util.h"
 
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <numbers>
 
@@ -47,6 +48,25 @@ TEST(TriangularSolve, LeftSideLowerAndUpper) {
   ASSERT_EQ(upper.size(), 1u);
   // op(a) = [[2,0],[5,4]]: x0 = 1, x1 = (9 - 5) / 4.
   EXPECT_EQ(valuesOf<double>(upper[0]), (std::vector<double>{1, 1}));
+}
+
+TEST(TriangularSolve, ComplexNoTransposeAndAdjoint) {
+  using C = std::complex<double>;
+  // a = [[1+i, 9], [2-2i, 3+4i]] (9 is never read), x = [1, i].
+  Tensor a = makeTensor<C>({2, 2}, {{1, 1}, {9, 0}, {2, -2}, {3, 4}});
+  const std::string types = "{left_side = true, lower = true, unit_diagonal = false, "
+                            "transpose_a = #stablehlo<transpose ";
+  auto solve = [&](const std::string &mode, const std::vector<C> &b) {
+    auto out = runText(opModule("stablehlo.triangular_solve",
+                                {"tensor<2x2xcomplex<f64>>", "tensor<2x1xcomplex<f64>>"},
+                                "tensor<2x1xcomplex<f64>>", types + mode + ">}"),
+                       {a, makeTensor<C>({2, 1}, b)});
+    return out.empty() ? std::vector<C>{} : valuesOf<C>(out[0]);
+  };
+  // lower(a) x = [1+i, (2-2i) + (3+4i)i].
+  EXPECT_EQ(solve("NO_TRANSPOSE", {{1, 1}, {-2, 1}}), (std::vector<C>{{1, 0}, {0, 1}}));
+  // conj(lower(a))^T x = [(1-i) + (2+2i)i, (3-4i)i].
+  EXPECT_EQ(solve("ADJOINT", {{-1, 1}, {4, 3}}), (std::vector<C>{{1, 0}, {0, 1}}));
 }
 
 TEST(TriangularSolve, RejectsMismatchedShapesAndIntegers) {

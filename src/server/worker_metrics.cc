@@ -206,6 +206,37 @@ void WorkerMetrics::observeDispatch(const scheduler::DispatchStats &stats) {
   }
 }
 
+namespace {
+
+/// Removes the series of `family` with `labels`, if it has one (`args`: what Add() needs
+/// to find it, e.g. the buckets of a histogram).
+template <typename T, typename... Args>
+void removeSeries(prometheus::Family<T> *family, const prometheus::Labels &labels, Args &&...args) {
+  if (family->Has(labels))
+    family->Remove(&family->Add(labels, std::forward<Args>(args)...));
+}
+
+} // namespace
+
+void WorkerMetrics::forgetModel(const std::string &model) {
+  const prometheus::Labels labels{{"model", model}};
+  for (int code = 0; code <= static_cast<int>(StatusCode::kUnauthenticated); ++code)
+    removeSeries(
+        requests_,
+        {{"model", model}, {"status", std::string(statusCodeName(static_cast<StatusCode>(code)))}});
+  removeSeries(latency_, labels, latencyBuckets());
+  removeSeries(queue_latency_, labels, phaseBuckets());
+  removeSeries(compute_latency_, labels, phaseBuckets());
+  removeSeries(batch_size_, labels, rowBuckets());
+  removeSeries(queue_wait_quantile_, labels, waitQuantiles());
+  for (prometheus::Family<prometheus::Gauge> *g :
+       {queue_depth_, model_resident_, model_pinned_, model_weight_bytes_, model_max_batch_})
+    removeSeries(g, labels);
+  for (prometheus::Family<prometheus::Counter> *c :
+       {dispatches_, compute_seconds_, served_, rows_served_})
+    removeSeries(c, labels);
+}
+
 std::string WorkerMetrics::render(const runtime::ModelRepository &repository,
                                   const scheduler::Scheduler &scheduler,
                                   const MetricsSnapshot &snapshot) {

@@ -102,6 +102,9 @@ public:
   void requestRejected(const std::string &model, StatusCode code);
   /// A scheduler dispatch (compute and queue-wait histograms, dispatch and row counters).
   void observeDispatch(const scheduler::DispatchStats &stats);
+  /// Drops every series labelled `model` (a model unloaded, or renamed away from that
+  /// name), so /metrics lists only the models the worker serves.
+  void forgetModel(const std::string &model);
   /// Refreshes the gauges from `repository`, `scheduler` and `snapshot` (admission, shared
   /// memory, log) and renders every series.
   std::string render(const runtime::ModelRepository &repository,

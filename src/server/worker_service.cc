@@ -160,6 +160,7 @@ Status WorkerService::unloadModel(const std::string &name) {
   repository_.removeModel(name);
   weight_cache_.remove(name);
   statistics_.erase(name);
+  metrics_.forgetModel(name);
   {
     std::lock_guard<std::mutex> lock(gate_mu_);
     gates_.erase(name); // a later load of this name starts open
@@ -183,6 +184,7 @@ Status WorkerService::renameModel(const std::string &from, const std::string &to
   repository_.removeModel(from);
   (void)weight_cache_.rename(from, to); // NotFound only for a model never registered
   statistics_.rename(from, to);
+  metrics_.forgetModel(from);
   {
     std::lock_guard<std::mutex> lock(gate_mu_);
     auto it = gates_.find(from);

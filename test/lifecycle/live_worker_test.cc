@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "bundle_files.h"
 #include "live_worker.h"
+#include "server/load_generator.h"
 
 #include <gtest/gtest.h>
 
@@ -142,6 +143,16 @@ TEST(LiveWorker, RenamedDirectoryRenamesTheModelWithoutRecompiling) {
   ASSERT_TRUE(after.isOk()) << after.status().toString();
   EXPECT_EQ(*after, *before);
   EXPECT_EQ(w.infer("staging", irisInput()).status().code(), StatusCode::kNotFound);
+  // /metrics lists the new name only, and its executable cache counters did not move.
+  httplib::Client metrics("127.0.0.1", w.worker->metricsPort());
+  auto res = metrics.Get("/metrics");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->body.find("model=\"staging\""), std::string::npos);
+  EXPECT_NE(
+      res->body.find("worker_dispatch_total{gpu=\"\",worker=\"worker0\",model=\"production\"} 1"),
+      std::string::npos);
+  EXPECT_EQ(server::scrapeValue(res->body, "worker_executable_cache_misses_total"), 3.0);
+  EXPECT_EQ(server::scrapeValue(res->body, "worker_executable_cache_hits_total"), 0.0);
 }
 
 TEST(LiveWorker, BundleCopiedOverSecondsNeverLoadsBroken) {
@@ -267,6 +278,12 @@ TEST(LiveWorker, RemovedBundleUnloadsAfterAdmittedRequestsFinish) {
   EXPECT_EQ(other.load(), 0);
   EXPECT_EQ(b_failed.load(), 0);
   EXPECT_TRUE(w.worker->repository().state("b").has_value());
+  // The unloaded model's series are gone from /metrics; b's remain.
+  httplib::Client metrics("127.0.0.1", w.worker->metricsPort());
+  auto res = metrics.Get("/metrics");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->body.find("model=\"a\""), std::string::npos);
+  EXPECT_NE(res->body.find("model=\"b\""), std::string::npos);
 }
 
 } // namespace

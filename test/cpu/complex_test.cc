@@ -4,13 +4,15 @@
 // "Types" and each op's section): arithmetic (textbook multiply, no contraction),
 // abs/sign, real/imag/complex, compare EQ/NE, convert to and from complex, iota, and the
 // byte-generic ops on 16-byte complex<f64> elements (transpose, select, reduce);
-// transcendental ops against the std:: complex functions.
+// transcendental ops against the std:: complex functions; bit-identical results across
+// thread counts.
 //
 //===----------------------------------------------------------------------===//
 #include "cpu_test_util.h"
 
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <limits>
 
 namespace rs::cpu::testing {
@@ -279,6 +281,43 @@ TEST(Complex, DotGeneralSumsInOrder) {
         threads);
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(valuesOf<C64>(out[0]), (std::vector<C64>{{2, -3}, {-1, -11}}));
+  }
+}
+
+TEST(Complex, BitIdenticalAcrossThreadCounts) {
+  // Tiled elementwise work (more than one kElementwiseGrain), a multi-tile dot_general and
+  // a reduce, all on complex elements.
+  const std::string text =
+      R"(func.func @main(%x: tensor<200x200xcomplex<f32>>, %a: tensor<64x48xcomplex<f64>>, %b: tensor<48x80xcomplex<f64>>) -> (tensor<200x200xcomplex<f32>>, tensor<64x80xcomplex<f64>>, tensor<200xcomplex<f32>>) {
+  %m = stablehlo.multiply %x, %x : tensor<200x200xcomplex<f32>>
+  %e = stablehlo.exponential %m : tensor<200x200xcomplex<f32>>
+  %d = stablehlo.divide %e, %x : tensor<200x200xcomplex<f32>>
+  %p = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<64x48xcomplex<f64>>, tensor<48x80xcomplex<f64>>) -> tensor<64x80xcomplex<f64>>
+  %z = stablehlo.constant dense<(0.0, 0.0)> : tensor<complex<f32>>
+  %r = stablehlo.reduce(%d init: %z) applies stablehlo.add across dimensions = [0] : (tensor<200x200xcomplex<f32>>, tensor<complex<f32>>) -> tensor<200xcomplex<f32>>
+  return %d, %p, %r : tensor<200x200xcomplex<f32>>, tensor<64x80xcomplex<f64>>, tensor<200xcomplex<f32>>
+})";
+  std::vector<C64> x(200 * 200);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = C64(static_cast<float>(i % 97) / 50.0f - 0.9f, static_cast<float>(i % 89) / 60.0f);
+  std::vector<C128> a(64 * 48), b(48 * 80);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = C128(std::sin(static_cast<double>(i)), std::cos(0.5 * static_cast<double>(i)));
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = C128(std::cos(static_cast<double>(i)), std::sin(0.25 * static_cast<double>(i)));
+  const std::vector<Tensor> args = {makeTensor<C64>({200, 200}, x), makeTensor<C128>({64, 48}, a),
+                                    makeTensor<C128>({48, 80}, b)};
+  const std::vector<Tensor> ref = runText(text, args, 1);
+  ASSERT_EQ(ref.size(), 3u);
+  for (int threads : {2, 4, 16}) {
+    auto out = runText(text, args, threads);
+    ASSERT_EQ(out.size(), 3u);
+    for (size_t i = 0; i < out.size(); ++i) {
+      ASSERT_EQ(out[i].byteSize(), ref[i].byteSize());
+      EXPECT_EQ(std::memcmp(out[i].data(), ref[i].data(), static_cast<size_t>(ref[i].byteSize())),
+                0)
+          << "result " << i << " with " << threads << " threads";
+    }
   }
 }
 

@@ -284,6 +284,23 @@ TEST(Complex, DotGeneralSumsInOrder) {
   }
 }
 
+TEST(Complex, ConvolutionUsesTheComplexProduct) {
+  // 1-D, one feature: out[j] = x[j] w[0] + x[j + 1] w[1], with w = [1, i].
+  const std::string props =
+      "<{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, f]x[0, i, "
+      "o]->[b, 0, f]>, feature_group_count = 1 : i64}>";
+  for (int threads : {1, 3}) {
+    auto out = runText(opModule("stablehlo.convolution",
+                                {"tensor<1x3x1xcomplex<f32>>", "tensor<2x1x1xcomplex<f32>>"},
+                                "tensor<1x2x1xcomplex<f32>>", props),
+                       {makeTensor<C64>({1, 3, 1}, {{1, 1}, {2, 0}, {0, 1}}),
+                        makeTensor<C64>({2, 1, 1}, {{1, 0}, {0, 1}})},
+                       threads);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(valuesOf<C64>(out[0]), (std::vector<C64>{{1, 3}, {1, 0}}));
+  }
+}
+
 TEST(Complex, BitIdenticalAcrossThreadCounts) {
   // Tiled elementwise work (more than one kElementwiseGrain), a multi-tile dot_general and
   // a reduce, all on complex elements.

@@ -75,16 +75,36 @@ def main():
         host = [h.reshape(s) if h.size == int(np.prod(s)) else h for h, s in zip(host, shapes)]
     args = [jax.device_put(h, dev) for h in host]
 
+    def block(out):
+        """Waits for every array of an execute result, whatever its jaxlib shape."""
+        if hasattr(out, "disassemble_into_single_device_arrays"):
+            out = out.disassemble_into_single_device_arrays()
+        if isinstance(out, (list, tuple)):
+            for o in out:
+                block(o)
+        elif hasattr(out, "block_until_ready"):
+            out.block_until_ready()
+
+    # The loaded executable's calling convention changed across jaxlib releases: try each
+    # form once and keep the first that the installed jaxlib accepts.
+    calls = []
+    if hasattr(exe, "execute_sharded"):
+        calls += [lambda: exe.execute_sharded(args), lambda: exe.execute_sharded([[a] for a in args])]
+    if hasattr(exe, "execute"):
+        calls.append(lambda: exe.execute(args))
+    errors = []
+    for call in calls:
+        try:
+            block(call())
+        except TypeError as e:
+            errors.append(str(e).splitlines()[0])
+            continue
+        break
+    else:
+        sys.exit("no execute form accepted: " + "; ".join(errors))
+
     def run():
-        if hasattr(exe, "execute_sharded"):
-            out = exe.execute_sharded([[a] for a in args])
-            arrays = out.disassemble_into_single_device_arrays()
-            for col in arrays:
-                for a in col:
-                    a.block_until_ready()
-        else:
-            for a in exe.execute(args):
-                a.block_until_ready()
+        block(call())
 
     for _ in range(warmup):
         run()

@@ -99,9 +99,12 @@ constexpr KeyInfo kKeys[] = {
     {"endpoints.port", KeyType::kInt, true, true},
     {"grpc.max_recv_msg_bytes", KeyType::kInt, true, true},
     {"grpc.max_send_msg_bytes", KeyType::kInt, true, true},
+    {"tls.cert_file", KeyType::kString, true, true},
+    {"tls.client_ca_file", KeyType::kString, true, true},
+    {"tls.key_file", KeyType::kString, true, true},
 };
 
-constexpr std::string_view kSections[] = {"runtime", "scheduler", "endpoints", "grpc"};
+constexpr std::string_view kSections[] = {"runtime", "scheduler", "endpoints", "grpc", "tls"};
 constexpr std::string_view kModelKeys[] = {"max_batch_size", "pin_to_gpu", "residency", "weight"};
 constexpr std::string_view kEnvPrefix = "INFERENCE_SERVER_";
 

@@ -379,6 +379,22 @@ Status buildEndpoints(const Builder &b, EndpointsConfig &e, GrpcConfig &g) {
   return Status::ok();
 }
 
+/// tls.*: a key file needs a certificate and the other way round; client CAs need both.
+Status buildTls(const Builder &b, TlsConfig &t) {
+  RS_RETURN_IF_ERROR(b.str("tls.cert_file", &t.cert_file));
+  RS_RETURN_IF_ERROR(b.str("tls.key_file", &t.key_file));
+  RS_RETURN_IF_ERROR(b.str("tls.client_ca_file", &t.client_ca_file));
+  if (t.cert_file.empty() != t.key_file.empty()) {
+    const char *set = t.cert_file.empty() ? "tls.key_file" : "tls.cert_file";
+    const char *missing = t.cert_file.empty() ? "tls.cert_file" : "tls.key_file";
+    return b.error(*b.lookup(set), set) << "set without " << missing << " (TLS needs both)";
+  }
+  if (!t.client_ca_file.empty() && t.cert_file.empty())
+    return b.error(*b.lookup("tls.client_ca_file"), "tls.client_ca_file")
+           << "needs tls.cert_file and tls.key_file (client certificates are checked over TLS)";
+  return Status::ok();
+}
+
 } // namespace
 
 Status buildWorker(const ConfigValue &raw, std::string_view file, WorkerConfig &out) {
@@ -395,6 +411,7 @@ Status buildWorker(const ConfigValue &raw, std::string_view file, WorkerConfig &
   RS_RETURN_IF_ERROR(buildRuntime(b, out.runtime));
   RS_RETURN_IF_ERROR(buildScheduler(b, out.scheduler));
   RS_RETURN_IF_ERROR(buildEndpoints(b, out.endpoints, out.grpc));
+  RS_RETURN_IF_ERROR(buildTls(b, out.tls));
 
   // Cross-key rules.
   if (out.model_dirs.empty()) {

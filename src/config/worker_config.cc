@@ -135,6 +135,9 @@ std::vector<std::pair<std::string, std::string>> effectiveSettings(const WorkerC
   add("endpoints.port", std::to_string(e.port));
   add("grpc.max_recv_msg_bytes", std::to_string(c.grpc.max_recv_msg_bytes));
   add("grpc.max_send_msg_bytes", std::to_string(c.grpc.max_send_msg_bytes));
+  add("tls.cert_file", c.tls.cert_file);
+  add("tls.client_ca_file", c.tls.client_ca_file);
+  add("tls.key_file", c.tls.key_file);
 
   std::stable_sort(s.begin(), s.end(),
                    [](const auto &a, const auto &b) { return a.first < b.first; });

@@ -102,6 +102,15 @@ struct GrpcConfig {
   int64_t max_send_msg_bytes = 536870912; // in [1, 2^31-1]
 };
 
+/// `tls:` block (the reference's gateway key names, reference-system.md section 8.1; here
+/// enforced): TLS on the gRPC and HTTP ports, off while cert_file is "". The metrics port
+/// stays plaintext.
+struct TlsConfig {
+  std::string cert_file;      // tls.cert_file: PEM certificate chain of the server
+  std::string key_file;       // tls.key_file: PEM private key (required with cert_file)
+  std::string client_ca_file; // tls.client_ca_file: PEM CAs; set = client certificates required
+};
+
 /// Everything one worker needs, resolved and validated.
 struct WorkerConfig {
   std::string worker_name; // the node file's worker name (or "worker<i>" when synthesized)
@@ -120,6 +129,7 @@ struct WorkerConfig {
   SchedulerConfig scheduler;
   EndpointsConfig endpoints;
   GrpcConfig grpc;
+  TlsConfig tls;
 
   /// (VAR, value) of every INFERENCE_SERVER_* override applied, sorted by VAR
   /// (the reference's "Configuration overridden by environment").

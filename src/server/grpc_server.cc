@@ -362,7 +362,11 @@ Status GrpcServer::start() {
   auto clampInt = [](int64_t v) { return static_cast<int>(std::clamp<int64_t>(v, 0, INT_MAX)); };
   grpc::ServerBuilder builder;
   int selected_port = 0;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &selected_port);
+  Result<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      grpcServerCredentials(options_.tls);
+  if (!credentials.isOk())
+    return credentials.status().withPrefix("grpc server");
+  builder.AddListeningPort(address, *credentials, &selected_port);
   // gRPC sets SO_REUSEPORT by default, which would let a second server silently share a
   // busy port; a taken port must be an error.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);

@@ -39,6 +39,7 @@
 #include "protocol/shared_memory.h"
 #include "runtime/inference.h"
 #include "server/request_log.h"
+#include "server/tls.h"
 #include "support/status.h"
 
 #include <chrono>
@@ -64,6 +65,8 @@ struct GrpcServerOptions {
   int64_t max_send_msg_bytes = int64_t{512} << 20;
   /// How long shutdown() lets in-flight calls finish before cancelling them.
   std::chrono::milliseconds shutdown_grace{30000};
+  /// TLS (server/tls.h; the `tls:` keys); off by default.
+  TlsOptions tls;
   /// When set, reactant_evidence.EvidenceService/DeploymentEvidence is served on the same
   /// port and answers with this document (JSON text; server/evidence.h). Called per RPC,
   /// from gRPC threads.

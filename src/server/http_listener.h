@@ -12,11 +12,13 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "server/tls.h"
 #include "support/status.h"
 
 #include <httplib.h>
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -31,6 +33,8 @@ struct HttpListenerOptions {
   int threads = 8;
   /// How long an idle keep-alive connection is kept, in seconds.
   int keep_alive_timeout_s = 5;
+  /// HTTPS (httplib::SSLServer) when enabled (server/tls.h); plaintext otherwise.
+  TlsOptions tls;
 };
 
 class HttpListener {
@@ -41,10 +45,10 @@ public:
   HttpListener &operator=(const HttpListener &) = delete;
 
   /// Register routes here before start().
-  httplib::Server &server() { return server_; }
+  httplib::Server &server() { return *server_; }
 
   /// Binds and starts serving. Unavailable if the address cannot be bound;
-  /// FailedPrecondition if already started.
+  /// FailedPrecondition if already started, or when a TLS file cannot be read or loaded.
   Status start();
   /// The bound port (after a successful start()), else 0.
   int port() const { return port_.load(); }
@@ -53,7 +57,7 @@ public:
 
 private:
   HttpListenerOptions options_;
-  httplib::Server server_;
+  std::unique_ptr<httplib::Server> server_; // an httplib::SSLServer under TLS
   std::thread thread_;
   std::atomic<int> port_{0};
   std::atomic<bool> exited_{false};

@@ -255,6 +255,7 @@ HttpServer::HttpServer(HttpServerOptions options, runtime::InferenceService &ser
   lo.port = options_.port;
   lo.threads = options_.threads;
   lo.keep_alive_timeout_s = options_.keep_alive_timeout_s;
+  lo.tls = options_.tls;
   listener_ = std::make_unique<HttpListener>(std::move(lo));
   addRoutes();
   addSharedMemoryRoutes();

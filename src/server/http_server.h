@@ -53,6 +53,7 @@
 #include "protocol/shared_memory.h"
 #include "runtime/inference.h"
 #include "server/request_log.h"
+#include "server/tls.h"
 #include "support/status.h"
 
 #include <atomic>
@@ -81,6 +82,8 @@ struct HttpServerOptions {
   int threads = 16;
   /// How long an idle keep-alive connection is kept open, in seconds.
   int keep_alive_timeout_s = 5;
+  /// HTTPS (server/tls.h; the `tls:` keys); off by default.
+  TlsOptions tls;
   /// When set, GET /v2/evidence answers 200 with this JSON document (server/evidence.h).
   /// Called per request, from the listener's threads.
   std::function<std::string()> evidence;

@@ -355,6 +355,7 @@ Status Worker::start() {
   grpc_options.max_recv_msg_bytes = config_.grpc.max_recv_msg_bytes;
   grpc_options.max_send_msg_bytes = config_.grpc.max_send_msg_bytes;
   grpc_options.evidence = [this] { return evidenceJson(); };
+  grpc_options.tls = {config_.tls.cert_file, config_.tls.key_file, config_.tls.client_ca_file};
   grpc_options.shared_memory = &service_->sharedMemory();
   grpc_options.reporter = service_.get();
   grpc_ = std::make_unique<GrpcServer>(grpc_options, *service_);
@@ -365,6 +366,7 @@ Status Worker::start() {
     http_options.port = ephemeral_ports_ ? 0 : static_cast<int>(config_.endpoints.http_port);
     http_options.max_body_bytes = config_.grpc.max_recv_msg_bytes;
     http_options.evidence = [this] { return evidenceJson(); };
+    http_options.tls = grpc_options.tls;
     http_options.shared_memory = &service_->sharedMemory();
     http_options.reporter = service_.get();
     http_ = std::make_unique<HttpServer>(http_options, *service_);

@@ -326,6 +326,9 @@ TEST(NodeConfig, EffectiveSettingsListEveryKeySorted) {
       "scheduler.models.bert.residency",
       "scheduler.models.bert.weight",
       "scheduler.recency_penalty_cap",
+      "tls.cert_file",
+      "tls.client_ca_file",
+      "tls.key_file",
   };
   EXPECT_EQ(keys, expected_keys);
   std::map<std::string, std::string> m(settings.begin(), settings.end());

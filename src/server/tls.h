@@ -1,0 +1,44 @@
+//===- server/tls.h - TLS for the gRPC and HTTP front-ends ------------------===//
+//
+// Optional TLS on a worker's (and the REST front-end's) data ports: the `tls:` block of
+// the node file (config/worker_config.h TlsConfig; docs/operations.md "TLS"). Off while
+// no certificate is given. With a certificate and key, gRPC is served over TLS
+// (grpc::SslServerCredentials) and HTTP over HTTPS (httplib::SSLServer, OpenSSL); a
+// plaintext client fails its handshake. With client CAs as well, every client must
+// present a certificate signed by one of them (mTLS): gRPC
+// GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY, HTTP SSL_VERIFY_PEER |
+// SSL_VERIFY_FAIL_IF_NO_PEER_CERT. The metrics and health port stays plaintext (probes
+// and Prometheus scrapes).
+//
+// Thread safety: plain values and free functions.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "support/status.h"
+
+#include <grpcpp/security/server_credentials.h>
+
+#include <memory>
+#include <string>
+
+namespace rs::server {
+
+/// PEM files of one TLS listener.
+struct TlsOptions {
+  std::string cert_file;      // server certificate chain; "" = TLS off
+  std::string key_file;       // its private key
+  std::string client_ca_file; // CAs of client certificates; "" = none required
+  bool enabled() const { return !cert_file.empty(); }
+  bool mutual() const { return !client_ca_file.empty(); }
+};
+
+/// The gRPC credentials for `tls`: insecure when it is off, else SSL credentials with
+/// the files' contents. FailedPrecondition naming the file (and its key) when one cannot
+/// be read. An unparsable PEM makes the server fail to start (GrpcServer::start()).
+Result<std::shared_ptr<grpc::ServerCredentials>> grpcServerCredentials(const TlsOptions &tls);
+
+/// Reads a whole file (a PEM). FailedPrecondition naming `what` and the path otherwise.
+Result<std::string> readPemFile(const std::string &path, std::string_view what);
+
+} // namespace rs::server

@@ -278,6 +278,13 @@ private:
     return a;
   }
 
+  /// True when a fresh connection to the HTTP port is refused (nothing listens there).
+  bool refusesConnections() const {
+    std::unique_ptr<httplib::Client> c = makeHttp(run_.http_hp, 1000);
+    httplib::Result r = c->Get("/v2/health/live");
+    return !r && r.error() == httplib::Error::Connection;
+  }
+
   Answer sendHttp(const KindSpec &kind, const WireRequest &req) {
     Answer a;
     httplib::Headers headers;
@@ -303,6 +310,15 @@ private:
       a.transport_lost = e != httplib::Error::Connection &&
                          e != httplib::Error::ConnectionTimeout && e != httplib::Error::Write;
       a.message = "http: " + httplib::to_string(r.error());
+      if (a.transport_lost && refusesConnections()) {
+        // The connection was reset with no reply and the server no longer listens: it
+        // exited with the request still in the kernel's accept queue or unread, so the
+        // request never reached it (an HTTP/1.1 race no server can close). A crash looks
+        // the same here; the process's exit status tells the two apart.
+        a.transport_lost = false;
+        a.unreachable = true;
+        a.message += " (connection reset, and the server stopped listening)";
+      }
       http_ = makeHttp(run_.http_hp, run_.options.timeout_ms);
       http_reused_ = false;
       return a;

@@ -255,6 +255,14 @@ private:
     }
     a.code = static_cast<StatusCode>(s.error_code());
     a.message = s.error_message();
+    if (a.code == StatusCode::kCancelled && refusesConnections(run_.grpc_hp)) {
+      // Cancelled again, and the server no longer listens: it exited while the call was
+      // in transit, before any handler ran (see the HTTP reset case).
+      a.code = StatusCode::kUnavailable;
+      a.unreachable = true;
+      a.message += " (cancelled, and the server stopped listening)";
+      return a;
+    }
     // gRPC says "failed to connect" (and similar) when no connection can be made.
     a.unreachable =
         a.code == StatusCode::kUnavailable && a.message.find("connect") != std::string::npos;
@@ -278,9 +286,11 @@ private:
     return a;
   }
 
-  /// True when a fresh connection to the HTTP port is refused (nothing listens there).
-  bool refusesConnections() const {
-    std::unique_ptr<httplib::Client> c = makeHttp(run_.http_hp, 1000);
+  /// True when a fresh TCP connection to `hp` is refused (nothing listens there). An
+  /// HTTP/1.1 GET serves as the probe on either port: on the gRPC port a listening server
+  /// accepts the connection and then fails the GET some other way.
+  static bool refusesConnections(const HostPort &hp) {
+    std::unique_ptr<httplib::Client> c = makeHttp(hp, 1000);
     httplib::Result r = c->Get("/v2/health/live");
     return !r && r.error() == httplib::Error::Connection;
   }
@@ -310,7 +320,7 @@ private:
       a.transport_lost = e != httplib::Error::Connection &&
                          e != httplib::Error::ConnectionTimeout && e != httplib::Error::Write;
       a.message = "http: " + httplib::to_string(r.error());
-      if (a.transport_lost && refusesConnections()) {
+      if (a.transport_lost && refusesConnections(run_.http_hp)) {
         // The connection was reset with no reply and the server no longer listens: it
         // exited with the request still in the kernel's accept queue or unread, so the
         // request never reached it (an HTTP/1.1 race no server can close). A crash looks

@@ -2,6 +2,8 @@
 #include "cpu/compiler.h"
 
 #include <algorithm>
+#include <cstring>
+#include <new>
 #include <sstream>
 #include <unordered_map>
 
@@ -40,6 +42,106 @@ std::string locationOf(const ir::Operation &op, const ir::Module &module) {
 
 bool isTerminator(const ir::Operation &op) {
   return op.name == "stablehlo.return" || op.name == "func.return";
+}
+
+/// A broadcast_in_dim whose output element i is its operand's element (i / repeat) % period.
+struct FoldableBroadcast {
+  size_t step = 0;
+  int32_t src = 0, slot = 0;
+  int64_t repeat = 1, period = 1;
+};
+
+/// Whether a broadcast_in_dim reads its operand as (i / repeat) % period: ignoring size-1
+/// dims, the result dims are [leading dims not in the operand][the operand's dims, in
+/// order][trailing dims not in the operand] (a bias vector, a per-row scalar, a scalar).
+bool broadcastPattern(const OpView &v, int64_t &repeat, int64_t &period) {
+  const TensorType &in = v.operand(0), &out = v.result(0);
+  std::vector<int64_t> dims;
+  if (in.dtype != out.dtype || !v.attr("broadcast_dimensions") ||
+      !decodeIntList(*v.attr("broadcast_dimensions"), dims) ||
+      static_cast<int64_t>(dims.size()) != in.rank())
+    return false;
+  std::vector<int64_t> in_dim_of(out.shape.size(), -1); // out dim -> operand dim read
+  for (size_t j = 0; j < dims.size(); ++j) {
+    if (dims[j] < 0 || dims[j] >= out.rank())
+      return false;
+    if (in.shape[j] != 1) {
+      if (in.shape[j] != out.shape[static_cast<size_t>(dims[j])])
+        return false;
+      in_dim_of[static_cast<size_t>(dims[j])] = static_cast<int64_t>(j);
+    }
+  }
+  // Phases over non-size-1 out dims: 0 leading (not read), 1 read (operand dims ascending),
+  // 2 trailing (not read).
+  int phase = 0;
+  int64_t last_in = -1;
+  repeat = 1;
+  period = 1;
+  for (size_t d = 0; d < out.shape.size(); ++d) {
+    if (out.shape[d] == 1)
+      continue;
+    const bool read = in_dim_of[d] >= 0;
+    if (read) {
+      if (phase == 2 || in_dim_of[d] <= last_in)
+        return false;
+      phase = 1;
+      last_in = in_dim_of[d];
+      period *= out.shape[d];
+    } else if (phase >= 1) {
+      phase = 2;
+      repeat *= out.shape[d];
+    }
+  }
+  return period == elementCount(in.shape) && elementCount(out.shape) > 0;
+}
+
+/// Folds each broadcast whose every use is operand 0 or 1 of an elementwise binary op into
+/// those ops (Kernel::withBroadcastOperand) and drops its step: the ops read the broadcast's
+/// operand directly, computing every element as before, and the broadcast result is never
+/// materialised.
+void foldBroadcasts(const std::vector<FoldableBroadcast> &broadcasts, Callable &c) {
+  std::vector<bool> folded_into(c.steps.size(), false), drop(c.steps.size(), false);
+  for (const FoldableBroadcast &b : broadcasts) {
+    if (std::find(c.results.begin(), c.results.end(), b.slot) != c.results.end())
+      continue;
+    std::vector<std::pair<size_t, std::unique_ptr<Kernel>>> uses;
+    bool ok = true;
+    for (size_t k = b.step + 1; ok && k < c.steps.size(); ++k) {
+      const Step &s = c.steps[k];
+      for (size_t q = 0; ok && q < s.inputs.size(); ++q) {
+        if (s.inputs[q] != b.slot)
+          continue;
+        if (q > 1 || folded_into[k] || s.inputs[1 - q] == b.slot ||
+            s.mode != OutputMode::kOverwritten) {
+          ok = false;
+          break;
+        }
+        std::unique_ptr<Kernel> fused =
+            s.kernel->withBroadcastOperand(static_cast<int>(q), b.repeat, b.period);
+        if (!fused)
+          ok = false;
+        else
+          uses.emplace_back(k, std::move(fused));
+      }
+    }
+    if (!ok || uses.empty())
+      continue;
+    for (auto &[k, kernel] : uses) {
+      Step &s = c.steps[k];
+      for (int32_t &in : s.inputs)
+        if (in == b.slot)
+          in = b.src;
+      s.kernel = std::move(kernel);
+      folded_into[k] = true;
+    }
+    drop[b.step] = true;
+  }
+  std::vector<Step> kept;
+  kept.reserve(c.steps.size());
+  for (size_t k = 0; k < c.steps.size(); ++k)
+    if (!drop[k])
+      kept.push_back(std::move(c.steps[k]));
+  c.steps = std::move(kept);
 }
 
 } // namespace
@@ -223,6 +325,7 @@ Status Compiler::compileBlock(const ir::Block &block, const ir::Operation &owner
                              << "' op has a block that does not end in a return";
 
   const KernelRegistry &registry = kernelRegistry();
+  std::vector<FoldableBroadcast> broadcasts;
   for (size_t i = 0; i + 1 < block.ops.size(); ++i) {
     const ir::Operation &op = block.ops[i];
     const KernelEntry *entry = registry.find(op.name);
@@ -261,6 +364,16 @@ Status Compiler::compileBlock(const ir::Block &block, const ir::Operation &owner
       RS_ASSIGN_OR_RETURN(int32_t s, define(v, op));
       (void)s;
     }
+    if (op.name == "stablehlo.broadcast_in_dim" && step.inputs.size() == 1 &&
+        step.num_outputs == 1) {
+      FoldableBroadcast b;
+      if (broadcastPattern(view, b.repeat, b.period)) {
+        b.step = c.steps.size();
+        b.src = step.inputs[0];
+        b.slot = step.first_output;
+        broadcasts.push_back(b);
+      }
+    }
     c.max_inputs = std::max(c.max_inputs, step.inputs.size());
     if (op.name == "stablehlo.constant")
       if (const ir::Attribute *a = op.attr("value"); a && a->tensor.valid())
@@ -272,6 +385,8 @@ Status Compiler::compileBlock(const ir::Block &block, const ir::Operation &owner
     RS_ASSIGN_OR_RETURN(int32_t s, use(v, ret));
     c.results.push_back(s);
   }
+
+  foldBroadcasts(broadcasts, c);
 
   // Liveness: release each slot after the last step that reads it (or, for a result
   // nobody reads, after the step that defines it). Results and parameters stay.
@@ -299,6 +414,45 @@ Status Compiler::compileBlock(const ir::Block &block, const ir::Operation &owner
 // Running
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// Output storage of one runCallable() call. A block is handed out again, for an output of
+/// the same byte size, once nothing but the pool refers to it (the slot that held it was
+/// released and no view, result or capture shares it), so a call touches fresh pages only
+/// for its peak set of live intermediates, not once per op. Blocks are 64-byte aligned, as
+/// Tensor::zeros gives.
+class BufferPool {
+public:
+  Tensor take(const TensorType &t, bool zero) {
+    const size_t n = static_cast<size_t>(elementCount(t.shape) * dtypeSize(t.dtype));
+    std::shared_ptr<uint8_t> block;
+    for (Block &b : blocks_)
+      if (b.bytes == n && b.data.use_count() == 1) {
+        block = b.data;
+        break;
+      }
+    if (!block) {
+      auto *p = static_cast<uint8_t *>(::operator new[](n ? n : 1, std::align_val_t(64)));
+      block = std::shared_ptr<uint8_t>(
+          p, [](uint8_t *q) { ::operator delete[](q, std::align_val_t(64)); });
+      blocks_.push_back(Block{n, block});
+    }
+    if (zero)
+      std::memset(block.get(), 0, n);
+    const uint8_t *data = block.get();
+    return Tensor::view(t.dtype, t.shape, data, std::shared_ptr<const void>(std::move(block)));
+  }
+
+private:
+  struct Block {
+    size_t bytes;
+    std::shared_ptr<uint8_t> data;
+  };
+  std::vector<Block> blocks_;
+};
+
+} // namespace
+
 std::vector<Tensor> runCallable(const Callable &c, std::span<const Tensor> block_args,
                                 std::span<const Tensor *const> captures, const RunContext &rc) {
   assert(block_args.size() == c.num_block_args);
@@ -309,15 +463,16 @@ std::vector<Tensor> runCallable(const Callable &c, std::span<const Tensor> block
   for (size_t i = 0; i < captures.size(); ++i)
     frame[static_cast<size_t>(c.params[c.num_block_args + i])] = *captures[i];
   std::vector<const Tensor *> in(c.max_inputs);
+  BufferPool pool;
   for (const Step &s : c.steps) {
     for (size_t k = 0; k < s.inputs.size(); ++k)
       in[k] = &frame[static_cast<size_t>(s.inputs[k])];
     std::span<Tensor> out(frame.data() + s.first_output, static_cast<size_t>(s.num_outputs));
-    if (s.mode == OutputMode::kPreallocated)
-      for (int32_t k = 0; k < s.num_outputs; ++k) {
-        const TensorType &t = c.slot_types[static_cast<size_t>(s.first_output + k)];
-        out[static_cast<size_t>(k)] = Tensor::zeros(t.dtype, t.shape);
-      }
+    if (s.mode != OutputMode::kAssigned)
+      for (int32_t k = 0; k < s.num_outputs; ++k)
+        out[static_cast<size_t>(k)] =
+            pool.take(c.slot_types[static_cast<size_t>(s.first_output + k)],
+                      /*zero=*/s.mode == OutputMode::kPreallocated);
     s.kernel->run(KernelIo{rc, std::span<const Tensor *const>(in.data(), s.inputs.size()), out});
     for (int32_t r : s.release)
       frame[static_cast<size_t>(r)] = Tensor();
@@ -336,7 +491,7 @@ BodyEvaluator::BodyEvaluator(const Callable &c, std::span<const Tensor *const> c
   for (size_t i = 0; i < captures.size(); ++i)
     frame_[static_cast<size_t>(c.params[c.num_block_args + i])] = *captures[i];
   for (const Step &s : c.steps)
-    if (s.mode == OutputMode::kPreallocated)
+    if (s.mode != OutputMode::kAssigned)
       for (int32_t k = 0; k < s.num_outputs; ++k) {
         const TensorType &t = c.slot_types[static_cast<size_t>(s.first_output + k)];
         frame_[static_cast<size_t>(s.first_output + k)] = Tensor::zeros(t.dtype, t.shape);

@@ -150,6 +150,14 @@ bool checkThreads(const bundle::Bundle &b, const bundle::Program &bp,
               static_cast<long long>(bp.batch_size));
   for (int t : o.check_threads)
     std::printf(" %d", t);
+  // FNV-1a 64 of each output's bytes: compares outputs across builds of the executor.
+  std::printf("; output fnv1a64");
+  for (const Tensor &t : first) {
+    uint64_t h = 1469598103934665603ull;
+    for (uint8_t byte : t.bytes())
+      h = (h ^ byte) * 1099511628211ull;
+    std::printf(" %016llx", static_cast<unsigned long long>(h));
+  }
   std::printf("\n");
   std::fflush(stdout);
   return true;

@@ -355,5 +355,68 @@ TEST(Elementwise, UnsupportedElementTypeFailsAtCompile) {
             "executor");
 }
 
+// The compiler folds a broadcast_in_dim of a bias vector, a per-row value or a scalar into the
+// binary op that reads it (either operand); a transposing broadcast, one used twice by the same
+// op and one that is also a result stay materialised. 4x96x48 spans two elementwise tiles whose
+// boundary falls inside a row. Every element must equal the plain per-element result, on 1 and
+// on 3 threads.
+TEST(Elementwise, BroadcastOperandsFoldIntoBinaryOps) {
+  const std::string t = "tensor<4x96x48xf32>";
+  const std::string text =
+      "func.func @main(%x: " + t +
+      ", %v: tensor<48xf32>, %r: tensor<4x96xf32>, %s: tensor<f32>, %m: tensor<48x96xf32>) -> (" +
+      t + ", " + t + ", " + t + ", " + t + ", " + t + ", " + t + ") {\n" +
+      "  %bv = \"stablehlo.broadcast_in_dim\"(%v) <{broadcast_dimensions = array<i64: 2>}> : "
+      "(tensor<48xf32>) -> " +
+      t + "\n" +
+      "  %br = \"stablehlo.broadcast_in_dim\"(%r) <{broadcast_dimensions = array<i64: 0, 1>}> : "
+      "(tensor<4x96xf32>) -> " +
+      t + "\n" +
+      "  %bs = \"stablehlo.broadcast_in_dim\"(%s) <{broadcast_dimensions = array<i64>}> : "
+      "(tensor<f32>) -> " +
+      t + "\n" +
+      "  %bm = \"stablehlo.broadcast_in_dim\"(%m) <{broadcast_dimensions = array<i64: 2, 1>}> : "
+      "(tensor<48x96xf32>) -> " +
+      t + "\n" + "  %0 = \"stablehlo.subtract\"(%x, %bv) : (" + t + ", " + t + ") -> " + t + "\n" +
+      "  %1 = \"stablehlo.subtract\"(%br, %x) : (" + t + ", " + t + ") -> " + t + "\n" +
+      "  %2 = \"stablehlo.divide\"(%x, %bs) : (" + t + ", " + t + ") -> " + t + "\n" +
+      "  %3 = \"stablehlo.add\"(%x, %bm) : (" + t + ", " + t + ") -> " + t + "\n" +
+      "  %4 = \"stablehlo.multiply\"(%bv, %bv) : (" + t + ", " + t + ") -> " + t + "\n" +
+      "  return %0, %1, %2, %3, %4, %bs : " + t + ", " + t + ", " + t + ", " + t + ", " + t + ", " +
+      t + "\n}\n";
+  std::vector<float> x(4 * 96 * 48), v(48), r(4 * 96), m(48 * 96);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<float>(i) * 0.37f - 1000.0f;
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = static_cast<float>(i) * 1.1f + 0.3f;
+  for (size_t i = 0; i < r.size(); ++i)
+    r[i] = static_cast<float>(i) * -0.7f;
+  for (size_t i = 0; i < m.size(); ++i)
+    m[i] = static_cast<float>(i) * 0.013f;
+  const float s = 3.0f;
+  for (int threads : {1, 3}) {
+    auto out = runText(text,
+                       {makeTensor<float>({4, 96, 48}, x), makeTensor<float>({48}, v),
+                        makeTensor<float>({4, 96}, r), makeTensor<float>({}, {s}),
+                        makeTensor<float>({48, 96}, m)},
+                       threads);
+    ASSERT_EQ(out.size(), 6u);
+    std::vector<std::vector<float>> got;
+    for (const Tensor &o : out)
+      got.push_back(valuesOf<float>(o));
+    for (size_t i = 0; i < x.size(); ++i) {
+      const size_t c = i % 48, row = i / 48, mid = row % 96;
+      volatile float e0 = x[i] - v[c], e1 = r[row] - x[i], e2 = x[i] / s,
+                     e3 = x[i] + m[c * 96 + mid], e4 = v[c] * v[c];
+      ASSERT_EQ(got[0][i], e0) << i;
+      ASSERT_EQ(got[1][i], e1) << i;
+      ASSERT_EQ(got[2][i], e2) << i;
+      ASSERT_EQ(got[3][i], e3) << i;
+      ASSERT_EQ(got[4][i], e4) << i;
+      ASSERT_EQ(got[5][i], s) << i;
+    }
+  }
+}
+
 } // namespace
 } // namespace rs::cpu::testing

@@ -256,9 +256,11 @@ void runClamp(const ClampPlan &p, const KernelIo &io) {
 } // namespace
 
 void registerCompareSelectKernels(KernelRegistry &r) {
-  r.add("stablehlo.compare", &makeKernel<ComparePlan, planCompare, runCompare>);
-  r.add("stablehlo.select", &makeKernel<SelectPlan, planSelect, runSelect>);
-  r.add("stablehlo.clamp", &makeKernel<ClampPlan, planClamp, runClamp>);
+  r.add("stablehlo.compare", &makeKernel<ComparePlan, planCompare, runCompare>,
+        OutputMode::kOverwritten);
+  r.add("stablehlo.select", &makeKernel<SelectPlan, planSelect, runSelect>,
+        OutputMode::kOverwritten);
+  r.add("stablehlo.clamp", &makeKernel<ClampPlan, planClamp, runClamp>, OutputMode::kOverwritten);
 }
 
 } // namespace rs::cpu

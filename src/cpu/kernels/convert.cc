@@ -268,7 +268,8 @@ ConvertFn convertFn(DType from, DType to) {
 }
 
 void registerConvertKernels(KernelRegistry &r) {
-  r.add("stablehlo.convert", &makeKernel<ConvertPlan, planConvert, runConvert>);
+  r.add("stablehlo.convert", &makeKernel<ConvertPlan, planConvert, runConvert>,
+        OutputMode::kOverwritten);
   r.add("stablehlo.bitcast_convert", &makeKernel<BitcastPlan, planBitcast, runBitcast>);
   r.add("stablehlo.reduce_precision",
         &makeKernel<ReducePrecisionPlan, planReducePrecision, runReducePrecision>);

@@ -334,8 +334,10 @@ void registerDataMovementKernels(KernelRegistry &r) {
   r.add("stablehlo.iota", &makeKernel<IotaPlan, planIota, runIota>);
   r.add("stablehlo.reshape", &makeKernel<ReshapePlan, planReshape, runReshape>,
         OutputMode::kAssigned);
-  r.add("stablehlo.broadcast_in_dim", &makeKernel<CopyPlan, planBroadcastInDim, runCopy>);
-  r.add("stablehlo.transpose", &makeKernel<CopyPlan, planTranspose, runCopy>);
+  r.add("stablehlo.broadcast_in_dim", &makeKernel<CopyPlan, planBroadcastInDim, runCopy>,
+        OutputMode::kOverwritten);
+  r.add("stablehlo.transpose", &makeKernel<CopyPlan, planTranspose, runCopy>,
+        OutputMode::kOverwritten);
   r.add("stablehlo.reverse", &makeKernel<CopyPlan, planReverse, runCopy>);
   r.add("stablehlo.concatenate", &makeKernel<ConcatenatePlan, planConcatenate, runConcatenate>);
   r.add("stablehlo.pad", &makeKernel<PadPlan, planPad, runPad>);

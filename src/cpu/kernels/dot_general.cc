@@ -201,7 +201,8 @@ void runDotGeneral(const DotGeneralPlan &p, const KernelIo &io) {
 } // namespace
 
 void registerDotGeneralKernels(KernelRegistry &r) {
-  r.add("stablehlo.dot_general", &makeKernel<DotGeneralPlan, planDotGeneral, runDotGeneral>);
+  r.add("stablehlo.dot_general", &makeKernel<DotGeneralPlan, planDotGeneral, runDotGeneral>,
+        OutputMode::kOverwritten);
 }
 
 } // namespace rs::cpu

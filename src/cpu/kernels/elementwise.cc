@@ -15,8 +15,10 @@
 // bf16 computed in f32 and rounded once; abs of a complex gives its part type). Errors at plan
 // time: InvalidArgument for mismatched shapes or types, Unimplemented for an element type the op
 // lacks. Large tensors are split into fixed-size tiles over the context's threads; each element is
-// computed independently, so results do not depend on the thread count. Spec: openxla/stablehlo
-// docs/spec.md, sections of each op.
+// computed independently, so results do not depend on the thread count. A binary op may read
+// one operand through a folded broadcast_in_dim (compiler.cc foldBroadcasts): element
+// (i / repeat) % period of the broadcast's operand, the same value the broadcast would give.
+// Spec: openxla/stablehlo docs/spec.md, sections of each op.
 //
 //===----------------------------------------------------------------------===//
 #include "cpu/kernels/element_ops.h"
@@ -90,10 +92,27 @@ void runUnary(const UnaryPlan &p, const KernelIo &io) {
   });
 }
 
+/// o[i] = op(a[i], s) (kScalarLhs false) or op(s, a[i]) (true): binaryLoop with one operand
+/// fixed, the same arithmetic per element.
+template <typename Op, typename T, bool kScalarLhs>
+void binaryScalarLoop(const uint8_t *x, const uint8_t *scalar, uint8_t *out, int64_t n) {
+  const T *a = reinterpret_cast<const T *>(x);
+  const T s = *reinterpret_cast<const T *>(scalar);
+  T *o = reinterpret_cast<T *>(out);
+  for (int64_t i = 0; i < n; ++i)
+    o[i] = kScalarLhs ? ops::applyBinary<Op>(s, a[i]) : ops::applyBinary<Op>(a[i], s);
+}
+
 struct BinaryPlan {
   void (*fn)(const uint8_t *, const uint8_t *, uint8_t *, int64_t) = nullptr;
+  // scalar_fn[k]: operand k is one element (binaryScalarLoop; x is the other operand).
+  void (*scalar_fn[2])(const uint8_t *, const uint8_t *, uint8_t *, int64_t) = {nullptr, nullptr};
   int64_t n = 0;
   int64_t size = 0;
+  // A folded broadcast_in_dim (Kernel::withBroadcastOperand): operand `bcast` (-1: none)
+  // holds `period` elements; output element i reads its element (i / repeat) % period.
+  int bcast = -1;
+  int64_t repeat = 1, period = 1;
 };
 
 template <typename Op> Status planBinary(OpView &v, BinaryPlan &p) {
@@ -104,8 +123,11 @@ template <typename Op> Status planBinary(OpView &v, BinaryPlan &p) {
                      << " and result type " << out.toString() << " differ";
   visitNumericOrComplexType(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (ops::kSupported<Op, T>)
+    if constexpr (ops::kSupported<Op, T>) {
       p.fn = &binaryLoop<Op, T>;
+      p.scalar_fn[0] = &binaryScalarLoop<Op, T, true>;
+      p.scalar_fn[1] = &binaryScalarLoop<Op, T, false>;
+    }
   });
   if (!p.fn)
     return v.unsupportedType(a.dtype);
@@ -114,9 +136,42 @@ template <typename Op> Status planBinary(OpView &v, BinaryPlan &p) {
   return Status::ok();
 }
 
+/// Output elements [begin, end) of a binary op with a folded broadcast operand, in runs that
+/// read either a contiguous stretch of the broadcast operand (repeat 1) or one element of it.
+void runBroadcastRange(const BinaryPlan &p, const uint8_t *full, const uint8_t *src, uint8_t *o,
+                       int64_t begin, int64_t end) {
+  const int64_t es = p.size;
+  for (int64_t i = begin; i < end;) {
+    if (p.repeat == 1) {
+      const int64_t j = i % p.period, len = std::min(p.period - j, end - i);
+      if (p.bcast == 0)
+        p.fn(src + j * es, full + i * es, o + i * es, len);
+      else
+        p.fn(full + i * es, src + j * es, o + i * es, len);
+      i += len;
+    } else {
+      const int64_t len = std::min(p.repeat - i % p.repeat, end - i);
+      p.scalar_fn[p.bcast](full + i * es, src + ((i / p.repeat) % p.period) * es, o + i * es, len);
+      i += len;
+    }
+  }
+}
+
 void runBinary(const BinaryPlan &p, const KernelIo &io) {
   const uint8_t *a = io.in[0]->data(), *b = io.in[1]->data();
   uint8_t *o = io.out[0].mutableData();
+  if (p.bcast >= 0) {
+    const uint8_t *src = p.bcast == 0 ? a : b, *full = p.bcast == 0 ? b : a;
+    if (p.n <= kElementwiseGrain) {
+      runBroadcastRange(p, full, src, o, 0, p.n);
+      return;
+    }
+    io.rc.cpu->parallelFor((p.n + kElementwiseGrain - 1) / kElementwiseGrain, [&](int64_t t) {
+      const int64_t off = t * kElementwiseGrain;
+      runBroadcastRange(p, full, src, o, off, std::min(p.n, off + kElementwiseGrain));
+    });
+    return;
+  }
   if (p.n <= kElementwiseGrain) {
     p.fn(a, b, o, p.n);
     return;
@@ -205,10 +260,38 @@ void runComplex(const ComplexPlan &p, const KernelIo &io) {
 }
 
 template <typename Op> void addUnary(KernelRegistry &r, const char *name) {
-  r.add(name, &makeKernel<UnaryPlan, planUnary<Op>, runUnary>);
+  r.add(name, &makeKernel<UnaryPlan, planUnary<Op>, runUnary>, OutputMode::kOverwritten);
 }
+
+/// A binary op's kernel; the compiler may fold a broadcast_in_dim operand into it.
+class BinaryKernel final : public Kernel {
+public:
+  explicit BinaryKernel(BinaryPlan plan) : plan_(plan) {}
+  void run(const KernelIo &io) const override { runBinary(plan_, io); }
+  std::unique_ptr<Kernel> withBroadcastOperand(int operand, int64_t repeat,
+                                               int64_t period) const override {
+    if (plan_.bcast >= 0 || (operand != 0 && operand != 1) || plan_.n == 0 || repeat < 1 ||
+        period < 1 || repeat * period > plan_.n || plan_.n % (repeat * period) != 0)
+      return nullptr;
+    BinaryPlan p = plan_;
+    p.bcast = operand;
+    p.repeat = period == 1 ? p.n : repeat; // one element: a single run per tile
+    p.period = period;
+    return std::make_unique<BinaryKernel>(p);
+  }
+
+private:
+  BinaryPlan plan_;
+};
+
+template <typename Op> Result<std::unique_ptr<Kernel>> makeBinary(OpView &v) {
+  BinaryPlan plan;
+  RS_RETURN_IF_ERROR(planBinary<Op>(v, plan));
+  return std::unique_ptr<Kernel>(std::make_unique<BinaryKernel>(plan));
+}
+
 template <typename Op> void addBinary(KernelRegistry &r, const char *name) {
-  r.add(name, &makeKernel<BinaryPlan, planBinary<Op>, runBinary>);
+  r.add(name, &makeBinary<Op>, OutputMode::kOverwritten);
 }
 
 } // namespace

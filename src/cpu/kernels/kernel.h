@@ -8,9 +8,13 @@
 //
 // A kernel's inputs are the op's operands followed by the values its regions capture
 // from enclosing scopes (OpView::compileRegion reports where those start). Outputs are
-// either preallocated by the executor (zero-filled, owned: OutputMode::kPreallocated) or
-// assigned by the kernel itself (OutputMode::kAssigned: constants, reshapes, control flow),
-// which may then share storage with an input or a constant but never write to it.
+// either preallocated by the executor (zero-filled, owned: OutputMode::kPreallocated), or
+// preallocated without the zero fill for kernels that write every output element
+// (OutputMode::kOverwritten: elementwise, convert, compare/select/clamp, broadcast, transpose,
+// reduce, dot_general), or assigned by the kernel itself (OutputMode::kAssigned: constants,
+// reshapes, control flow), which may then share storage with an input or a constant but never
+// write to it. Preallocated outputs may reuse the storage of a dead intermediate of the same
+// call (compiler.cc BufferPool).
 //
 // Thread safety: plans are immutable after planning and shared by concurrent runs.
 //
@@ -53,9 +57,18 @@ class Kernel {
 public:
   virtual ~Kernel() = default;
   virtual void run(const KernelIo &io) const = 0;
+  /// Elementwise binary kernels: the same op with operand `operand` (0 or 1) read from a
+  /// tensor of `period` elements, output element i using its element (i / repeat) % period
+  /// (a broadcast_in_dim folded into the op by the compiler; every element computed as
+  /// before). nullptr when the kernel cannot.
+  virtual std::unique_ptr<Kernel> withBroadcastOperand(int operand, int64_t repeat,
+                                                       int64_t period) const {
+    (void)operand, (void)repeat, (void)period;
+    return nullptr;
+  }
 };
 
-enum class OutputMode : uint8_t { kPreallocated, kAssigned };
+enum class OutputMode : uint8_t { kPreallocated, kOverwritten, kAssigned };
 
 /// A region compiled for an op, with the range of the op's kernel inputs that carry the
 /// region's captured values.

@@ -228,7 +228,8 @@ void runReduce(const ReducePlan &p, const KernelIo &io) {
 } // namespace
 
 void registerReduceKernels(KernelRegistry &r) {
-  r.add("stablehlo.reduce", &makeKernel<ReducePlan, planReduce, runReduce>);
+  r.add("stablehlo.reduce", &makeKernel<ReducePlan, planReduce, runReduce>,
+        OutputMode::kOverwritten);
 }
 
 } // namespace rs::cpu

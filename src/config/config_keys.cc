@@ -6,26 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "config/worker_build_impl.h"
+#include "support/text.h"
 
 #include <algorithm>
 #include <cctype>
 
 namespace rs::config::detail {
-
-std::string lower(std::string_view s) {
-  std::string out;
-  for (char c : s)
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-    s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-    s.remove_suffix(1);
-  return s;
-}
 
 StatusBuilder keyError(std::string_view file, const ConfigValue &v) {
   StatusBuilder b = invalidArgument();

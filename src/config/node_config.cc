@@ -1,5 +1,6 @@
 //===- config/node_config.cc - Node file and per-worker resolution ---------===//
 #include "config/node_config.h"
+#include "support/text.h"
 
 #include "config/worker_build_impl.h"
 
@@ -42,13 +43,6 @@ constexpr std::string_view kTopLevelKeys[] = {"base_port",           "gateway", 
                                               "metrics_base_port",   "model_repo", "models", "role",
                                               "shared_host_weights", "workers"};
 constexpr std::string_view kWorkerReserved[] = {"gpu", "host", "name", "port"};
-
-std::string lower(std::string_view s) {
-  std::string out;
-  for (char c : s)
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 StatusBuilder fieldError(const std::string &file, const ConfigValue &v) {
   StatusBuilder b = invalidArgument();

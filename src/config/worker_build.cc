@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "config/worker_build_impl.h"
+#include "support/text.h"
 
 #include "config/xla_flags.h"
 

@@ -17,10 +17,6 @@
 
 namespace rs::config::detail {
 
-/// Lower-cased ASCII copy.
-std::string lower(std::string_view s);
-/// `s` without leading and trailing whitespace.
-std::string_view trim(std::string_view s);
 /// An InvalidArgument builder prefixed "<file>: <origin>: ", or "<origin>: " for a value
 /// from the environment (its origin names the variable).
 StatusBuilder keyError(std::string_view file, const ConfigValue &v);

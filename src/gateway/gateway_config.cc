@@ -2,6 +2,7 @@
 #include "gateway/gateway_config.h"
 
 #include "gateway/gateway_config_impl.h"
+#include "support/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -88,7 +89,7 @@ Result<GatewayConfig> parseGatewayConfig(std::string_view text, const std::strin
                                          const Environment &env) {
   const std::string file = path.empty() ? "gateway config" : path;
   config::ConfigValue root;
-  if (!detail::trim(text).empty()) {
+  if (!trim(text).empty()) {
     RS_ASSIGN_OR_RETURN(root, config::parseYaml(text, file));
   }
   RS_RETURN_IF_ERROR(detail::checkKeys(root, file));

@@ -1,5 +1,6 @@
 //===- gateway/gateway_config_build.cc - gateway.yml typed values -----------===//
 #include "gateway/gateway_config_impl.h"
+#include "support/text.h"
 
 #include <algorithm>
 #include <charconv>

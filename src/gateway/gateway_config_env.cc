@@ -1,5 +1,6 @@
 //===- gateway/gateway_config_env.cc - gateway.yml keys and the environment ===//
 #include "gateway/gateway_config_impl.h"
+#include "support/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -75,21 +76,6 @@ ConfigValue envScalar(const std::string &var, const std::string &value) {
 }
 
 } // namespace
-
-std::string lower(std::string_view s) {
-  std::string out;
-  for (char c : s)
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-    s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-    s.remove_suffix(1);
-  return s;
-}
 
 /// Error prefix: "<file>: <key>: " or "environment override VAR: ".
 StatusBuilder keyError(const std::string &file, const ConfigValue &v) {

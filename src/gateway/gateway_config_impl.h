@@ -16,8 +16,6 @@ namespace rs::gateway::detail {
 
 inline constexpr std::string_view kEnvPrefix = "REACTANT_GATEWAY_";
 
-std::string lower(std::string_view s);
-std::string_view trim(std::string_view s);
 /// Error prefix: "<file>: <key>: " or "environment override VAR: ".
 StatusBuilder keyError(const std::string &file, const config::ConfigValue &v);
 /// Unknown keys anywhere in the file are errors naming the dotted key.

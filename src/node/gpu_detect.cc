@@ -1,5 +1,6 @@
 //===- node/gpu_detect.cc - Which GPUs a node has ----------------------------===//
 #include "node/gpu_detect.h"
+#include "support/text.h"
 
 #include <cctype>
 #include <charconv>
@@ -9,14 +10,6 @@
 
 namespace rs::node {
 namespace {
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-    s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-    s.remove_suffix(1);
-  return std::string(s);
-}
 
 std::optional<int64_t> parseCount(const std::string &s) {
   int64_t n = 0;
@@ -40,7 +33,7 @@ Result<std::vector<std::string>> deviceList(const std::string &text, const std::
   std::string_view rest = text;
   while (true) {
     size_t comma = rest.find(',');
-    std::string item = trim(rest.substr(0, comma));
+    std::string item(trim(rest.substr(0, comma)));
     if (item.empty())
       return invalidArgument() << what << ": empty device in '" << text << "'";
     if (!seen.insert(item).second)
@@ -90,7 +83,7 @@ Result<std::vector<std::string>> detectGpus(const config::GpuSelection &gpus,
                                             const config::Environment &env,
                                             const GpuProbes &probes) {
   if (auto it = env.find("REACTANT_GPUS"); it != env.end()) {
-    const std::string v = trim(it->second);
+    const std::string v(trim(it->second));
     if (v.empty())
       return invalidArgument() << "REACTANT_GPUS is set but empty: give a count (0 for a CPU "
                                   "node) or a comma list of ordinals or UUIDs";
@@ -113,7 +106,7 @@ Result<std::vector<std::string>> detectGpus(const config::GpuSelection &gpus,
   case config::GpuSelection::Kind::kAuto: break;
   }
   if (auto it = env.find("CUDA_VISIBLE_DEVICES"); it != env.end()) {
-    const std::string v = trim(it->second);
+    const std::string v(trim(it->second));
     if (v.empty() || v == "-1" || v == "none" || v == "NoDevFiles")
       return std::vector<std::string>{};
     return deviceList(v, "CUDA_VISIBLE_DEVICES");

@@ -1,5 +1,6 @@
 //===- pjrt/compile_options.cc - CompileOptionsProto encoder and XLA flags -===//
 #include "pjrt/compile_options.h"
+#include "support/text.h"
 
 #include <cctype>
 
@@ -32,13 +33,6 @@ void putBytes(std::string &out, int field, std::string_view bytes) {
   putTag(out, field, kLen);
   putVarint(out, bytes.size());
   out.append(bytes);
-}
-
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (char &c : r)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
 }
 
 /// OptionOverrideProto for one value: bool_field for true/false, else string_field.

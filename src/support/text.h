@@ -1,0 +1,21 @@
+//===- support/text.h - Small ASCII text helpers ----------------------------===//
+//
+// Helpers that config files, environment overrides and command lines share. ASCII only:
+// configuration keys and values are ASCII by definition, so no locale is consulted.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace rs {
+
+/// A copy of `s` with A-Z turned into a-z; every other byte unchanged.
+std::string lower(std::string_view s);
+
+/// `s` without leading and trailing ASCII whitespace (space, \t, \n, \v, \f, \r); a view
+/// into the same characters.
+std::string_view trim(std::string_view s);
+
+} // namespace rs

@@ -197,6 +197,22 @@ void tryInOrder(std::vector<size_t> candidates, size_t i,
 
 } // namespace
 
+template <typename Start>
+std::function<void(size_t, std::function<void(grpc::Status)>)>
+Gateway::Impl::unaryInvoke(Start start) {
+  return [this, start](size_t w, std::function<void(grpc::Status)> cb) {
+    auto ctx = std::make_shared<grpc::ClientContext>();
+    ctx->set_deadline(std::chrono::system_clock::now() + kMetadataTimeout);
+    std::shared_ptr<Connection> conn = links_[w]->connection();
+    callStarted();
+    start(conn->inference->async(), ctx.get(),
+          std::function<void(grpc::Status)>([this, ctx, conn, cb](grpc::Status s) {
+            cb(s);
+            callEnded();
+          }));
+  };
+}
+
 void Gateway::Impl::forwardMetadata(const inference::ModelMetadataRequest *req,
                                     inference::ModelMetadataResponse *resp,
                                     std::function<void(const grpc::Status &)> done) {
@@ -218,20 +234,11 @@ void Gateway::Impl::forwardMetadata(const inference::ModelMetadataRequest *req,
     return reply(grpc::Status(grpc::StatusCode::NOT_FOUND,
                               "model '" + model + "' is not served by any worker"));
   }
-  tryInOrder(
-      cands, 0,
-      [this, req, resp](size_t w, std::function<void(grpc::Status)> cb) {
-        auto ctx = std::make_shared<grpc::ClientContext>();
-        ctx->set_deadline(std::chrono::system_clock::now() + kMetadataTimeout);
-        std::shared_ptr<Connection> conn = links_[w]->connection();
-        callStarted();
-        conn->inference->async()->ModelMetadata(ctx.get(), req, resp,
-                                                [this, ctx, conn, cb](grpc::Status s) {
-                                                  cb(s);
-                                                  callEnded();
-                                                });
-      },
-      reply);
+  tryInOrder(cands, 0,
+             unaryInvoke([req, resp](auto *async, grpc::ClientContext *ctx, auto done) {
+               async->ModelMetadata(ctx, req, resp, std::move(done));
+             }),
+             reply);
 }
 
 void Gateway::Impl::forwardModelReady(const inference::ModelReadyRequest *req,
@@ -254,20 +261,11 @@ void Gateway::Impl::forwardModelReady(const inference::ModelReadyRequest *req,
     return reply(grpc::Status(grpc::StatusCode::NOT_FOUND,
                               "model '" + model + "' is not served by any worker"));
   }
-  tryInOrder(
-      cands, 0,
-      [this, req, resp](size_t w, std::function<void(grpc::Status)> cb) {
-        auto ctx = std::make_shared<grpc::ClientContext>();
-        ctx->set_deadline(std::chrono::system_clock::now() + kMetadataTimeout);
-        std::shared_ptr<Connection> conn = links_[w]->connection();
-        callStarted();
-        conn->inference->async()->ModelReady(ctx.get(), req, resp,
-                                             [this, ctx, conn, cb](grpc::Status s) {
-                                               cb(s);
-                                               callEnded();
-                                             });
-      },
-      reply);
+  tryInOrder(cands, 0,
+             unaryInvoke([req, resp](auto *async, grpc::ClientContext *ctx, auto done) {
+               async->ModelReady(ctx, req, resp, std::move(done));
+             }),
+             reply);
 }
 
 } // namespace rs::gateway

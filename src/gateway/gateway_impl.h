@@ -108,6 +108,11 @@ private:
   void proberLoop();
   void callStarted();
   void callEnded();
+  /// The per-worker step of a unary metadata-class RPC for tryInOrder (gateway_forward.cc):
+  /// `start(async_stub, ctx, done)` begins the call on worker w's connection under the
+  /// metadata deadline, counted in flight until `done` runs.
+  template <typename Start>
+  std::function<void(size_t, std::function<void(grpc::Status)>)> unaryInvoke(Start start);
   int64_t itemsOf(const inference::ModelInferRequest &req) const;
 
   const GatewayConfig config_;

@@ -312,7 +312,12 @@ bool WorkerService::serverReady() const {
 }
 
 runtime::ServerMetadata WorkerService::serverMetadata() const {
-  return {"ReactantServer", "0.1.0", {"system_shared_memory"}};
+  // Triton's extension names for what this worker implements: the binary tensor data
+  // extension (HTTP), the model repository extension (index, load/unload), Triton's
+  // statistics extension (ModelStatistics) and system shared memory.
+  return {"ReactantServer",
+          "0.1.0",
+          {"binary_tensor_data", "model_repository", "statistics", "system_shared_memory"}};
 }
 
 Result<runtime::ModelMetadata> WorkerService::modelMetadata(const std::string &model_name) const {

@@ -345,7 +345,10 @@ TEST(WorkerSharedMemory, BothProtocolsEndToEnd) {
   // The extension is advertised.
   res = w->http()->Get("/v2");
   ASSERT_TRUE(res);
-  EXPECT_NE(res->body.find("\"extensions\":[\"system_shared_memory\"]"), std::string::npos);
+  EXPECT_NE(res->body.find("\"extensions\":[\"binary_tensor_data\",\"model_repository\","
+                           "\"statistics\",\"system_shared_memory\"]"),
+            std::string::npos)
+      << res->body;
 }
 
 /// Captures the default logger's lines while alive.

@@ -186,6 +186,10 @@ TEST(Scheduler, FullQueueIsResourceExhausted) {
   dev.gate.set_value();
   EXPECT_TRUE(f0.get().isOk());
   EXPECT_TRUE(f1.get().isOk());
+  // Recovered once the load drops: the queue takes and serves requests again.
+  EXPECT_EQ(s.queueDepth("m"), 0u);
+  EXPECT_TRUE(submitAsync(s, "m", rowsTensor(1, 0)).get().isOk());
+  EXPECT_TRUE(submitAsync(s, "m", rowsTensor(1, 0)).get().isOk());
 }
 
 TEST(Scheduler, ExpiredRequestsAreDroppedBeforeExecution) {

@@ -120,6 +120,9 @@ std::vector<WatcherChange> RepositoryWatcher::poll() {
     }
     planned.push_back(change);
   }
+  for (const auto &[name, sig] : failed_)
+    if (current.count(name) == 0 && stable(name) && applied_.count(name) == 0)
+      planned.push_back({WatcherChange::Action::kUnload, name, "", ""});
   // New and changed names.
   for (const auto &[name, sig] : current) {
     if (renamed_to.count(name) != 0 || !stable(name))
@@ -147,8 +150,13 @@ std::vector<WatcherChange> RepositoryWatcher::poll() {
     if (!s.isOk()) {
       spdlog::warn("watcher: action failed action={} name={} reason={}",
                    watcherActionName(c.action), c.name, s.toString());
+      if (c.action == WatcherChange::Action::kLoad)
+        failed_[c.name] = current.at(c.name);
+      else if (c.action == WatcherChange::Action::kUnload)
+        failed_.erase(c.name); // tried once; the repository did not hold it
       continue;
     }
+    failed_.erase(c.name);
     if (c.action == WatcherChange::Action::kRename || c.action == WatcherChange::Action::kUnload)
       applied_.erase(c.action == WatcherChange::Action::kRename ? c.from : c.name);
     if (c.action != WatcherChange::Action::kUnload)

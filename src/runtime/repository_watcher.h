@@ -103,6 +103,9 @@ private:
   double poll_seconds_;
   Actions actions_;
   std::map<std::string, BundleSignature> applied_;
+  /// Names whose load failed (the repository holds them as failed, not ready): when their
+  /// directory vanishes they are unloaded too, so a removed bad copy stops holding readiness.
+  std::map<std::string, BundleSignature> failed_;
   std::map<std::string, BundleSignature> previous_;
   std::mutex mu_;
   std::condition_variable cv_;

@@ -261,5 +261,29 @@ TEST(Watcher, SignatureCoversBundleFilesOnly) {
   EXPECT_TRUE(runtime::scanRepository((tmp.root / "missing").string(), {}).empty());
 }
 
+// A bundle whose load failed is held as failed (the worker is not ready); once its directory
+// is removed, the watcher unloads that name too, so readiness recovers without a restart.
+TEST(Lifecycle, RemovedBrokenBundleIsForgotten) {
+  TempRepo tmp;
+  tmp.copyBundle("iris_mlp", "iris");
+  LiveRepo live(tmp.root);
+  const fs::path broken = tmp.root / "broken";
+  fs::create_directories(broken);
+  std::ofstream(broken / "manifest.yaml") << "x: [\n";
+  EXPECT_TRUE(live.watcher.poll().empty()); // new: waits one poll
+  EXPECT_TRUE(live.watcher.poll().empty()); // the load fails: nothing applied
+  auto state = live.repo.state("broken");
+  ASSERT_TRUE(state.has_value());
+  EXPECT_FALSE(state->status.isOk());
+  fs::remove_all(broken);
+  EXPECT_TRUE(live.watcher.poll().empty()); // vanished: waits one poll
+  auto changes = live.watcher.poll();
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0], (WatcherChange{Action::kUnload, "broken", "", ""}));
+  EXPECT_FALSE(live.repo.state("broken").has_value());
+  EXPECT_TRUE(live.infer("iris", irisInput()).isOk());
+  EXPECT_TRUE(live.watcher.poll().empty());
+}
+
 } // namespace
 } // namespace rs

@@ -78,8 +78,11 @@ struct HttpServerOptions {
   int port = 8000;
   /// Largest inference request body, in bytes (same default as the gRPC limit).
   int64_t max_body_bytes = int64_t{512} << 20;
-  /// Worker threads; each serves one connection at a time (an inference holds its thread).
-  int threads = 16;
+  /// Worker threads; each serves one connection at a time (an inference holds its thread,
+  /// and so does an open connection that has not sent its request yet, for up to
+  /// keep_alive_timeout_s). Idle threads cost little; 16 let 16 silent connections stall
+  /// the port for a few seconds, hence 128 (docs/operations.md, "Limits").
+  int threads = 128;
   /// How long an idle keep-alive connection is kept open, in seconds.
   int keep_alive_timeout_s = 5;
   /// HTTPS (server/tls.h; the `tls:` keys); off by default.

@@ -65,6 +65,9 @@ Result<json> readRecord(const std::string &path) {
   if (!rec.contains("identity") || !rec["identity"].is_object() || !rec.contains("requests") ||
       !rec["requests"].is_array() || !rec.contains("server") || !rec["server"].is_object())
     return invalidArgument() << path << ": a record needs identity, server and requests";
+  if (rec["requests"].empty())
+    return invalidArgument() << path
+                             << ": the record holds no requests; a check of nothing proves nothing";
   return rec;
 }
 

@@ -300,5 +300,19 @@ TEST_F(Validate, RecordRefusesAFailingRequestAndCheckAnUnreachableServer) {
       << c.out;
 }
 
+// An emptied record must not pass as a match: check refuses it as unreadable.
+TEST_F(Validate, RecordWithoutRequestsIsRefused) {
+  std::unique_ptr<server::Worker> w = startWorker(repo_);
+  ASSERT_NE(w, nullptr);
+  ASSERT_EQ(record(*w).status, tools::kValidateMatch);
+  json rec = json::parse(readFile(record_));
+  rec["requests"] = json::array();
+  writeFile(record_, rec.dump());
+  CommandRun c = check(grpcUrl(*w));
+  EXPECT_EQ(c.status, tools::kValidateError) << c.out;
+  EXPECT_NE((c.out + c.err).find(record_ + ": the record holds no requests"), std::string::npos)
+      << c.out << c.err;
+}
+
 } // namespace
 } // namespace rs::validation_test

@@ -234,8 +234,7 @@ void Gateway::Impl::forwardMetadata(const inference::ModelMetadataRequest *req,
     return reply(grpc::Status(grpc::StatusCode::NOT_FOUND,
                               "model '" + model + "' is not served by any worker"));
   }
-  tryInOrder(cands, 0,
-             unaryInvoke([req, resp](auto *async, grpc::ClientContext *ctx, auto done) {
+  tryInOrder(cands, 0, unaryInvoke([req, resp](auto *async, grpc::ClientContext *ctx, auto done) {
                async->ModelMetadata(ctx, req, resp, std::move(done));
              }),
              reply);
@@ -261,8 +260,7 @@ void Gateway::Impl::forwardModelReady(const inference::ModelReadyRequest *req,
     return reply(grpc::Status(grpc::StatusCode::NOT_FOUND,
                               "model '" + model + "' is not served by any worker"));
   }
-  tryInOrder(cands, 0,
-             unaryInvoke([req, resp](auto *async, grpc::ClientContext *ctx, auto done) {
+  tryInOrder(cands, 0, unaryInvoke([req, resp](auto *async, grpc::ClientContext *ctx, auto done) {
                async->ModelReady(ctx, req, resp, std::move(done));
              }),
              reply);

@@ -209,7 +209,8 @@ Outcome runFunction(ir::Module &m, ir::Operation *entry) {
     std::string name = op.name;
     bool custom_call = false;
     if (op.name == "stablehlo.custom_call")
-      if (const ir::Attribute *t = op.attr("call_target_name"); t && t->str.rfind("check.", 0) == 0) {
+      if (const ir::Attribute *t = op.attr("call_target_name");
+          t && t->str.rfind("check.", 0) == 0) {
         name = t->str;
         custom_call = true;
       }
@@ -227,8 +228,7 @@ Outcome runFunction(ir::Module &m, ir::Operation *entry) {
       // the check dialect's ops default to 1e-4.
       if (custom_call)
         c.tolerance = 1e-3;
-    }
-    else if (name == "check.expect_close")
+    } else if (name == "check.expect_close")
       c.kind = CheckKind::kClose;
     else
       return {"unsupported", "harness: " + name};

@@ -21,23 +21,6 @@ namespace {
 using C64 = std::complex<float>;
 using C128 = std::complex<double>;
 
-template <typename T>
-std::vector<T> binary(const std::string &op, const std::string &type, const std::vector<T> &a,
-                      const std::vector<T> &b) {
-  auto out = runText(opModule(op, {type, type}, type),
-                     {makeTensor<T>({static_cast<int64_t>(a.size())}, a),
-                      makeTensor<T>({static_cast<int64_t>(b.size())}, b)});
-  return out.empty() ? std::vector<T>{} : valuesOf<T>(out[0]);
-}
-
-template <typename T, typename R = T>
-std::vector<R> unary(const std::string &op, const std::string &type, const std::string &result_type,
-                     const std::vector<T> &a) {
-  auto out = runText(opModule(op, {type}, result_type),
-                     {makeTensor<T>({static_cast<int64_t>(a.size())}, a)});
-  return out.empty() ? std::vector<R>{} : valuesOf<R>(out[0]);
-}
-
 TEST(Complex, Arithmetic) {
   const std::string t = "tensor<2xcomplex<f32>>";
   EXPECT_EQ(binary<C64>("stablehlo.add", t, {{1, 2}, {-1, 0.5f}}, {{3, 4}, {1, -0.5f}}),

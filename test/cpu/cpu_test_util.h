@@ -151,4 +151,24 @@ inline uint32_t bitsOf(float f) {
   return u;
 }
 
+/// Runs `op` elementwise on two rank-1 operands of `type` (e.g. "tensor<3xf32>") and
+/// returns the result's values; empty when the run failed (runText reported it).
+template <typename T>
+std::vector<T> binary(const std::string &op, const std::string &type, const std::vector<T> &a,
+                      const std::vector<T> &b) {
+  auto out = runText(opModule(op, {type, type}, type),
+                     {makeTensor<T>({static_cast<int64_t>(a.size())}, a),
+                      makeTensor<T>({static_cast<int64_t>(b.size())}, b)});
+  return out.empty() ? std::vector<T>{} : valuesOf<T>(out[0]);
+}
+
+/// Runs `op` on one rank-1 operand of `type`, giving `result_type` with element type R.
+template <typename T, typename R = T>
+std::vector<R> unary(const std::string &op, const std::string &type, const std::string &result_type,
+                     const std::vector<T> &a) {
+  auto out = runText(opModule(op, {type}, result_type),
+                     {makeTensor<T>({static_cast<int64_t>(a.size())}, a)});
+  return out.empty() ? std::vector<R>{} : valuesOf<R>(out[0]);
+}
+
 } // namespace rs::cpu::testing

@@ -19,23 +19,6 @@ constexpr int32_t kMax32 = std::numeric_limits<int32_t>::max();
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 const float kInf = std::numeric_limits<float>::infinity();
 
-template <typename T>
-std::vector<T> binary(const std::string &op, const std::string &type, const std::vector<T> &a,
-                      const std::vector<T> &b) {
-  auto out = runText(opModule(op, {type, type}, type),
-                     {makeTensor<T>({static_cast<int64_t>(a.size())}, a),
-                      makeTensor<T>({static_cast<int64_t>(b.size())}, b)});
-  return out.empty() ? std::vector<T>{} : valuesOf<T>(out[0]);
-}
-
-template <typename T, typename R = T>
-std::vector<R> unary(const std::string &op, const std::string &type, const std::string &result_type,
-                     const std::vector<T> &a) {
-  auto out = runText(opModule(op, {type}, result_type),
-                     {makeTensor<T>({static_cast<int64_t>(a.size())}, a)});
-  return out.empty() ? std::vector<R>{} : valuesOf<R>(out[0]);
-}
-
 TEST(Elementwise, SignedDivisionByZeroAndOverflow) {
   std::vector<int32_t> a = {7, -7, 7, kMin32, 5, 0};
   std::vector<int32_t> b = {2, 2, 0, -1, -3, 0};

@@ -48,6 +48,31 @@ TEST(DType, NamesRoundTrip) {
   EXPECT_EQ(dtypeSize(DType::kComplex128), 16);
 }
 
+TEST(DType, SubByteIntsAndMinifloatsLiveOnlyInPrograms) {
+  EXPECT_EQ(dtypeFromMlirName("i4"), DType::kI4);
+  EXPECT_EQ(dtypeFromMlirName("si2"), DType::kI2);
+  EXPECT_EQ(dtypeFromMlirName("ui4"), DType::kU4);
+  EXPECT_EQ(dtypeFromMlirName("f8E4M3FN"), DType::kF8E4M3FN);
+  EXPECT_EQ(dtypeMlirName(DType::kF8E8M0FNU), "f8E8M0FNU");
+  EXPECT_EQ(dtypeSize(DType::kI4), 1);
+  EXPECT_EQ(dtypeBitWidth(DType::kI4), 4);
+  EXPECT_EQ(dtypeBitWidth(DType::kF6E3M2FN), 6);
+  EXPECT_EQ(dtypeBitWidth(DType::kF32), 32);
+  EXPECT_EQ(dtypeBitWidth(DType::kBool), 1);
+  EXPECT_TRUE(isSigned(DType::kI2));
+  EXPECT_FALSE(isSigned(DType::kU4));
+  EXPECT_TRUE(isInteger(DType::kU2));
+  EXPECT_TRUE(isFloat(DType::kF4E2M1FN));
+  EXPECT_TRUE(isMinifloat(DType::kF8E5M2FNUZ));
+  EXPECT_FALSE(isMinifloat(DType::kBF16));
+  // No wire, manifest or safetensors names: a bundle or request cannot declare them.
+  EXPECT_EQ(dtypeWireName(DType::kF8E4M3FN), "");
+  EXPECT_EQ(dtypeManifestName(DType::kI4), "");
+  EXPECT_EQ(dtypeSafetensorsName(DType::kF8E5M2), "");
+  EXPECT_FALSE(dtypeFromManifestName("").has_value());
+  EXPECT_FALSE(dtypeFromManifestName("f8E4M3FN").has_value());
+}
+
 TEST(Tensor, CheckedElementCountRejectsOverflowAndNegatives) {
   EXPECT_EQ(*checkedElementCount(Shape{2, 3, 4}), 24);
   EXPECT_FALSE(checkedElementCount(Shape{-1, 3}).isOk());

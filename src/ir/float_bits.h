@@ -1,12 +1,23 @@
-//===- ir/float_bits.h - f16 / bf16 conversions ----------------------------===//
+//===- ir/float_bits.h - f16 / bf16 / minifloat conversions ----------------===//
 //
-// Conversions between double and the 16-bit float formats that dense constants hold
+// Conversions between double and the narrow float formats that dense constants hold
 // (IEEE binary16 and bfloat16), rounding to nearest-even, keeping NaN (quiet) and
 // infinities, with subnormals. Used by the parser (decimal literals) and the printer.
-// Thread safety: pure functions.
+//
+// The minifloats (f4E2M1FN, f6E2M3FN, f6E3M2FN, f8E3M4, f8E4M3, f8E4M3FN, f8E4M3FNUZ,
+// f8E4M3B11FNUZ, f8E5M2, f8E5M2FNUZ, f8E8M0FNU; StableHLO spec, "Types") are described by
+// a FloatFormat, with the encodings of LLVM APFloat's semantics of the same names: the
+// exponent bias, whether the all-ones exponent means infinity/NaN (IEEE-like E5M2, E4M3,
+// E3M4), only NaN with an all-ones mantissa (FN, E8M0FNU), the bit pattern of -0 is the
+// only NaN and there is no -0 (FNUZ), or there is no infinity and no NaN at all (the FP4
+// and FP6 formats). The CPU executor computes on them in f32 and rounds back with
+// roundToMinifloat; the parser and printer use the same two functions, so a literal means
+// one value everywhere. Thread safety: pure functions over constant tables.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
+
+#include "support/dtype.h"
 
 #include <cstdint>
 
@@ -26,5 +37,44 @@ inline uint16_t doubleToBF16Bits(double v) {
 }
 inline double halfBitsToDouble(uint16_t b) { return floatBitsToDouble(b, 5, 10); }
 inline double bf16BitsToDouble(uint16_t b) { return floatBitsToDouble(b, 8, 7); }
+
+/// What a minifloat's special encodings mean (LLVM APFloat's fltNonfiniteBehavior and
+/// fltNanEncoding).
+enum class NonFinite : uint8_t {
+  kIeee,       // all-ones exponent: infinity (zero mantissa) or NaN (f8E5M2, f8E4M3, f8E3M4)
+  kNanAllOnes, // no infinity; all-ones exponent and mantissa is NaN (f8E4M3FN, f8E8M0FNU)
+  kNanNegZero, // no infinity and no -0; the pattern of -0 (sign bit only) is NaN (FNUZ)
+  kFiniteOnly, // no infinity and no NaN (f4E2M1FN, f6E2M3FN, f6E3M2FN)
+};
+
+/// A minifloat format: sign bit (when `has_sign`), `exp_bits` exponent bits with `bias`,
+/// `mant_bits` stored mantissa bits, in the low 1 + exp_bits + mant_bits bits of a byte.
+/// `subnormals` false (f8E8M0FNU) means exponent field 0 is a normal number and there is
+/// no zero.
+struct FloatFormat {
+  int exp_bits = 0;
+  int mant_bits = 0;
+  int bias = 0;
+  NonFinite non_finite = NonFinite::kIeee;
+  bool has_sign = true;
+  bool subnormals = true;
+};
+
+/// The format of a minifloat dtype, or nullptr for any other dtype.
+const FloatFormat *minifloatFormat(DType t);
+
+/// `v` rounded to nearest-even in `f`, as bits. Overflow (a value that rounds above the
+/// largest finite one) and infinities give infinity (kIeee), NaN (kNanAllOnes,
+/// kNanNegZero) or the largest finite value with the sign of `v` (kFiniteOnly: the
+/// saturation of APFloat's FiniteOnly semantics). NaN gives the format's NaN (quiet for
+/// kIeee, sign kept where the format has one) or +0 for kFiniteOnly. -0 and negative values
+/// rounding to zero give +0 in the FNUZ formats. f8E8M0FNU: zero, negatives and NaN give its
+/// NaN (0xFF); positive values below 2^-127 give 2^-127 from 2^-128 up, else NaN.
+uint8_t roundToMinifloat(double v, const FloatFormat &f);
+/// The exact value of minifloat bits `bits` (bits above the format's width ignored); NaN
+/// for its NaN encodings.
+double minifloatToDouble(uint8_t bits, const FloatFormat &f);
+/// Whether `bits` encode NaN in `f`.
+bool minifloatIsNaN(uint8_t bits, const FloatFormat &f);
 
 } // namespace rs::ir

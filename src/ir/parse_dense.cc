@@ -94,7 +94,7 @@ double parseDecimal(std::string_view text, bool *ok) {
 } // namespace
 
 Status Parser::parseFloatLiteral(const Token &lit, bool neg, DType dt, double *out) {
-  int64_t width = dtypeSize(dt) * 8;
+  int64_t width = dtypeBitWidth(dt);
   if (lit.kind == Tok::kInteger && isHexText(lit.text)) {
     uint64_t bits = 0;
     if (neg || !parseU64(lit.text, &bits) || (width < 64 && (bits >> width) != 0))
@@ -109,6 +109,8 @@ Status Parser::parseFloatLiteral(const Token &lit, bool neg, DType dt, double *o
       *out = f;
     } else if (dt == DType::kF16) {
       *out = halfBitsToDouble(static_cast<uint16_t>(bits));
+    } else if (const FloatFormat *f = minifloatFormat(dt)) {
+      *out = minifloatToDouble(static_cast<uint8_t>(bits), *f);
     } else {
       *out = bf16BitsToDouble(static_cast<uint16_t>(bits));
     }
@@ -141,7 +143,7 @@ struct ElementWriter {
     if (s.tok.kind != Tok::kInteger || !parseU64(s.tok.text, &mag))
       return p.errorAt(s.tok.pos,
                        "expected integer literal, got '" + std::string(s.tok.text) + "'");
-    int64_t bits = dtypeSize(dt) * 8;
+    int64_t bits = dtypeBitWidth(dt);
     bool sign = isSigned(dt);
     // MLIR's iN are signless: a non-negative literal may use all N bits.
     bool fits = true;
@@ -156,6 +158,10 @@ struct ElementWriter {
                                       std::string(s.tok.text) + " does not fit " +
                                       std::string(dtypeMlirName(dt)));
     uint64_t v = s.neg ? 0 - mag : mag;
+    if (isSubByteInt(dt) && sign) { // stored sign-extended: 15 : i4 is -1
+      const int shift = static_cast<int>(64 - bits);
+      v = static_cast<uint64_t>(static_cast<int64_t>(v << shift) >> shift);
+    }
     std::memcpy(dst, &v, static_cast<size_t>(dtypeSize(dt))); // little-endian host
     return Status::ok();
   }
@@ -177,9 +183,9 @@ struct ElementWriter {
       std::memcpy(dst, &f, 4);
       return Status::ok();
     }
-    if (hex && (ft == DType::kF16 || ft == DType::kBF16 || ft == DType::kF32)) {
+    if (hex && (ft == DType::kF16 || ft == DType::kBF16 || ft == DType::kF32 || isMinifloat(ft))) {
       uint64_t bits = 0;
-      int64_t width = dtypeSize(ft) * 8;
+      int64_t width = dtypeBitWidth(ft);
       if (s.neg || !parseU64(s.tok.text, &bits) || (bits >> width) != 0)
         return p.errorAt(s.tok.pos, "hexadecimal float literal does not fit " +
                                         std::string(dtypeMlirName(ft)));
@@ -193,6 +199,8 @@ struct ElementWriter {
     } else if (ft == DType::kF32) {
       float f = static_cast<float>(v);
       std::memcpy(dst, &f, 4);
+    } else if (const FloatFormat *f = minifloatFormat(ft)) {
+      *dst = roundToMinifloat(v, *f);
     } else {
       uint16_t b = ft == DType::kF16 ? doubleToHalfBits(v) : doubleToBF16Bits(v);
       std::memcpy(dst, &b, 2);

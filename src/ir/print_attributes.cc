@@ -52,6 +52,8 @@ void appendFloatBits(std::string &out, uint64_t bits, DType t) {
     v = f;
   } else if (t == DType::kF16) {
     v = halfBitsToDouble(static_cast<uint16_t>(bits));
+  } else if (const FloatFormat *f = minifloatFormat(t)) {
+    v = minifloatToDouble(static_cast<uint8_t>(bits), *f);
   } else {
     v = bf16BitsToDouble(static_cast<uint16_t>(bits));
   }
@@ -74,6 +76,8 @@ uint64_t floatBitsOf(double v, DType t) {
     std::memcpy(&b, &f, 4);
     return b;
   }
+  if (const FloatFormat *f = minifloatFormat(t))
+    return roundToMinifloat(v, *f);
   return t == DType::kF16 ? doubleToHalfBits(v) : doubleToBF16Bits(v);
 }
 

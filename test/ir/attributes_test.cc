@@ -134,11 +134,21 @@ TEST(Dense, DenseResourceBlobs) {
 }
 
 TEST(Dense, UnsupportedElementTypesStayVerbatim) {
-  Attribute a = constant("dense<[1, -2]> : tensor<2xi2>");
+  Attribute a = constant("dense<[1, -2]> : tensor<2xi3>");
   EXPECT_EQ(a.kind, AttrKind::kOpaque);
-  EXPECT_EQ(a.str, "dense<[1, -2]> : tensor<2xi2>");
+  EXPECT_EQ(a.str, "dense<[1, -2]> : tensor<2xi3>");
+  Attribute b = constant("dense<[1.0, 2.0]> : tensor<2xtf32>");
+  EXPECT_EQ(b.str, "dense<[1.0, 2.0]> : tensor<2xtf32>");
+}
+
+TEST(Dense, SubByteAndMinifloatElementsAreHeld) {
+  Attribute a = constant("dense<[1, -2]> : tensor<2xi2>");
+  EXPECT_EQ(a.kind, AttrKind::kDenseElements);
+  EXPECT_EQ(a.tensor.dtype(), DType::kI2);
+  EXPECT_EQ(values<int8_t>(a), (std::vector<int8_t>{1, -2}));
   Attribute b = constant("dense<[1.0, 2.0]> : tensor<2xf8E4M3FN>");
-  EXPECT_EQ(b.str, "dense<[1.0, 2.0]> : tensor<2xf8E4M3FN>");
+  EXPECT_EQ(b.tensor.dtype(), DType::kF8E4M3FN);
+  EXPECT_EQ(values<uint8_t>(b), (std::vector<uint8_t>{0x38, 0x40}));
 }
 
 TEST(Dense, BadLiteralsAreErrors) {
@@ -245,7 +255,7 @@ func.func @f(%a: !t) -> !t attributes {p = #prec} {
 TEST(Types, SpellingsAndEquality) {
   Result<Module> m = parseModule(R"(func.func @f(%a: tensor<?x4xf32, #stablehlo.bounds<8, ?>>,
     %b: tensor<2x!quant.uniform<i8:f32, 0.5:-3>>, %c: tuple<tensor<f32>, tuple<>>,
-    %d: !stablehlo.token, %e: tensor<3xcomplex<f64>>, %f: tensor<4xi4>, %g: tensor<bf16>) {
+    %d: !stablehlo.token, %e: tensor<3xcomplex<f64>>, %f: tensor<4xi3>, %g: tensor<bf16>) {
   return
 }
 )",
@@ -264,7 +274,7 @@ TEST(Types, SpellingsAndEquality) {
   EXPECT_EQ(in[4].element, DType::kComplex128);
   EXPECT_EQ(in[4].toString(), "tensor<3xcomplex<f64>>");
   EXPECT_EQ(in[5].kind, TypeKind::kOther);
-  EXPECT_EQ(in[5].text, "tensor<4xi4>");
+  EXPECT_EQ(in[5].text, "tensor<4xi3>");
   EXPECT_TRUE(in[6].isTensor());
   EXPECT_EQ(in[6].rank(), 0);
   EXPECT_EQ(in[6].element, DType::kBF16);

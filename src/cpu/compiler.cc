@@ -343,6 +343,7 @@ Status Compiler::compileBlock(const ir::Block &block, const ir::Operation &owner
     }
     OpView view(op, std::move(operand_types), std::move(result_types), *this);
     RS_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, entry->plan(view));
+    RS_ASSIGN_OR_RETURN(kernel, adaptSubByteKernel(view, std::move(kernel), entry->mode));
 
     Step step;
     step.kernel = std::move(kernel);

@@ -257,6 +257,21 @@ TEST(Bundle, ProgramWithExtraArgument) {
                     "weights file has 4 weights (5 expected)");
 }
 
+TEST(Bundle, ProgramWithAMinifloatInputIsRefused) {
+  // The executor computes in f8E4M3FN, but a bundle's inputs and outputs can only be the
+  // manifest's dtypes, which have no minifloat.
+  TempDir tmp;
+  const std::string dir = copyBundle("iris_mlp", tmp);
+  replaceInFile(dir + "/model.b8.mlir", "%arg0: tensor<8x4xf32>", "%arg0: tensor<8x4xf8E4M3FN>");
+  replaceInFile(dir + "/model.b8.mlir", "%0 = stablehlo.dot_general %arg0,",
+                "%x = stablehlo.convert %arg0 : (tensor<8x4xf8E4M3FN>) -> tensor<8x4xf32>\n"
+                "    %0 = stablehlo.dot_general %x,");
+  expectError(
+      loadBundle(dir), StatusCode::kInvalidArgument,
+      dir + "/model.b8.mlir: argument 0 (input 'features'): type tensor<8x4xf8E4M3FN> does not "
+            "match manifest f32[8,4]");
+}
+
 TEST(Bundle, WeightsFileMissingAWeight) {
   TempDir tmp;
   const std::string dir = copyBundle("iris_mlp", tmp);

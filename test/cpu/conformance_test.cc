@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cpu_test_util.h"
+#include "ir/float_bits.h"
 
 #include <algorithm>
 #include <cctype>
@@ -58,9 +59,15 @@ struct Outcome {
 // Element comparison
 //===----------------------------------------------------------------------===//
 
-/// Sign-magnitude bits of a float element of 2 (f16/bf16), 4 or 8 bytes, mapped to a
-/// monotonic integer; `nan` set for NaNs.
+/// Sign-magnitude bits of a float element of 1 (minifloats), 2 (f16/bf16), 4 or 8 bytes,
+/// mapped to a monotonic integer; `nan` set for NaNs.
 int64_t orderedBits(DType t, const uint8_t *p, bool &nan) {
+  if (const ir::FloatFormat *f = ir::minifloatFormat(t)) { // one byte, sign at bit width - 1
+    nan = ir::minifloatIsNaN(p[0], *f);
+    const int sign_bit = f->exp_bits + f->mant_bits;
+    const int64_t magnitude = p[0] & ((1 << sign_bit) - 1);
+    return f->has_sign && ((p[0] >> sign_bit) & 1) ? -magnitude : magnitude;
+  }
   uint64_t bits = 0;
   int64_t size = dtypeSize(t);
   std::memcpy(&bits, p, static_cast<size_t>(size));
@@ -75,6 +82,8 @@ int64_t orderedBits(DType t, const uint8_t *p, bool &nan) {
 }
 
 double floatValue(DType t, const uint8_t *p) {
+  if (const ir::FloatFormat *f = ir::minifloatFormat(t))
+    return ir::minifloatToDouble(p[0], *f);
   switch (t) {
   case DType::kF32: {
     float f;

@@ -51,10 +51,14 @@ int64_t readIndex(DType t, const uint8_t *p) {
   };
   switch (t) {
   case DType::kBool: return p[0] != 0;
+  case DType::kI2:
+  case DType::kI4:
   case DType::kI8: return load(TypeTag<int8_t>{});
   case DType::kI16: return load(TypeTag<int16_t>{});
   case DType::kI32: return load(TypeTag<int32_t>{});
   case DType::kI64: return load(TypeTag<int64_t>{});
+  case DType::kU2:
+  case DType::kU4:
   case DType::kU8: return load(TypeTag<uint8_t>{});
   case DType::kU16: return load(TypeTag<uint16_t>{});
   case DType::kU32: return load(TypeTag<uint32_t>{});

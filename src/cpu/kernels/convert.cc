@@ -113,6 +113,11 @@ struct BitcastPlan {
 Status planBitcast(OpView &v, BitcastPlan &p) {
   RS_RETURN_IF_ERROR(v.expectArity(1, 1));
   const TensorType &in = v.operand(0), &out = v.result(0);
+  // A sub-byte integer or a 4/6-bit float does not fill its storage byte: its bits are not
+  // the bytes the copy below moves.
+  for (DType t : {in.dtype, out.dtype})
+    if (t != DType::kBool && dtypeBitWidth(t) != dtypeSize(t) * 8)
+      return v.unsupportedType(t);
   const bool in_bits = in.dtype == DType::kBool, out_bits = out.dtype == DType::kBool;
   const int64_t in_width = in_bits ? 1 : dtypeSize(in.dtype) * 8;
   const int64_t out_width = out_bits ? 1 : dtypeSize(out.dtype) * 8;

@@ -136,13 +136,17 @@ DType gemmComputeType(DType result) {
   case DType::kComplex128: return result;
   case DType::kF16:
   case DType::kBF16: return DType::kF32;
+  case DType::kI2:
+  case DType::kI4:
+  case DType::kU2:
+  case DType::kU4: // wrapped to the bit width after the conversion back (sub_byte.cc)
   case DType::kI8:
   case DType::kI16:
   case DType::kU8:
   case DType::kU16:
   case DType::kU32: return DType::kU32;
   case DType::kU64: return DType::kU64;
-  default: return DType::kInvalid;
+  default: return isMinifloat(result) ? DType::kF32 : DType::kInvalid;
   }
 }
 

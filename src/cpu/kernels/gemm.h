@@ -32,8 +32,9 @@ GemmFn gemmFor(DType t);
 
 /// The type a product with result type `result` is computed in: the result type itself
 /// for f32, f64, i32, i64 and the complex types; f32 for f16/bf16 (XLA:CPU accumulates them in
-/// f32); ui32 for narrower integers and ui32, ui64 for ui64 (wrapping arithmetic whose low bits are
-/// those of the result type); kInvalid otherwise.
+/// f32) and the minifloats; ui32 for narrower integers (sub-byte ones included) and ui32, ui64
+/// for ui64 (wrapping arithmetic whose low bits are those of the result type); kInvalid
+/// otherwise.
 DType gemmComputeType(DType result);
 
 /// The types of one product: operands are converted (stablehlo.convert semantics) to the

@@ -1,14 +1,21 @@
-//===- cpu/kernels/half.h - f16 and bf16 element types ---------------------===//
+//===- cpu/kernels/half.h - f16, bf16 and minifloat element types ----------===//
 //
 // Private to cpu/. Storage types for IEEE binary16 (F16) and bfloat16 (BF16), 2 bytes
 // each, with conversions: to float (exact) and from float or from double/integers with
 // round-to-nearest-even (NaN stays NaN, quieted; overflow gives infinity). Arithmetic on
 // them is done in f32 and rounded once to the storage type; for +, -, *, / and sqrt this is
 // the correctly rounded result (f32 has more than 2p + 2 bits for p = 11 and 8).
+// The minifloats (Minifloat<DType::kF8E4M3FN> and the others, one byte each; formats and
+// rounding rules in ir/float_bits.h) are the same kind of type: kIsHalf holds for them, so
+// every kernel that takes f16 takes them too, computing in f32 and rounding once.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "ir/float_bits.h"
+#include "support/dtype.h"
+
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -101,7 +108,31 @@ struct BF16 {
   float toFloat() const { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
 };
 
-template <typename T> constexpr bool kIsHalf = std::is_same_v<T, F16> || std::is_same_v<T, BF16>;
+/// A minifloat of dtype `kType`: its bits in the low bits of one byte. toFloat is exact (a
+/// table of the 256 patterns); fromFloat rounds to nearest-even with the format's overflow,
+/// NaN and zero rules (ir::roundToMinifloat).
+template <DType kType> struct Minifloat {
+  uint8_t bits = 0;
+  static const ir::FloatFormat &format() { return *ir::minifloatFormat(kType); }
+  static Minifloat fromFloat(float f) { return Minifloat{ir::roundToMinifloat(f, format())}; }
+  float toFloat() const {
+    static const std::array<float, 256> table = [] {
+      std::array<float, 256> t{};
+      for (int b = 0; b < 256; ++b)
+        t[static_cast<size_t>(b)] =
+            static_cast<float>(ir::minifloatToDouble(static_cast<uint8_t>(b), format()));
+      return t;
+    }();
+    return table[bits];
+  }
+};
+
+template <typename T> struct IsMinifloat : std::false_type {};
+template <DType kType> struct IsMinifloat<Minifloat<kType>> : std::true_type {};
+
+/// The floats stored in fewer than 4 bytes and computed in f32: F16, BF16, the minifloats.
+template <typename T>
+constexpr bool kIsHalf = std::is_same_v<T, F16> || std::is_same_v<T, BF16> || IsMinifloat<T>::value;
 
 /// A value of any arithmetic type (or a half) converted to half type H, rounded once.
 template <typename H, typename From> H toHalf(From x) {

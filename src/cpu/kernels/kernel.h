@@ -177,6 +177,15 @@ void registerTriangularSolveKernels(KernelRegistry &r);
 void registerSpecialFunctionKernels(KernelRegistry &r);
 void registerFftKernels(KernelRegistry &r);
 
+/// Adapts the kernel planned for `v` to the sub-byte integers (i2, ui2, i4, ui4), which
+/// kernels compute as 8-bit integers (sub_byte.cc): the results of an op that writes one
+/// (modes kPreallocated, kOverwritten) are wrapped to the bit width after each run, or
+/// saturated for a convert from a float. Unimplemented for the ops whose 8-bit result is not
+/// the N-bit one (shift_right_logical, popcnt, count_leading_zeros). `kernel` unchanged
+/// for any other op. Called by the compiler for every op.
+Result<std::unique_ptr<Kernel>> adaptSubByteKernel(OpView &v, std::unique_ptr<Kernel> kernel,
+                                                   OutputMode mode);
+
 /// Adapts a plan struct and its run function to the Kernel interface.
 template <typename Plan, void (*RunFn)(const Plan &, const KernelIo &)>
 class PlannedKernel final : public Kernel {
@@ -204,13 +213,20 @@ template <typename T> struct TypeTag { using type = T; };
 
 /// Calls f(TypeTag<T>{}) for the C++ type that stores `t` (bool for i1), for the types
 /// arithmetic kernels support; returns false (without calling f) for any other type.
+/// The sub-byte integers come as their 8-bit storage type (int8_t for i2/i4, uint8_t for
+/// ui2/ui4): kernels compute on them as 8-bit integers and the compiler wraps the results
+/// to the bit width afterwards (sub_byte.cc).
 template <typename F> bool visitArithmeticType(DType t, F &&f) {
   switch (t) {
   case DType::kBool: f(TypeTag<bool>{}); return true;
+  case DType::kI2:
+  case DType::kI4:
   case DType::kI8: f(TypeTag<int8_t>{}); return true;
   case DType::kI16: f(TypeTag<int16_t>{}); return true;
   case DType::kI32: f(TypeTag<int32_t>{}); return true;
   case DType::kI64: f(TypeTag<int64_t>{}); return true;
+  case DType::kU2:
+  case DType::kU4:
   case DType::kU8: f(TypeTag<uint8_t>{}); return true;
   case DType::kU16: f(TypeTag<uint16_t>{}); return true;
   case DType::kU32: f(TypeTag<uint32_t>{}); return true;
@@ -221,11 +237,22 @@ template <typename F> bool visitArithmeticType(DType t, F &&f) {
   }
 }
 
-/// visitArithmeticType plus the 16-bit floats (F16, BF16; see half.h).
+/// visitArithmeticType plus the 16-bit floats (F16, BF16) and the minifloats (see half.h).
 template <typename F> bool visitNumericType(DType t, F &&f) {
   switch (t) {
   case DType::kF16: f(TypeTag<F16>{}); return true;
   case DType::kBF16: f(TypeTag<BF16>{}); return true;
+  case DType::kF4E2M1FN: f(TypeTag<Minifloat<DType::kF4E2M1FN>>{}); return true;
+  case DType::kF6E2M3FN: f(TypeTag<Minifloat<DType::kF6E2M3FN>>{}); return true;
+  case DType::kF6E3M2FN: f(TypeTag<Minifloat<DType::kF6E3M2FN>>{}); return true;
+  case DType::kF8E3M4: f(TypeTag<Minifloat<DType::kF8E3M4>>{}); return true;
+  case DType::kF8E4M3: f(TypeTag<Minifloat<DType::kF8E4M3>>{}); return true;
+  case DType::kF8E4M3FN: f(TypeTag<Minifloat<DType::kF8E4M3FN>>{}); return true;
+  case DType::kF8E4M3FNUZ: f(TypeTag<Minifloat<DType::kF8E4M3FNUZ>>{}); return true;
+  case DType::kF8E4M3B11FNUZ: f(TypeTag<Minifloat<DType::kF8E4M3B11FNUZ>>{}); return true;
+  case DType::kF8E5M2: f(TypeTag<Minifloat<DType::kF8E5M2>>{}); return true;
+  case DType::kF8E5M2FNUZ: f(TypeTag<Minifloat<DType::kF8E5M2FNUZ>>{}); return true;
+  case DType::kF8E8M0FNU: f(TypeTag<Minifloat<DType::kF8E8M0FNU>>{}); return true;
   default: return visitArithmeticType(t, f);
   }
 }

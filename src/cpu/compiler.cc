@@ -326,8 +326,46 @@ Status Compiler::compileBlock(const ir::Block &block, const ir::Operation &owner
 
   const KernelRegistry &registry = kernelRegistry();
   std::vector<FoldableBroadcast> broadcasts;
+  // Tuples exist only while compiling: stablehlo.tuple records its elements' values, and
+  // stablehlo.get_tuple_element makes its result another name for the element (a tensor's
+  // slot, or a nested tuple's elements), so neither runs a step (spec "tuple",
+  // "get_tuple_element"). A tuple that reaches any other op, a return or a block argument
+  // has no slot type and is Unimplemented there.
+  std::unordered_map<ir::ValueId, std::vector<ir::ValueId>> tuple_elements;
   for (size_t i = 0; i + 1 < block.ops.size(); ++i) {
     const ir::Operation &op = block.ops[i];
+    if (op.name == "stablehlo.tuple") {
+      if (op.results.size() != 1)
+        return invalidArgument() << location(op) << ": '" << op.name
+                                 << "' op expects 1 result, got " << op.results.size();
+      tuple_elements[op.results[0]] = op.operands;
+      continue;
+    }
+    if (op.name == "stablehlo.get_tuple_element") {
+      const ir::Attribute *index = op.attr("index");
+      if (op.operands.size() != 1 || op.results.size() != 1 || !index ||
+          index->kind != ir::AttrKind::kInteger)
+        return invalidArgument() << location(op) << ": '" << op.name
+                                 << "' op expects 1 operand, 1 result and an integer 'index'";
+      auto it = tuple_elements.find(op.operands[0]);
+      if (it == tuple_elements.end())
+        return unimplemented() << location(op) << ": '" << op.name
+                               << "' op reads a tuple not built by stablehlo.tuple in the same "
+                                  "block, which the cpu executor does not support";
+      if (index->int_value < 0 || static_cast<size_t>(index->int_value) >= it->second.size())
+        return invalidArgument() << location(op) << ": '" << op.name << "' op index "
+                                 << index->int_value << " not in [0, " << it->second.size()
+                                 << ")"; // get_tuple_element_c1
+      const ir::ValueId element = it->second[static_cast<size_t>(index->int_value)];
+      if (auto nested = tuple_elements.find(element); nested != tuple_elements.end()) {
+        std::vector<ir::ValueId> elements = nested->second;
+        tuple_elements[op.results[0]] = std::move(elements);
+      } else {
+        RS_ASSIGN_OR_RETURN(int32_t s, use(element, op));
+        slot_of[op.results[0]] = s;
+      }
+      continue;
+    }
     const KernelEntry *entry = registry.find(op.name);
     if (!entry)
       return unimplemented() << location(op) << ": '" << op.name << "' op "

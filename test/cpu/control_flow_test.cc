@@ -113,6 +113,54 @@ func.func @main(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
   EXPECT_EQ(valuesOf<float>(out[1]), (std::vector<float>{1, 2, -3}));
 }
 
+TEST(ControlFlow, TuplesAreResolvedWhileCompiling) {
+  const std::string text = R"(
+func.func @main(%x: tensor<2xf32>, %y: tensor<i64>) -> (tensor<2xf32>, tensor<i64>) {
+  %inner = stablehlo.tuple %y : tuple<tensor<i64>>
+  %t = stablehlo.tuple %x, %inner : tuple<tensor<2xf32>, tuple<tensor<i64>>>
+  %0 = stablehlo.get_tuple_element %t[0] : (tuple<tensor<2xf32>, tuple<tensor<i64>>>) -> tensor<2xf32>
+  %1 = stablehlo.get_tuple_element %t[1] : (tuple<tensor<2xf32>, tuple<tensor<i64>>>) -> tuple<tensor<i64>>
+  %2 = stablehlo.get_tuple_element %1[0] : (tuple<tensor<i64>>) -> tensor<i64>
+  %3 = stablehlo.add %0, %0 : tensor<2xf32>
+  return %3, %2 : tensor<2xf32>, tensor<i64>
+}
+)";
+  auto out = runText(text, {makeTensor<float>({2}, {1, 2}), makeTensor<int64_t>({}, {7})});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(valuesOf<float>(out[0]), (std::vector<float>{2, 4}));
+  EXPECT_EQ(valuesOf<int64_t>(out[1]), (std::vector<int64_t>{7}));
+
+  // A tuple returned from the function has no tensor slot.
+  auto p = compileText(R"(
+func.func @main(%x: tensor<2xf32>) -> tuple<tensor<2xf32>> {
+  %t = stablehlo.tuple %x : tuple<tensor<2xf32>>
+  return %t : tuple<tensor<2xf32>>
+}
+)");
+  ASSERT_FALSE(p.isOk());
+  EXPECT_EQ(p.status().code(), StatusCode::kUnimplemented);
+}
+
+TEST(ControlFlow, CompositeCallsItsDecomposition) {
+  const std::string text = R"(
+func.func private @add_n.impl(%arg0: tensor<i64>) -> tensor<i64> {
+  %0 = stablehlo.constant dense<2> : tensor<i64>
+  %1 = stablehlo.add %arg0, %0 : tensor<i64>
+  return %1 : tensor<i64>
+}
+func.func @main(%x: tensor<i64>) -> tensor<i64> {
+  %0 = stablehlo.composite "stablehlo.add_n" %x {
+    composite_attributes = { n = 2 : i64 },
+    decomposition = @add_n.impl
+  } : (tensor<i64>) -> tensor<i64>
+  return %0 : tensor<i64>
+}
+)";
+  auto out = runText(text, {makeTensor<int64_t>({}, {5})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(valuesOf<int64_t>(out[0]), (std::vector<int64_t>{7}));
+}
+
 //===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//

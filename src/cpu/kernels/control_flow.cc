@@ -1,4 +1,4 @@
-//===- cpu/kernels/control_flow.cc - while, case, if, func.call ------------===//
+//===- cpu/kernels/control_flow.cc - while, case, if, func.call, composite -===//
 //
 // stablehlo.while: operands[N] -> results[N] (same types); cond (N args) -> i1 scalar,
 // body (N args) -> N values; loops while cond holds (spec "while").
@@ -6,7 +6,7 @@
 // the results; an index outside [0, K) selects the last branch (spec "case").
 // stablehlo.if: pred (i1 scalar), true_branch, false_branch (spec "if").
 // func.call: callee (@symbol) compiled once and shared; argument and result types must
-// match the callee's signature.
+// match the callee's signature. stablehlo.composite: a call of its `decomposition`.
 // stablehlo.optimization_barrier: results are the operands.
 // Regions may use values of enclosing scopes (passed as captured kernel inputs). Outputs
 // are assigned from the region results (they may share storage with inputs, which no
@@ -144,13 +144,19 @@ struct CallPlan {
   std::shared_ptr<const Callable> callee;
 };
 
-Status planCall(OpView &v, CallPlan &p) {
-  const ir::Attribute *callee = v.attr("callee");
+/// func.call's `callee`, or stablehlo.composite's `decomposition` (spec "composite": the op
+/// has the semantics of a call to its decomposition; its name and composite_attributes do
+/// not change the result).
+Status planCallOf(OpView &v, CallPlan &p, std::string_view attr_name) {
+  const ir::Attribute *callee = v.attr(attr_name);
   if (!callee || callee->kind != ir::AttrKind::kSymbolRef)
-    return v.error() << "is missing attribute 'callee'";
+    return v.error() << "is missing attribute '" << attr_name << "'";
   RS_ASSIGN_OR_RETURN(p.callee, v.compileCallee(callee->str));
   return checkSignature(v, *p.callee, v.operands(), v.results(), "callee @" + callee->str);
 }
+
+Status planCall(OpView &v, CallPlan &p) { return planCallOf(v, p, "callee"); }
+Status planComposite(OpView &v, CallPlan &p) { return planCallOf(v, p, "decomposition"); }
 
 void runCall(const CallPlan &p, const KernelIo &io) {
   std::vector<Tensor> args;
@@ -183,6 +189,8 @@ void registerControlFlowKernels(KernelRegistry &r) {
   r.add("stablehlo.case", &makeKernel<BranchPlan, planCase, runBranches>, OutputMode::kAssigned);
   r.add("stablehlo.if", &makeKernel<BranchPlan, planIf, runBranches>, OutputMode::kAssigned);
   r.add("func.call", &makeKernel<CallPlan, planCall, runCall>, OutputMode::kAssigned);
+  r.add("stablehlo.composite", &makeKernel<CallPlan, planComposite, runCall>,
+        OutputMode::kAssigned);
   r.add("stablehlo.optimization_barrier", &makeKernel<BarrierPlan, planBarrier, runBarrier>,
         OutputMode::kAssigned);
 }

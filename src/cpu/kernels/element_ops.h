@@ -435,7 +435,21 @@ RS_FLOAT_COMPLEX_UNARY(Asin, std::asin(x))
 RS_FLOAT_COMPLEX_UNARY(Acos, std::acos(x))
 RS_FLOAT_COMPLEX_UNARY(Atan, std::atan(x))
 RS_FLOAT_COMPLEX_UNARY(Sinh, std::sinh(x))
-RS_FLOAT_COMPLEX_UNARY(Cosh, std::cosh(x))
+/// chlo.cosh on real floats as XLA legalizes it (stablehlo chlo decomposition,
+/// materializeCoshApproximation): exp(x + log(1/2)) + exp(log(1/2) - x), in the element type
+/// (f16/bf16 through f32), which does not overflow while cosh(x) is finite; complex: the C
+/// library's.
+struct Cosh {
+  template <typename T> static constexpr bool kSupports = kFloatOrComplex<T>;
+  template <typename T> static T apply(T x) {
+    if constexpr (kComplex<T>) {
+      return viaDouble(x, [](auto z) { return std::cosh(z); });
+    } else {
+      const T log_half = std::log(T(0.5));
+      return std::exp(x + log_half) + std::exp(log_half - x);
+    }
+  }
+};
 RS_FLOAT_COMPLEX_UNARY(Asinh, std::asinh(x))
 RS_FLOAT_COMPLEX_UNARY(Acosh, std::acosh(x))
 RS_FLOAT_COMPLEX_UNARY(Atanh, std::atanh(x))

@@ -52,7 +52,7 @@ PJRT_Buffer_Type toPjrtType(DType dtype) {
   case DType::kF64: return PJRT_Buffer_Type_F64;
   case DType::kComplex64: return PJRT_Buffer_Type_C64;
   case DType::kComplex128: return PJRT_Buffer_Type_C128;
-  case DType::kInvalid: break;
+  default: break; // kInvalid; the sub-byte ints and minifloats never reach a bundle's I/O
   }
   return PJRT_Buffer_Type_INVALID;
 }

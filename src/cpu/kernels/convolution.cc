@@ -12,13 +12,13 @@
 // patch row [window position, input feature] (zero where the window falls on padding or
 // a dilation hole); the kernel is a [window * features, out features of g] matrix (read in
 // place when laid out as [spatial..., i, o] without reversal, else packed once per run);
-// one single-threaded Eigen GEMM per tile of output positions x output features
-// (cpu/gemm_tiling.h). 1x1 windows
-// with unit strides and no padding/dilation on a [b, spatial..., f] input skip the patch
-// copy. Tiles are (group, row block, feature block), fixed by the shapes, so results do not depend
-// on the thread count. Errors at plan time: InvalidArgument for attributes or shapes that break
-// convolution_c1..c27 (openxla/stablehlo docs/spec.md "convolution"); Unimplemented for
-// other or mixed element types.
+// one single-threaded GEMM (gemm.h) per tile of output positions x output features
+// (cpu/gemm_tiling.h). 1x1 windows with unit strides and no padding/dilation on a
+// [b, spatial..., f] input skip the patch copy. Tiles are (group, row block, feature block);
+// each f32/f64 output element is one FMA chain over the patch in order whatever its tile, so
+// results do not depend on the thread count. Errors at plan time: InvalidArgument for attributes or
+// shapes that break convolution_c1..c27 (openxla/stablehlo docs/spec.md "convolution");
+// Unimplemented for other or mixed element types.
 //
 //===----------------------------------------------------------------------===//
 #include "cpu/gemm_tiling.h"
@@ -309,8 +309,8 @@ void runConvolution(const ConvolutionPlan &p, const KernelIo &io) {
   }
 
   const int64_t rows = p.out_batch * p.positions;
-  // Tiles (group, row block, output-feature block), by shape only (cpu/gemm_tiling.h).
-  const GemmTiles gt = chooseGemmTiles(p.groups, rows, Og);
+  // Tiles (group, row block, output-feature block): cpu/gemm_tiling.h.
+  const GemmTiles gt = chooseGemmTiles(p.groups, rows, Og, io.rc.cpu->numThreads());
   const int64_t row_tiles = gt.tiles_m, col_tiles = gt.tiles_n;
   io.rc.cpu->parallelFor(p.groups * row_tiles * col_tiles, [&](int64_t t) {
     const int64_t g = t / (row_tiles * col_tiles), r0 = (t / col_tiles) % row_tiles * gt.tile_m;

@@ -14,12 +14,12 @@
 // are ignored: the product is always computed at full precision (a TF32 algorithm gives the f32
 // result).
 //
-// Parallelism and determinism: the output is cut into tiles of at most 64 x 256 per
-// batch (smaller for small products: cpu/gemm_tiling.h); the cut depends only on (B, M, N); each
-// tile is one single-threaded Eigen GEMM over the whole K, so every element's summation order is
-// fixed by the shape. Errors at plan time: InvalidArgument for dimension numbers or shapes that
-// break dot_general_c1..c12 (openxla/stablehlo docs/spec.md "dot_general"); Unimplemented for other
-// or mixed element types.
+// Parallelism and determinism: the output is cut into tiles of at most 128 x 256 per batch
+// (smaller for small products or many threads: cpu/gemm_tiling.h); each tile is one
+// single-threaded GEMM over the whole K (gemm.h) in which every f32/f64 element is one FMA
+// chain in k order, so no output bit depends on the cut or the thread count. Errors at plan time:
+// InvalidArgument for dimension numbers or shapes that break dot_general_c1..c12 (openxla/stablehlo
+// docs/spec.md "dot_general"); Unimplemented for other or mixed element types.
 //
 //===----------------------------------------------------------------------===//
 #include "cpu/gemm_tiling.h"
@@ -182,7 +182,7 @@ void runDotGeneral(const DotGeneralPlan &p, const KernelIo &io) {
     p.rhs.permute.run(io.rc, b, b_copy.get());
     b = b_copy.get();
   }
-  const GemmTiles gt = chooseGemmTiles(p.batch, p.m, p.n); // by shape only
+  const GemmTiles gt = chooseGemmTiles(p.batch, p.m, p.n, io.rc.cpu->numThreads());
   const int64_t tile_m = gt.tile_m, tile_n = gt.tile_n, tiles_m = gt.tiles_m, tiles_n = gt.tiles_n;
   const int64_t es = p.elem_size;
   io.rc.cpu->parallelFor(p.batch * tiles_m * tiles_n, [&](int64_t t) {

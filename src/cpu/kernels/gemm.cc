@@ -1,7 +1,8 @@
-//===- cpu/kernels/gemm.cc - Single-tile matrix multiply on Eigen ----------===//
+//===- cpu/kernels/gemm.cc - Single-tile matrix multiply ---------------------===//
 //
-// Eigen picks GEMM, GEMV or a dot product from the tile's (m, n, k); each path sums the
-// k products in an order fixed by those sizes. The lazy coefficient-based product Eigen
+// f32 and f64 tiles run the order-exact FMA chain of fma_gemm.h. Integer tiles (exact,
+// wrapping arithmetic, so the order does not matter) go through Eigen, which picks GEMM, GEMV
+// or a dot product from the tile's (m, n, k). The lazy coefficient-based product Eigen
 // uses for tiny products is disabled (EIGEN_GEMM_TO_COEFFBASED_THRESHOLD 0), so every
 // tile takes the blocked GEMM/GEMV paths. Complex tiles use a plain loop (complexGemm).
 //
@@ -12,11 +13,13 @@
 #include "cpu/kernels/gemm.h"
 
 #include "cpu/kernels/element_ops.h"
+#include "cpu/kernels/fma_gemm.h"
 
 #include <Eigen/Core>
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 namespace rs::cpu {
 namespace {
@@ -86,14 +89,27 @@ void complexGemm(const uint8_t *a_bytes, int64_t a_rs, int64_t a_cs, const uint8
     }
 }
 
+/// f32 and f64: the order-exact FMA chain of fma_gemm.h.
+template <typename T>
+void fmaChainGemm(const uint8_t *a, int64_t a_rs, int64_t a_cs, const uint8_t *b, int64_t b_rs,
+                  int64_t b_cs, uint8_t *c, int64_t ldc, int64_t m, int64_t n, int64_t k) {
+  const int64_t ld = std::max(ldc, n);
+  if constexpr (std::is_same_v<T, float>)
+    fmaGemmF32(reinterpret_cast<const float *>(a), a_rs, a_cs, reinterpret_cast<const float *>(b),
+               b_rs, b_cs, reinterpret_cast<float *>(c), ld, m, n, k);
+  else
+    fmaGemmF64(reinterpret_cast<const double *>(a), a_rs, a_cs, reinterpret_cast<const double *>(b),
+               b_rs, b_cs, reinterpret_cast<double *>(c), ld, m, n, k);
+}
+
 } // namespace
 
 GemmFn gemmFor(DType t) {
   switch (t) {
   case DType::kComplex64: return &complexGemm<float>;
   case DType::kComplex128: return &complexGemm<double>;
-  case DType::kF32: return &gemm<float>;
-  case DType::kF64: return &gemm<double>;
+  case DType::kF32: return &fmaChainGemm<float>;
+  case DType::kF64: return &fmaChainGemm<double>;
   case DType::kI32: return &gemm<int32_t>;
   case DType::kI64: return &gemm<int64_t>;
   case DType::kU32: return &gemm<uint32_t>;

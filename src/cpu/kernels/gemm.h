@@ -1,14 +1,15 @@
-//===- cpu/kernels/gemm.h - Single-tile matrix multiply on Eigen -----------===//
+//===- cpu/kernels/gemm.h - Single-tile matrix multiply ---------------------===//
 //
-// Private to cpu/. C[m, n] = A[m, k] * B[k, n] for one output tile, on the calling thread,
-// through Eigen's GEMM (Eigen::Map views, no copies). A and B are strided views with one
-// unit stride each (row-major or column-major); C is row-major with leading dimension
-// ldc. Element types: float, double, int32_t, int64_t (accumulation in that type), and
-// complex<f32>/complex<f64> (a plain loop, k products summed in k order from 0).
+// Private to cpu/. C[m, n] = A[m, k] * B[k, n] for one output tile, on the calling thread.
+// A and B are strided views with one unit stride each (row-major or column-major); C is
+// row-major with leading dimension ldc. Element types: float and double (each element one
+// fused multiply-add chain in k order: fma_gemm.h), int32_t, int64_t and unsigned (Eigen's
+// GEMM, wrapping arithmetic in that type), and complex<f32>/complex<f64> (a plain loop, k
+// products summed in k order from 0).
 //
-// Determinism: the arithmetic of an output element depends only on (m, n, k) and the
-// machine's cache sizes (which fix Eigen's blocking), never on pointer values or threads;
-// callers choose tile shapes from the op's shape only.
+// Determinism: the arithmetic of an output element depends on nothing but the operands: not
+// on the tile it falls in, the thread count or the instruction set (AVX-512, AVX2 or
+// portable), so callers may tile as they like.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

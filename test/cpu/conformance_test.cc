@@ -198,9 +198,17 @@ Outcome runFunction(ir::Module &m, ir::Operation *entry) {
     return {"unsupported", "harness: no single entry function"};
   ir::Block &block = entry->regions[0].blocks[0];
   if (!block.arguments.empty()) {
-    if (std::none_of(block.ops.begin(), block.ops.end(), isCheck))
-      return {"unsupported", "harness: entry function takes arguments and the module has no "
-                             "checks (a serialization round-trip test)"};
+    if (std::none_of(block.ops.begin(), block.ops.end(), isCheck)) {
+      const bool dynamic = std::any_of(block.arguments.begin(), block.arguments.end(), [&](auto v) {
+        const ir::Type &t = m.typeOf(v);
+        return std::find(t.shape.begin(), t.shape.end(), -1) != t.shape.end();
+      });
+      return {"unsupported", dynamic ? "dynamic shape: the entry function takes tensor<?x...> "
+                                       "arguments and the module has no checks (a serialization "
+                                       "round-trip test)"
+                                     : "harness: entry function takes arguments and the module "
+                                       "has no checks (a serialization round-trip test)"};
+    }
     return {"unsupported", "harness: entry function takes arguments"};
   }
   if (block.ops.empty())

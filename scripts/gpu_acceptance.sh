@@ -85,7 +85,7 @@ global:
     batch_sizes: all
     executable_cache: true
     xla_flags: {xla_gpu_exclude_nondeterministic_ops: true}
-  scheduler: {coalescing: true}
+  scheduler: {coalescing: true, max_queue_delay_microseconds: ${QUEUE_DELAY_US:-0}}
 EOF
   local t0
   t0=$(now)
@@ -197,6 +197,16 @@ run() {
   echo "== serving overhead (auto, warm, coalescing on)"
   loadgen loadgen_c1 1 5
   loadgen loadgen_c32 32 5
+  stop
+  # The coalescing figure: 32 closed-loop clients with the coalescing wait, so a batch waits
+  # up to 2 ms for rows to fill the b32 program (docs/scheduler.md); compare with the bare
+  # b32 execute throughput above (>= 80% wanted).
+  echo "== coalescing (auto, warm, 32 clients, scheduler.max_queue_delay_microseconds=2000)"
+  QUEUE_DELAY_US=2000 serve auto_delay "$WORK/repo" auto
+  echo "coalescing c32 max_queue_delay_microseconds=2000:"
+  loadgen loadgen_c32_delay2000 32 5
+  echo "coalescing c64 max_queue_delay_microseconds=2000:"
+  loadgen loadgen_c64_delay2000 64 5
   stop
 
   echo "== executable cache, bert_bench + resnet_bench only"

@@ -142,6 +142,39 @@ int64_t Scheduler::plannedBatchSize(const ModelState &state) const {
   return chooseBatchSize(sizes, std::min(rows, sizes.back()), options_.batch_sizes);
 }
 
+std::optional<Clock::time_point> Scheduler::holdUntil(const ModelState &state,
+                                                      Clock::time_point t) const {
+  const std::vector<int64_t> &sizes = state.batching.compiled_batch_sizes;
+  if (options_.max_queue_delay.count() <= 0 || sizes.empty() || state.queue.empty() ||
+      !state.queue.front().coalescable)
+    return std::nullopt;
+  int64_t cap = sizes.back();
+  if (state.policy.max_batch_size > 0)
+    cap = std::min(cap, state.policy.max_batch_size);
+  int64_t rows = 0;
+  for (const Item &item : state.queue) {
+    if (!item.coalescable || rows + item.rows.count > cap)
+      return std::nullopt; // the batch cannot grow any further
+    rows += item.rows.count;
+  }
+  if (rows >= cap)
+    return std::nullopt;
+  Clock::time_point until = state.queue.front().enqueued +
+                            std::chrono::duration_cast<Clock::duration>(options_.max_queue_delay);
+  // Leave each deadline the time the largest batch is expected to take (twice under edf,
+  // whose dispatch sheds a request within that margin of its deadline).
+  const double cost_s = costOf(state, chooseBatchSize(sizes, cap, options_.batch_sizes)) *
+                        (options_.discipline == Discipline::kEdf ? 2 : 1);
+  const auto cost =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cost_s));
+  for (const Item &item : state.queue)
+    if (item.deadline)
+      until = std::min(until, *item.deadline - cost);
+  if (t >= until)
+    return std::nullopt;
+  return until;
+}
+
 Scheduler::ModelMap::iterator Scheduler::pick(Clock::time_point t) {
   ModelMap::iterator chosen = models_.end();
   auto older = [](const ModelState &a, const ModelState &b) {
@@ -150,7 +183,7 @@ Scheduler::ModelMap::iterator Scheduler::pick(Clock::time_point t) {
   switch (options_.discipline) {
   case Discipline::kFifo:
     for (auto it = models_.begin(); it != models_.end(); ++it)
-      if (!it->second.queue.empty() &&
+      if (!it->second.queue.empty() && !it->second.held &&
           (chosen == models_.end() || older(it->second, chosen->second)))
         chosen = it;
     return chosen;
@@ -158,7 +191,7 @@ Scheduler::ModelMap::iterator Scheduler::pick(Clock::time_point t) {
     constexpr Clock::time_point kNever = Clock::time_point::max();
     Clock::time_point best = kNever;
     for (auto it = models_.begin(); it != models_.end(); ++it) {
-      if (it->second.queue.empty())
+      if (it->second.queue.empty() || it->second.held)
         continue;
       Clock::time_point soonest = kNever;
       for (const Item &item : it->second.queue)
@@ -175,7 +208,7 @@ Scheduler::ModelMap::iterator Scheduler::pick(Clock::time_point t) {
   case Discipline::kFair: {
     double weight_sum = 0, ema_sum = 0;
     for (auto &[name, state] : models_) {
-      if (state.queue.empty())
+      if (state.queue.empty() || state.held)
         continue;
       decayEma(state, t);
       weight_sum += state.policy.weight;
@@ -185,7 +218,7 @@ Scheduler::ModelMap::iterator Scheduler::pick(Clock::time_point t) {
     const double cap = options_.recency_penalty_cap;
     for (auto it = models_.begin(); it != models_.end(); ++it) {
       ModelState &state = it->second;
-      if (state.queue.empty())
+      if (state.queue.empty() || state.held)
         continue;
       const double share = state.policy.weight / weight_sum;
       const double nema = ema_sum > 0 ? state.ema / ema_sum : 0;
@@ -356,11 +389,22 @@ void Scheduler::dispatchLoop() {
     if (runPendingWarmup(lock))
       continue;
     const Clock::time_point t = now();
+    // The coalescing wait: hold partial batches; wake at the earliest hold's end.
+    std::optional<Clock::time_point> wake;
+    for (auto &[name, state] : models_) {
+      const std::optional<Clock::time_point> until = holdUntil(state, t);
+      state.held = until.has_value();
+      if (until && (!wake || *until < *wake))
+        wake = until;
+    }
     ModelMap::iterator chosen = pick(t);
     if (chosen == models_.end()) {
       if (stopping_)
         return;
-      cv_.wait(lock);
+      if (wake)
+        cv_.wait_for(lock, *wake - t);
+      else
+        cv_.wait(lock);
       continue;
     }
     ModelState &state = chosen->second;

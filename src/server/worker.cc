@@ -138,6 +138,7 @@ scheduler::SchedulerOptions schedulerOptions(const config::WorkerConfig &config)
   o.recency_penalty_cap = sc.recency_penalty_cap;
   o.coalescing_discount = sc.coalescing_discount;
   o.cost_ema_alpha = sc.cost_ema_alpha;
+  o.max_queue_delay = std::chrono::microseconds(sc.max_queue_delay_microseconds);
   for (const auto &[name, m] : sc.models)
     o.model_policies[name] = {.weight = m.weight, .max_batch_size = m.max_batch_size.value_or(0)};
   return o;

@@ -306,6 +306,16 @@ void Scheduler::submit(const std::string &model, std::vector<Tensor> inputs,
     item.enqueued = enqueued;
     state.queue.push_back(std::move(item));
   }
+  // Inline dispatch: with the device idle, the submitting thread runs the next batch
+  // itself (the discipline still picks it) instead of waking the dispatch thread, saving a
+  // thread hop per request. Not while a warmup is pending (the dispatch thread runs those
+  // first).
+  if (options_.inline_dispatch && !busy_ && !stopping_ && thread_.joinable() &&
+      std::none_of(models_.begin(), models_.end(),
+                   [](const auto &entry) { return entry.second.warmup_pending; })) {
+    std::optional<Clock::time_point> wake;
+    (void)dispatchOne(lock, &wake);
+  }
   lock.unlock();
   cv_.notify_one();
 }
@@ -354,6 +364,7 @@ bool Scheduler::runPendingWarmup(std::unique_lock<std::mutex> &lock) {
   std::vector<int64_t> sizes = batching.compiled_batch_sizes;
   if (sizes.empty())
     sizes.push_back(0);
+  busy_ = true;
   lock.unlock();
   std::vector<std::pair<int64_t, double>> costs;
   int64_t failures = 0;
@@ -374,6 +385,7 @@ bool Scheduler::runPendingWarmup(std::unique_lock<std::mutex> &lock) {
       ++failures;
   }
   lock.lock();
+  busy_ = false;
   auto again = models_.find(model);
   if (again != models_.end()) {
     for (const auto &[size, seconds] : costs)
@@ -383,69 +395,81 @@ bool Scheduler::runPendingWarmup(std::unique_lock<std::mutex> &lock) {
   return true;
 }
 
+bool Scheduler::dispatchOne(std::unique_lock<std::mutex> &lock,
+                            std::optional<Clock::time_point> *wake) {
+  const Clock::time_point t = now();
+  // The coalescing wait: hold partial batches; wake at the earliest hold's end.
+  *wake = std::nullopt;
+  for (auto &[name, state] : models_) {
+    const std::optional<Clock::time_point> until = holdUntil(state, t);
+    state.held = until.has_value();
+    if (until && (!*wake || *until < **wake))
+      *wake = until;
+  }
+  ModelMap::iterator chosen = pick(t);
+  if (chosen == models_.end())
+    return false;
+  ModelState &state = chosen->second;
+  // Laxity margin: under edf a request that cannot finish by its deadline is shed.
+  const double margin_s =
+      options_.discipline == Discipline::kEdf ? costOf(state, plannedBatchSize(state)) : 0.0;
+  const auto margin =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(margin_s));
+  std::vector<Item> batch;
+  std::vector<Item> expired;
+  int64_t rows = 0;
+  int64_t cap =
+      state.batching.compiled_batch_sizes.empty() ? 0 : state.batching.compiled_batch_sizes.back();
+  if (state.policy.max_batch_size > 0)
+    cap = std::min(cap, state.policy.max_batch_size);
+  while (!state.queue.empty()) {
+    Item &next = state.queue.front();
+    if (next.deadline && t + margin >= *next.deadline) {
+      expired.push_back(std::move(next));
+      state.queue.pop_front();
+      continue;
+    }
+    if (!batch.empty() &&
+        (!batch.front().coalescable || !next.coalescable || rows + next.rows.count > cap))
+      break;
+    rows += next.rows.count;
+    batch.push_back(std::move(next));
+    state.queue.pop_front();
+    if (!batch.front().coalescable)
+      break;
+  }
+  std::string model = chosen->first;
+  ModelBatching batching = state.batching;
+  busy_ = true;
+  lock.unlock();
+  for (const Item &item : expired)
+    finishPiece(item, deadlineExceeded()
+                          << "model '" << model << "': deadline exceeded before execution");
+  if (!batch.empty())
+    execute(model, batching, std::move(batch));
+  lock.lock();
+  busy_ = false;
+  return true;
+}
+
 void Scheduler::dispatchLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
+    if (busy_) { // a submitting thread dispatches inline; it notifies when done
+      cv_.wait(lock);
+      continue;
+    }
     if (runPendingWarmup(lock))
       continue;
-    const Clock::time_point t = now();
-    // The coalescing wait: hold partial batches; wake at the earliest hold's end.
     std::optional<Clock::time_point> wake;
-    for (auto &[name, state] : models_) {
-      const std::optional<Clock::time_point> until = holdUntil(state, t);
-      state.held = until.has_value();
-      if (until && (!wake || *until < *wake))
-        wake = until;
-    }
-    ModelMap::iterator chosen = pick(t);
-    if (chosen == models_.end()) {
-      if (stopping_)
-        return;
-      if (wake)
-        cv_.wait_for(lock, *wake - t);
-      else
-        cv_.wait(lock);
+    if (dispatchOne(lock, &wake))
       continue;
-    }
-    ModelState &state = chosen->second;
-    // Laxity margin: under edf a request that cannot finish by its deadline is shed.
-    const double margin_s =
-        options_.discipline == Discipline::kEdf ? costOf(state, plannedBatchSize(state)) : 0.0;
-    const auto margin =
-        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(margin_s));
-    std::vector<Item> batch;
-    std::vector<Item> expired;
-    int64_t rows = 0;
-    int64_t cap = state.batching.compiled_batch_sizes.empty()
-                      ? 0
-                      : state.batching.compiled_batch_sizes.back();
-    if (state.policy.max_batch_size > 0)
-      cap = std::min(cap, state.policy.max_batch_size);
-    while (!state.queue.empty()) {
-      Item &next = state.queue.front();
-      if (next.deadline && t + margin >= *next.deadline) {
-        expired.push_back(std::move(next));
-        state.queue.pop_front();
-        continue;
-      }
-      if (!batch.empty() &&
-          (!batch.front().coalescable || !next.coalescable || rows + next.rows.count > cap))
-        break;
-      rows += next.rows.count;
-      batch.push_back(std::move(next));
-      state.queue.pop_front();
-      if (!batch.front().coalescable)
-        break;
-    }
-    std::string model = chosen->first;
-    ModelBatching batching = state.batching;
-    lock.unlock();
-    for (const Item &item : expired)
-      finishPiece(item, deadlineExceeded()
-                            << "model '" << model << "': deadline exceeded before execution");
-    if (!batch.empty())
-      execute(model, batching, std::move(batch));
-    lock.lock();
+    if (stopping_)
+      return;
+    if (wake)
+      cv_.wait_for(lock, *wake - now());
+    else
+      cv_.wait(lock);
   }
 }
 

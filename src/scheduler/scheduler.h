@@ -49,7 +49,8 @@
 // DeadlineExceeded (the deadline passed, or under edf cannot be met, before execution),
 // Unavailable (shut down), and whatever RunFn returns. Thread safety: all methods may be
 // called from any thread; DoneFn runs on the dispatch thread (or the caller's, for
-// immediate errors).
+// immediate errors and, with SchedulerOptions::inline_dispatch, for batches submit() runs
+// itself). One batch (or warmup) runs at a time, whichever thread runs it.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -174,6 +175,11 @@ struct SchedulerOptions {
   /// partial batch may wait for more rows, measured from its oldest request's submit();
   /// 0 = dispatch at once (the reference).
   std::chrono::microseconds max_queue_delay{0};
+  /// When the device is idle, submit() runs the next batch on the calling thread instead
+  /// of waking the dispatch thread (one thread hop less per request). RunFn, DoneFn and
+  /// the observers then also run on submitters' threads, so a caller must not hold a lock
+  /// they take, and submit() may block for a batch's run. Needs start().
+  bool inline_dispatch = false;
   /// Policies by model name, used by addModel() when it is given none.
   std::map<std::string, ModelPolicy> model_policies;
   /// Run warmups under fair (see ModelBatching::warmup_inputs).
@@ -278,6 +284,10 @@ private:
   /// Runs one pending warmup, if any, with mu_ released meanwhile; returns whether it did.
   bool runPendingWarmup(std::unique_lock<std::mutex> &lock);
   void dispatchLoop();
+  /// Forms and runs the next batch, if a model is ready, with mu_ released meanwhile and
+  /// busy_ set; returns whether it ran (or expired) anything. `wake`: the earliest end of a
+  /// coalescing hold, if any.
+  bool dispatchOne(std::unique_lock<std::mutex> &lock, std::optional<Clock::time_point> *wake);
   /// Runs the batch and folds its compute time into the model's EMA, cost and counters.
   void execute(const std::string &model, const ModelBatching &batching, std::vector<Item> batch);
   static void finishPiece(const Item &item, Result<std::vector<Tensor>> outputs);
@@ -289,6 +299,7 @@ private:
   ModelMap models_;       // GUARDED_BY(mu_)
   uint64_t next_seq_ = 0; // GUARDED_BY(mu_)
   bool stopping_ = false; // GUARDED_BY(mu_)
+  bool busy_ = false;     // GUARDED_BY(mu_): a batch or warmup runs (on any thread)
   std::thread thread_;
 };
 

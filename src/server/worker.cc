@@ -139,6 +139,9 @@ scheduler::SchedulerOptions schedulerOptions(const config::WorkerConfig &config)
   o.coalescing_discount = sc.coalescing_discount;
   o.cost_ema_alpha = sc.cost_ema_alpha;
   o.max_queue_delay = std::chrono::microseconds(sc.max_queue_delay_microseconds);
+  // The gRPC and HTTP handlers call submit() holding no lock: an idle device runs the
+  // request on the handler's thread, one thread hop less (docs/scheduler.md).
+  o.inline_dispatch = true;
   for (const auto &[name, m] : sc.models)
     o.model_policies[name] = {.weight = m.weight, .max_batch_size = m.max_batch_size.value_or(0)};
   return o;

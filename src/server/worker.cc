@@ -222,8 +222,8 @@ Result<Tensor> runProbeLeg(runtime::Backend &backend, const ir::Module &module,
   return out.front();
 }
 
-/// Runs the TF32 probe (reference-system.md §3.2) before any model compiles and logs the
-/// `TF32 probe` line. DEFAULT leg: tf32_active (a failure only warns). Pinned leg
+/// Runs the TF32 probe (reference-system.md §3.2; the worker runs it while the models load) and
+/// logs the `TF32 probe` line. DEFAULT leg: tf32_active (a failure only warns). Pinned leg
 /// (numerics f32 only): the probe's product after the numerics pass, i.e. the path every
 /// served f32 program takes. FailedPrecondition under f32 unless the pin is bit-exact, and
 /// under tf32 unless the probe shows TF32 in use. Returns the evidence fields.

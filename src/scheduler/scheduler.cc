@@ -145,7 +145,7 @@ int64_t Scheduler::plannedBatchSize(const ModelState &state) const {
 std::optional<Clock::time_point> Scheduler::holdUntil(const ModelState &state,
                                                       Clock::time_point t) const {
   const std::vector<int64_t> &sizes = state.batching.compiled_batch_sizes;
-  if (options_.max_queue_delay.count() <= 0 || sizes.empty() || state.queue.empty() ||
+  if (options_.max_queue_delay_us.count() <= 0 || sizes.empty() || state.queue.empty() ||
       !state.queue.front().coalescable)
     return std::nullopt;
   int64_t cap = sizes.back();
@@ -159,8 +159,9 @@ std::optional<Clock::time_point> Scheduler::holdUntil(const ModelState &state,
   }
   if (rows >= cap)
     return std::nullopt;
-  Clock::time_point until = state.queue.front().enqueued +
-                            std::chrono::duration_cast<Clock::duration>(options_.max_queue_delay);
+  Clock::time_point until =
+      state.queue.front().enqueued +
+      std::chrono::duration_cast<Clock::duration>(options_.max_queue_delay_us);
   // Leave each deadline the time the largest batch is expected to take (twice under edf,
   // whose dispatch sheds a request within that margin of its deadline).
   const double cost_s = costOf(state, chooseBatchSize(sizes, cap, options_.batch_sizes)) *

@@ -174,7 +174,7 @@ struct SchedulerOptions {
   /// `scheduler.max_queue_delay_microseconds` (>= 0): how long a coalescable model's
   /// partial batch may wait for more rows, measured from its oldest request's submit();
   /// 0 = dispatch at once (the reference).
-  std::chrono::microseconds max_queue_delay{0};
+  std::chrono::microseconds max_queue_delay_us{0};
   /// When the device is idle, submit() runs the next batch on the calling thread instead
   /// of waking the dispatch thread (one thread hop less per request). RunFn, DoneFn and
   /// the observers then also run on submitters' threads, so a caller must not hold a lock

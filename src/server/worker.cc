@@ -139,7 +139,7 @@ scheduler::SchedulerOptions schedulerOptions(const config::WorkerConfig &config)
   o.recency_penalty_cap = sc.recency_penalty_cap;
   o.coalescing_discount = sc.coalescing_discount;
   o.cost_ema_alpha = sc.cost_ema_alpha;
-  o.max_queue_delay = std::chrono::microseconds(sc.max_queue_delay_microseconds);
+  o.max_queue_delay_us = std::chrono::microseconds(sc.max_queue_delay_microseconds);
   // The gRPC and HTTP handlers call submit() holding no lock: an idle device runs the
   // request on the handler's thread, one thread hop less (docs/scheduler.md).
   o.inline_dispatch = true;

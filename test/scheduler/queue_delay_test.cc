@@ -58,7 +58,7 @@ struct Recorder {
 
 SchedulerOptions delayOptions(std::chrono::microseconds delay) {
   SchedulerOptions o;
-  o.max_queue_delay = delay;
+  o.max_queue_delay_us = delay;
   return o;
 }
 

@@ -85,7 +85,7 @@ global:
     batch_sizes: all
     executable_cache: true
     xla_flags: {xla_gpu_exclude_nondeterministic_ops: true}
-  scheduler: {coalescing: true}
+  scheduler: {coalescing: true, max_queue_delay_microseconds: ${QUEUE_DELAY_US:-0}}
 EOF
   local t0
   t0=$(now)
@@ -143,6 +143,34 @@ same_outputs() {
     "$count output files, $bad differ"
 }
 
+# server_split TAG [BEFORE_FILE]: saves the worker's per-request sums for resnet_bench to
+# $LOGDIR/TAG.split and prints, over the requests since BEFORE_FILE, the server's own mean
+# time per request (admission to answer) and its queue-wait and compute parts; the rest of
+# the loadgen latency is gRPC transport and the client.
+server_split() {
+  python3 - "$LOGDIR/$1.split" "${2:-}" "$((PORT + 1))" <<'PY'
+import json, re, sys, urllib.request as u
+text = u.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[3]).read().decode()
+names = ("worker_request_latency_seconds", "worker_request_queue_seconds",
+         "worker_request_compute_seconds")
+now = {}
+for name in names:
+    for kind in ("sum", "count"):
+        now[name + "_" + kind] = sum(float(m.group(1)) for m in re.finditer(
+            r'^%s_%s\{[^}]*model="resnet_bench"[^}]*\} (\S+)' % (name, kind), text, re.M))
+json.dump(now, open(sys.argv[1], "w"))
+if sys.argv[2]:
+    before = json.load(open(sys.argv[2]))
+    out = []
+    for name in names:
+        n = now[name + "_count"] - before[name + "_count"]
+        s = now[name + "_sum"] - before[name + "_sum"]
+        out.append("%s=%.1f" % (name.replace("worker_request_", "").replace("_seconds", ""),
+                                1e6 * s / n if n else float("nan")))
+    print("server split (mean us per request over the run): " + " ".join(out))
+PY
+}
+
 loadgen() { # loadgen TAG CONCURRENCY SECONDS
   LD_LIBRARY_PATH="$LIB" "$BIN/reactant-server" loadgen --model resnet_bench --grpc-url 127.0.0.1:$PORT \
     --concurrency "$2" --duration "$3" --rows 1 --payloads 8 --rtol 1e-3 2>&1 | tee "$LOGDIR/$1.txt"
@@ -195,8 +223,20 @@ run() {
   check "warm start faster (all bundles)" $(awk -v r="$ratio" 'BEGIN {print (r >= 5) ? 0 : 1}') \
     "cold $cold_s s, warm $warm_s s, ${ratio}x"
   echo "== serving overhead (auto, warm, coalescing on)"
+  server_split before_c1
   loadgen loadgen_c1 1 5
+  server_split after_c1 "$LOGDIR/before_c1.split"
   loadgen loadgen_c32 32 5
+  stop
+  # The coalescing figure: 32 closed-loop clients with the coalescing wait, so a batch waits
+  # up to 2 ms for rows to fill the b32 program (docs/scheduler.md); compare with the bare
+  # b32 execute throughput above (>= 80% wanted).
+  echo "== coalescing (auto, warm, 32 clients, scheduler.max_queue_delay_microseconds=2000)"
+  QUEUE_DELAY_US=2000 serve auto_delay "$WORK/repo" auto
+  echo "coalescing c32 max_queue_delay_microseconds=2000:"
+  loadgen loadgen_c32_delay2000 32 5
+  echo "coalescing c64 max_queue_delay_microseconds=2000:"
+  loadgen loadgen_c64_delay2000 64 5
   stop
 
   echo "== executable cache, bert_bench + resnet_bench only"

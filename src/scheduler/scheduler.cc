@@ -142,6 +142,40 @@ int64_t Scheduler::plannedBatchSize(const ModelState &state) const {
   return chooseBatchSize(sizes, std::min(rows, sizes.back()), options_.batch_sizes);
 }
 
+std::optional<Clock::time_point> Scheduler::holdUntil(const ModelState &state,
+                                                      Clock::time_point t) const {
+  const std::vector<int64_t> &sizes = state.batching.compiled_batch_sizes;
+  if (options_.max_queue_delay_us.count() <= 0 || sizes.empty() || state.queue.empty() ||
+      !state.queue.front().coalescable)
+    return std::nullopt;
+  int64_t cap = sizes.back();
+  if (state.policy.max_batch_size > 0)
+    cap = std::min(cap, state.policy.max_batch_size);
+  int64_t rows = 0;
+  for (const Item &item : state.queue) {
+    if (!item.coalescable || rows + item.rows.count > cap)
+      return std::nullopt; // the batch cannot grow any further
+    rows += item.rows.count;
+  }
+  if (rows >= cap)
+    return std::nullopt;
+  Clock::time_point until =
+      state.queue.front().enqueued +
+      std::chrono::duration_cast<Clock::duration>(options_.max_queue_delay_us);
+  // Leave each deadline the time the largest batch is expected to take (twice under edf,
+  // whose dispatch sheds a request within that margin of its deadline).
+  const double cost_s = costOf(state, chooseBatchSize(sizes, cap, options_.batch_sizes)) *
+                        (options_.discipline == Discipline::kEdf ? 2 : 1);
+  const auto cost =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cost_s));
+  for (const Item &item : state.queue)
+    if (item.deadline)
+      until = std::min(until, *item.deadline - cost);
+  if (t >= until)
+    return std::nullopt;
+  return until;
+}
+
 Scheduler::ModelMap::iterator Scheduler::pick(Clock::time_point t) {
   ModelMap::iterator chosen = models_.end();
   auto older = [](const ModelState &a, const ModelState &b) {
@@ -150,7 +184,7 @@ Scheduler::ModelMap::iterator Scheduler::pick(Clock::time_point t) {
   switch (options_.discipline) {
   case Discipline::kFifo:
     for (auto it = models_.begin(); it != models_.end(); ++it)
-      if (!it->second.queue.empty() &&
+      if (!it->second.queue.empty() && !it->second.held &&
           (chosen == models_.end() || older(it->second, chosen->second)))
         chosen = it;
     return chosen;
@@ -158,7 +192,7 @@ Scheduler::ModelMap::iterator Scheduler::pick(Clock::time_point t) {
     constexpr Clock::time_point kNever = Clock::time_point::max();
     Clock::time_point best = kNever;
     for (auto it = models_.begin(); it != models_.end(); ++it) {
-      if (it->second.queue.empty())
+      if (it->second.queue.empty() || it->second.held)
         continue;
       Clock::time_point soonest = kNever;
       for (const Item &item : it->second.queue)
@@ -175,7 +209,7 @@ Scheduler::ModelMap::iterator Scheduler::pick(Clock::time_point t) {
   case Discipline::kFair: {
     double weight_sum = 0, ema_sum = 0;
     for (auto &[name, state] : models_) {
-      if (state.queue.empty())
+      if (state.queue.empty() || state.held)
         continue;
       decayEma(state, t);
       weight_sum += state.policy.weight;
@@ -185,7 +219,7 @@ Scheduler::ModelMap::iterator Scheduler::pick(Clock::time_point t) {
     const double cap = options_.recency_penalty_cap;
     for (auto it = models_.begin(); it != models_.end(); ++it) {
       ModelState &state = it->second;
-      if (state.queue.empty())
+      if (state.queue.empty() || state.held)
         continue;
       const double share = state.policy.weight / weight_sum;
       const double nema = ema_sum > 0 ? state.ema / ema_sum : 0;
@@ -273,6 +307,16 @@ void Scheduler::submit(const std::string &model, std::vector<Tensor> inputs,
     item.enqueued = enqueued;
     state.queue.push_back(std::move(item));
   }
+  // Inline dispatch: with the device idle, the submitting thread runs the next batch
+  // itself (the discipline still picks it) instead of waking the dispatch thread, saving a
+  // thread hop per request. Not while a warmup is pending (the dispatch thread runs those
+  // first).
+  if (options_.inline_dispatch && !busy_ && !stopping_ && thread_.joinable() &&
+      std::none_of(models_.begin(), models_.end(),
+                   [](const auto &entry) { return entry.second.warmup_pending; })) {
+    std::optional<Clock::time_point> wake;
+    (void)dispatchOne(lock, &wake);
+  }
   lock.unlock();
   cv_.notify_one();
 }
@@ -321,6 +365,7 @@ bool Scheduler::runPendingWarmup(std::unique_lock<std::mutex> &lock) {
   std::vector<int64_t> sizes = batching.compiled_batch_sizes;
   if (sizes.empty())
     sizes.push_back(0);
+  busy_ = true;
   lock.unlock();
   std::vector<std::pair<int64_t, double>> costs;
   int64_t failures = 0;
@@ -341,6 +386,7 @@ bool Scheduler::runPendingWarmup(std::unique_lock<std::mutex> &lock) {
       ++failures;
   }
   lock.lock();
+  busy_ = false;
   auto again = models_.find(model);
   if (again != models_.end()) {
     for (const auto &[size, seconds] : costs)
@@ -350,58 +396,81 @@ bool Scheduler::runPendingWarmup(std::unique_lock<std::mutex> &lock) {
   return true;
 }
 
+bool Scheduler::dispatchOne(std::unique_lock<std::mutex> &lock,
+                            std::optional<Clock::time_point> *wake) {
+  const Clock::time_point t = now();
+  // The coalescing wait: hold partial batches; wake at the earliest hold's end.
+  *wake = std::nullopt;
+  for (auto &[name, state] : models_) {
+    const std::optional<Clock::time_point> until = holdUntil(state, t);
+    state.held = until.has_value();
+    if (until && (!*wake || *until < **wake))
+      *wake = until;
+  }
+  ModelMap::iterator chosen = pick(t);
+  if (chosen == models_.end())
+    return false;
+  ModelState &state = chosen->second;
+  // Laxity margin: under edf a request that cannot finish by its deadline is shed.
+  const double margin_s =
+      options_.discipline == Discipline::kEdf ? costOf(state, plannedBatchSize(state)) : 0.0;
+  const auto margin =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(margin_s));
+  std::vector<Item> batch;
+  std::vector<Item> expired;
+  int64_t rows = 0;
+  int64_t cap =
+      state.batching.compiled_batch_sizes.empty() ? 0 : state.batching.compiled_batch_sizes.back();
+  if (state.policy.max_batch_size > 0)
+    cap = std::min(cap, state.policy.max_batch_size);
+  while (!state.queue.empty()) {
+    Item &next = state.queue.front();
+    if (next.deadline && t + margin >= *next.deadline) {
+      expired.push_back(std::move(next));
+      state.queue.pop_front();
+      continue;
+    }
+    if (!batch.empty() &&
+        (!batch.front().coalescable || !next.coalescable || rows + next.rows.count > cap))
+      break;
+    rows += next.rows.count;
+    batch.push_back(std::move(next));
+    state.queue.pop_front();
+    if (!batch.front().coalescable)
+      break;
+  }
+  std::string model = chosen->first;
+  ModelBatching batching = state.batching;
+  busy_ = true;
+  lock.unlock();
+  for (const Item &item : expired)
+    finishPiece(item, deadlineExceeded()
+                          << "model '" << model << "': deadline exceeded before execution");
+  if (!batch.empty())
+    execute(model, batching, std::move(batch));
+  lock.lock();
+  busy_ = false;
+  return true;
+}
+
 void Scheduler::dispatchLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    if (runPendingWarmup(lock))
-      continue;
-    const Clock::time_point t = now();
-    ModelMap::iterator chosen = pick(t);
-    if (chosen == models_.end()) {
-      if (stopping_)
-        return;
+    if (busy_) { // a submitting thread dispatches inline; it notifies when done
       cv_.wait(lock);
       continue;
     }
-    ModelState &state = chosen->second;
-    // Laxity margin: under edf a request that cannot finish by its deadline is shed.
-    const double margin_s =
-        options_.discipline == Discipline::kEdf ? costOf(state, plannedBatchSize(state)) : 0.0;
-    const auto margin =
-        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(margin_s));
-    std::vector<Item> batch;
-    std::vector<Item> expired;
-    int64_t rows = 0;
-    int64_t cap = state.batching.compiled_batch_sizes.empty()
-                      ? 0
-                      : state.batching.compiled_batch_sizes.back();
-    if (state.policy.max_batch_size > 0)
-      cap = std::min(cap, state.policy.max_batch_size);
-    while (!state.queue.empty()) {
-      Item &next = state.queue.front();
-      if (next.deadline && t + margin >= *next.deadline) {
-        expired.push_back(std::move(next));
-        state.queue.pop_front();
-        continue;
-      }
-      if (!batch.empty() &&
-          (!batch.front().coalescable || !next.coalescable || rows + next.rows.count > cap))
-        break;
-      rows += next.rows.count;
-      batch.push_back(std::move(next));
-      state.queue.pop_front();
-      if (!batch.front().coalescable)
-        break;
-    }
-    std::string model = chosen->first;
-    ModelBatching batching = state.batching;
-    lock.unlock();
-    for (const Item &item : expired)
-      finishPiece(item, deadlineExceeded()
-                            << "model '" << model << "': deadline exceeded before execution");
-    if (!batch.empty())
-      execute(model, batching, std::move(batch));
-    lock.lock();
+    if (runPendingWarmup(lock))
+      continue;
+    std::optional<Clock::time_point> wake;
+    if (dispatchOne(lock, &wake))
+      continue;
+    if (stopping_)
+      return;
+    if (wake)
+      cv_.wait_for(lock, *wake - now());
+    else
+      cv_.wait(lock);
   }
 }
 

@@ -29,6 +29,15 @@
 // last padded), always the same pieces, each run on its own dispatch and never coalesced;
 // the pieces' outputs are concatenated back.
 //
+// Coalescing wait (`scheduler.max_queue_delay_microseconds`, like Triton's dynamic
+// batcher; 0 = the reference: dispatch at once): while a coalescable model's next batch
+// holds fewer rows than min(largest compiled size, max_batch_size) and could still grow,
+// the model is held until enough rows arrive to fill it or its oldest queued request has
+// waited the delay, whichever comes first, and never past min(deadline) - cost (so EDF
+// deadlines still hold). A held model is skipped by the discipline; other models dispatch
+// meanwhile. The loop waits on its condition variable until the earliest hold ends or a
+// submit arrives (no polling).
+//
 // The scheduler knows nothing of models beyond ModelBatching and ModelPolicy: it calls
 // RunFn to execute a batch and reads time only from SchedulerOptions::clock (tests inject
 // a fake clock that RunFn advances). Inputs and outputs are in manifest order; shapes are
@@ -40,7 +49,8 @@
 // DeadlineExceeded (the deadline passed, or under edf cannot be met, before execution),
 // Unavailable (shut down), and whatever RunFn returns. Thread safety: all methods may be
 // called from any thread; DoneFn runs on the dispatch thread (or the caller's, for
-// immediate errors).
+// immediate errors and, with SchedulerOptions::inline_dispatch, for batches submit() runs
+// itself). One batch (or warmup) runs at a time, whichever thread runs it.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -161,6 +171,15 @@ struct SchedulerOptions {
   double cost_ema_alpha = 0.2;
   /// Cost of a batch size never measured (fair priority, edf laxity margin), seconds.
   double default_cost_seconds = 0.01;
+  /// `scheduler.max_queue_delay_microseconds` (>= 0): how long a coalescable model's
+  /// partial batch may wait for more rows, measured from its oldest request's submit();
+  /// 0 = dispatch at once (the reference).
+  std::chrono::microseconds max_queue_delay_us{0};
+  /// When the device is idle, submit() runs the next batch on the calling thread instead
+  /// of waking the dispatch thread (one thread hop less per request). RunFn, DoneFn and
+  /// the observers then also run on submitters' threads, so a caller must not hold a lock
+  /// they take, and submit() may block for a batch's run. Needs start().
+  bool inline_dispatch = false;
   /// Policies by model name, used by addModel() when it is given none.
   std::map<std::string, ModelPolicy> model_policies;
   /// Run warmups under fair (see ModelBatching::warmup_inputs).
@@ -247,6 +266,7 @@ private:
     int64_t requests_served = 0;
     int64_t rows_served = 0;
     double total_compute = 0;
+    bool held = false; // the coalescing wait holds it this round (dispatch loop only)
   };
   using ModelMap = std::map<std::string, ModelState>;
 
@@ -256,11 +276,18 @@ private:
   /// queue is non-empty.
   int64_t plannedBatchSize(const ModelState &state) const;
   double costOf(const ModelState &state, int64_t batch_size) const;
+  /// When the coalescing wait holds `state` at `now`: the time its batch dispatches at the
+  /// latest; nullopt when it is ready (no delay, full batch, or the hold has ended).
+  std::optional<Clock::time_point> holdUntil(const ModelState &state, Clock::time_point now) const;
   void foldCost(ModelState &state, int64_t batch_size, double seconds) const;
   ModelMap::iterator pick(Clock::time_point now);
   /// Runs one pending warmup, if any, with mu_ released meanwhile; returns whether it did.
   bool runPendingWarmup(std::unique_lock<std::mutex> &lock);
   void dispatchLoop();
+  /// Forms and runs the next batch, if a model is ready, with mu_ released meanwhile and
+  /// busy_ set; returns whether it ran (or expired) anything. `wake`: the earliest end of a
+  /// coalescing hold, if any.
+  bool dispatchOne(std::unique_lock<std::mutex> &lock, std::optional<Clock::time_point> *wake);
   /// Runs the batch and folds its compute time into the model's EMA, cost and counters.
   void execute(const std::string &model, const ModelBatching &batching, std::vector<Item> batch);
   static void finishPiece(const Item &item, Result<std::vector<Tensor>> outputs);
@@ -272,6 +299,7 @@ private:
   ModelMap models_;       // GUARDED_BY(mu_)
   uint64_t next_seq_ = 0; // GUARDED_BY(mu_)
   bool stopping_ = false; // GUARDED_BY(mu_)
+  bool busy_ = false;     // GUARDED_BY(mu_): a batch or warmup runs (on any thread)
   std::thread thread_;
 };
 

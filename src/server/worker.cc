@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -138,6 +139,10 @@ scheduler::SchedulerOptions schedulerOptions(const config::WorkerConfig &config)
   o.recency_penalty_cap = sc.recency_penalty_cap;
   o.coalescing_discount = sc.coalescing_discount;
   o.cost_ema_alpha = sc.cost_ema_alpha;
+  o.max_queue_delay_us = std::chrono::microseconds(sc.max_queue_delay_microseconds);
+  // The gRPC and HTTP handlers call submit() holding no lock: an idle device runs the
+  // request on the handler's thread, one thread hop less (docs/scheduler.md).
+  o.inline_dispatch = true;
   for (const auto &[name, m] : sc.models)
     o.model_policies[name] = {.weight = m.weight, .max_batch_size = m.max_batch_size.value_or(0)};
   return o;
@@ -217,8 +222,8 @@ Result<Tensor> runProbeLeg(runtime::Backend &backend, const ir::Module &module,
   return out.front();
 }
 
-/// Runs the TF32 probe (reference-system.md §3.2) before any model compiles and logs the
-/// `TF32 probe` line. DEFAULT leg: tf32_active (a failure only warns). Pinned leg
+/// Runs the TF32 probe (reference-system.md §3.2; the worker runs it while the models load) and
+/// logs the `TF32 probe` line. DEFAULT leg: tf32_active (a failure only warns). Pinned leg
 /// (numerics f32 only): the probe's product after the numerics pass, i.e. the path every
 /// served f32 program takes. FailedPrecondition under f32 unless the pin is bit-exact, and
 /// under tf32 unless the probe shows TF32 in use. Returns the evidence fields.
@@ -289,11 +294,18 @@ Status Worker::start() {
   const config::RuntimeConfig &rt = config_.runtime;
   std::vector<std::pair<std::string, std::string>> probe_facts;
   BackendFacts backend_facts; // plugin, CUDA and driver versions (evidence; "" on the cpu)
+  // The TF32 probe runs on its own thread while the models load: it needs only the
+  // device (the numerics pass reads the device description, not the probe), and its
+  // first execution's one-time GPU setup overlaps the loads. A failed probe still fails
+  // the start, after the loads; the log lines are the same, possibly interleaved.
+  std::future<Result<ProbeFacts>> probe;
   if (rt.backend == config::Backend::kCuda) {
     Result<std::unique_ptr<runtime::PjrtBackend>> gpu = createGpuBackend(rt);
     if (gpu.isOk()) {
-      RS_ASSIGN_OR_RETURN(probe_facts, runGpuTf32Probe(**gpu, config_));
       backend_facts = pjrtBackendFacts(**gpu);
+      runtime::PjrtBackend *device = gpu->get(); // owned by backend_ for the Worker's life
+      probe = std::async(std::launch::async,
+                         [device, this] { return runGpuTf32Probe(*device, config_); });
       backend_ = std::move(*gpu);
     } else if (!rt.allow_cpu_fallback) {
       return gpu.status().withPrefix("runtime.backend: cuda (runtime.allow_cpu_fallback: false)");
@@ -330,6 +342,9 @@ Status Worker::start() {
   repository_ = std::make_unique<runtime::ModelRepository>(backend_, repositoryOptions(config_));
   for (const std::string &dir : config_.model_dirs)
     RS_RETURN_IF_ERROR(repository_->loadRepository(dir, config_.models_include));
+  if (probe.valid()) {
+    RS_ASSIGN_OR_RETURN(facts_->tf32_probe, probe.get());
+  }
   // The weight cache's pool: on the CPU backend a share of the host's memory (the arena);
   // the PJRT backend uploads weights to the device at load and keeps them (no cache).
   const bool cpu = backend_->deviceInfo().platform == "cpu";

@@ -178,27 +178,58 @@ WorkerMetrics::WorkerMetrics(std::string worker_name, WorkerInfo info)
 
 WorkerMetrics::~WorkerMetrics() = default;
 
+WorkerMetrics::ModelSeries &WorkerMetrics::seriesOf(const std::string &model) {
+  return series_[model];
+}
+
+namespace {
+
+/// `*slot`, added to `family` with the label model=`model` on first use (each series
+/// appears exactly when it did without the cache).
+template <typename T, typename... Args>
+T &lazySeries(T *&slot, prometheus::Family<T> *family, const std::string &model, Args &&...args) {
+  if (slot == nullptr)
+    slot = &family->Add({{"model", model}}, std::forward<Args>(args)...);
+  return *slot;
+}
+
+} // namespace
+
+prometheus::Counter &WorkerMetrics::requestCounter(ModelSeries &s, const std::string &model,
+                                                   StatusCode code) {
+  prometheus::Counter *&counter = s.requests[code];
+  if (counter == nullptr)
+    counter = &requests_->Add({{"model", model}, {"status", std::string(statusCodeName(code))}});
+  return *counter;
+}
+
 void WorkerMetrics::requestFinished(const std::string &model, StatusCode code, double seconds) {
-  requests_->Add({{"model", model}, {"status", std::string(statusCodeName(code))}}).Increment();
-  latency_->Add({{"model", model}}, latencyBuckets()).Observe(seconds);
+  std::lock_guard<std::mutex> lock(series_mu_);
+  ModelSeries &s = seriesOf(model);
+  requestCounter(s, model, code).Increment();
+  lazySeries(s.latency, latency_, model, latencyBuckets()).Observe(seconds);
   if (code == StatusCode::kOk)
-    served_->Add({{"model", model}}).Increment();
+    lazySeries(s.served, served_, model).Increment();
 }
 
 void WorkerMetrics::requestRejected(const std::string &model, StatusCode code) {
-  requests_->Add({{"model", model}, {"status", std::string(statusCodeName(code))}}).Increment();
+  std::lock_guard<std::mutex> lock(series_mu_);
+  requestCounter(seriesOf(model), model, code).Increment();
 }
 
 void WorkerMetrics::observeDispatch(const scheduler::DispatchStats &stats) {
-  const prometheus::Labels labels{{"model", stats.model}};
-  dispatches_->Add(labels).Increment();
-  compute_seconds_->Add(labels).Increment(stats.compute_seconds);
-  batch_size_->Add(labels, rowBuckets()).Observe(static_cast<double>(stats.rows));
+  std::lock_guard<std::mutex> lock(series_mu_);
+  const std::string &m = stats.model;
+  ModelSeries &s = seriesOf(m);
+  lazySeries(s.dispatches, dispatches_, m).Increment();
+  lazySeries(s.compute_seconds, compute_seconds_, m).Increment(stats.compute_seconds);
+  lazySeries(s.batch_size, batch_size_, m, rowBuckets()).Observe(static_cast<double>(stats.rows));
   if (stats.ok)
-    rows_served_->Add(labels).Increment(static_cast<double>(stats.rows));
-  prometheus::Histogram &queue = queue_latency_->Add(labels, phaseBuckets());
-  prometheus::Histogram &compute = compute_latency_->Add(labels, phaseBuckets());
-  prometheus::Summary &quantiles = queue_wait_quantile_->Add(labels, waitQuantiles());
+    lazySeries(s.rows_served, rows_served_, m).Increment(static_cast<double>(stats.rows));
+  prometheus::Histogram &queue = lazySeries(s.queue, queue_latency_, m, phaseBuckets());
+  prometheus::Histogram &compute = lazySeries(s.compute, compute_latency_, m, phaseBuckets());
+  prometheus::Summary &quantiles =
+      lazySeries(s.quantiles, queue_wait_quantile_, m, waitQuantiles());
   for (double wait : stats.queue_wait_seconds) {
     queue.Observe(wait);
     compute.Observe(stats.compute_seconds);
@@ -219,6 +250,8 @@ void removeSeries(prometheus::Family<T> *family, const prometheus::Labels &label
 } // namespace
 
 void WorkerMetrics::forgetModel(const std::string &model) {
+  std::lock_guard<std::mutex> lock(series_mu_);
+  series_.erase(model);
   const prometheus::Labels labels{{"model", model}};
   for (int code = 0; code <= static_cast<int>(StatusCode::kUnauthenticated); ++code)
     removeSeries(

@@ -54,7 +54,9 @@
 #include "support/status.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace prometheus {
@@ -111,6 +113,27 @@ public:
                      const scheduler::Scheduler &scheduler, const MetricsSnapshot &snapshot);
 
 private:
+  /// One model's per-request series, found once: prometheus-cpp's Family::Add() builds
+  /// (and throws away) a new metric on every call, a Summary's quantile state included.
+  struct ModelSeries {
+    std::map<StatusCode, prometheus::Counter *> requests;
+    prometheus::Histogram *latency = nullptr;
+    prometheus::Counter *served = nullptr;
+    prometheus::Counter *dispatches = nullptr;
+    prometheus::Counter *compute_seconds = nullptr;
+    prometheus::Histogram *batch_size = nullptr;
+    prometheus::Counter *rows_served = nullptr;
+    prometheus::Histogram *queue = nullptr;
+    prometheus::Histogram *compute = nullptr;
+    prometheus::Summary *quantiles = nullptr;
+  };
+  /// The cached series of `model` (each added to its family on first use). Requires
+  /// series_mu_.
+  ModelSeries &seriesOf(const std::string &model);
+  prometheus::Counter &requestCounter(ModelSeries &s, const std::string &model, StatusCode code);
+
+  std::mutex series_mu_;                      // held while a cached series is used or removed
+  std::map<std::string, ModelSeries> series_; // GUARDED_BY(series_mu_)
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter> *requests_;
   prometheus::Family<prometheus::Histogram> *latency_;

@@ -82,6 +82,14 @@ TEST(EnvOverrides, BoolParsing) {
   }
 }
 
+TEST(EnvOverrides, MaxQueueDelay) {
+  NodeDir dir;
+  auto w =
+      dir.worker(kMinimal, {{"INFERENCE_SERVER_SCHEDULER_MAX_QUEUE_DELAY_MICROSECONDS", "2000"}});
+  ASSERT_TRUE(w.isOk()) << w.status().toString();
+  EXPECT_EQ(w->scheduler.max_queue_delay_microseconds, 2000);
+}
+
 TEST(EnvOverrides, ErrorsNameTheVariable) {
   NodeDir dir;
   struct Case {
@@ -98,6 +106,9 @@ TEST(EnvOverrides, ErrorsNameTheVariable) {
       {{{"INFERENCE_SERVER_RUNTIME_MEM_FRACTION", "lots"}},
        "environment override INFERENCE_SERVER_RUNTIME_MEM_FRACTION: invalid number value "
        "'lots'"},
+      {{{"INFERENCE_SERVER_SCHEDULER_MAX_QUEUE_DELAY_MICROSECONDS", "-5"}},
+       "environment override INFERENCE_SERVER_SCHEDULER_MAX_QUEUE_DELAY_MICROSECONDS: -5 must "
+       "be >= 0"},
       {{{"INFERENCE_SERVER_RUNTIME_NUMERICS", "fp32"}},
        "environment override INFERENCE_SERVER_RUNTIME_NUMERICS: 'fp32' is not one of f32, "
        "auto, tf32"},

@@ -55,6 +55,7 @@ TEST(NodeConfig, DefaultsMatchTheReference) {
   EXPECT_EQ(s.coalescing_discount, 0.1);
   EXPECT_EQ(s.cost_ema_alpha, 0.2);
   EXPECT_EQ(s.max_queue_depth, 1024);
+  EXPECT_EQ(s.max_queue_delay_microseconds, 0);
   EXPECT_EQ(s.compaction_interval, 0);
   EXPECT_EQ(s.dispatch_timeout_seconds, 30.0);
   EXPECT_TRUE(s.coalescing);
@@ -321,6 +322,7 @@ TEST(NodeConfig, EffectiveSettingsListEveryKeySorted) {
       "scheduler.discipline",
       "scheduler.dispatch_timeout_seconds",
       "scheduler.ema_halflife_seconds",
+      "scheduler.max_queue_delay_microseconds",
       "scheduler.max_queue_depth",
       "scheduler.models.bert.max_batch_size",
       "scheduler.models.bert.residency",

@@ -89,6 +89,8 @@ TEST(Validation, RangesOfEveryValue) {
        "node.yaml: global.scheduler.cost_ema_alpha: 0 is out of range (0, 1]"},
       {"{scheduler: {max_queue_depth: 0}}",
        "node.yaml: global.scheduler.max_queue_depth: 0 must be >= 1"},
+      {"{scheduler: {max_queue_delay_microseconds: -1}}",
+       "node.yaml: global.scheduler.max_queue_delay_microseconds: -1 must be >= 0"},
       {"{scheduler: {compaction_interval: -1}}",
        "node.yaml: global.scheduler.compaction_interval: -1 must be >= 0"},
       {"{scheduler: {dispatch_timeout_seconds: 0}}",

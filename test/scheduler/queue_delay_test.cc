@@ -1,0 +1,234 @@
+//===- test/scheduler/queue_delay_test.cc - The coalescing wait -------------===//
+//
+// scheduler.max_queue_delay_microseconds: a partial batch waits for more rows until it
+// is full or its oldest request has waited the delay, never past a deadline, and never
+// holds another model's dispatch. Assertions are on batch composition and counts; the
+// only timings checked are generous bounds.
+//
+//===----------------------------------------------------------------------===//
+#include "scheduler/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <mutex>
+#include <thread>
+
+namespace rs::scheduler {
+namespace {
+
+using namespace std::chrono_literals;
+
+/// An i32 tensor of `rows` rows of width 1 whose values are base + i.
+Tensor rowsTensor(int64_t rows, int32_t base) {
+  Tensor t = Tensor::zeros(DType::kI32, {rows, 1});
+  for (int64_t i = 0; i < rows; ++i)
+    t.mutableDataAs<int32_t>()[i] = base + static_cast<int32_t>(i);
+  return t;
+}
+
+/// One dispatch the fake device saw.
+struct Dispatch {
+  std::string model;
+  int64_t batch_size = 0;
+  std::vector<int32_t> values; // the batch's input rows, padding included
+};
+
+/// A fake device that records every dispatch and returns its input unchanged.
+struct Recorder {
+  std::mutex mu;
+  std::vector<Dispatch> dispatches;
+
+  RunFn runFn() {
+    return [this](const std::string &model, int64_t batch_size,
+                  std::vector<Tensor> inputs) -> Result<std::vector<Tensor>> {
+      const Tensor &in = inputs[0];
+      std::lock_guard<std::mutex> lock(mu);
+      dispatches.push_back(
+          {model, batch_size,
+           std::vector<int32_t>(in.dataAs<int32_t>(), in.dataAs<int32_t>() + in.numElements())});
+      return std::vector<Tensor>{in};
+    };
+  }
+  std::vector<Dispatch> seen() {
+    std::lock_guard<std::mutex> lock(mu);
+    return dispatches;
+  }
+};
+
+SchedulerOptions delayOptions(std::chrono::microseconds delay) {
+  SchedulerOptions o;
+  o.max_queue_delay_us = delay;
+  return o;
+}
+
+ModelBatching batching(std::vector<int64_t> sizes) { return {std::move(sizes), {0}, {0}, {}}; }
+
+std::future<Result<std::vector<Tensor>>>
+submitAsync(Scheduler &s, const std::string &model, Tensor input,
+            std::optional<Clock::time_point> deadline = {}) {
+  auto p = std::make_shared<std::promise<Result<std::vector<Tensor>>>>();
+  auto f = p->get_future();
+  s.submit(model, {std::move(input)}, deadline,
+           [p](Result<std::vector<Tensor>> r) { p->set_value(std::move(r)); });
+  return f;
+}
+
+int32_t onlyValue(std::future<Result<std::vector<Tensor>>> &f) {
+  Result<std::vector<Tensor>> r = f.get();
+  EXPECT_TRUE(r.isOk()) << r.status().toString();
+  if (!r.isOk())
+    return -1;
+  EXPECT_EQ((*r)[0].numElements(), 1);
+  return (*r)[0].dataAs<int32_t>()[0];
+}
+
+double secondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+TEST(QueueDelay, PartialBatchWaitsForLaterRequestsThenRunsOnce) {
+  Recorder dev;
+  Scheduler s(delayOptions(2s), dev.runFn());
+  s.addModel("m", batching({1, 4}));
+  s.start();
+  const Clock::time_point begin = Clock::now();
+  auto a = submitAsync(s, "m", rowsTensor(1, 10));
+  std::this_thread::sleep_for(10ms);
+  auto b = submitAsync(s, "m", rowsTensor(1, 20));
+  std::this_thread::sleep_for(10ms);
+  auto c = submitAsync(s, "m", rowsTensor(1, 30));
+  EXPECT_EQ(onlyValue(a), 10);
+  EXPECT_EQ(onlyValue(b), 20);
+  EXPECT_EQ(onlyValue(c), 30);
+  // Three rows never fill size 4: the batch left when the oldest had waited 2 s.
+  EXPECT_GE(secondsSince(begin), 1.9);
+  const std::vector<Dispatch> seen = dev.seen();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].batch_size, 4);
+  EXPECT_EQ(seen[0].values, (std::vector<int32_t>{10, 20, 30, 0}));
+}
+
+TEST(QueueDelay, FullBatchDispatchesWithoutWaitingForTheDelay) {
+  Recorder dev;
+  Scheduler s(delayOptions(600s), dev.runFn());
+  s.addModel("m", batching({1, 4}));
+  s.start();
+  const Clock::time_point begin = Clock::now();
+  std::vector<std::future<Result<std::vector<Tensor>>>> futures;
+  for (int32_t i = 0; i < 4; ++i)
+    futures.push_back(submitAsync(s, "m", rowsTensor(1, i + 1)));
+  for (int32_t i = 0; i < 4; ++i)
+    EXPECT_EQ(onlyValue(futures[static_cast<size_t>(i)]), i + 1);
+  EXPECT_LT(secondsSince(begin), 60.0);
+  const std::vector<Dispatch> seen = dev.seen();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].batch_size, 4);
+  EXPECT_EQ(seen[0].values, (std::vector<int32_t>{1, 2, 3, 4}));
+}
+
+TEST(QueueDelay, MaxBatchSizeCapsTheTarget) {
+  Recorder dev;
+  Scheduler s(delayOptions(600s), dev.runFn());
+  s.addModel("m", batching({1, 4}), ModelPolicy{.weight = 1.0, .max_batch_size = 2});
+  s.start();
+  auto a = submitAsync(s, "m", rowsTensor(1, 5));
+  auto b = submitAsync(s, "m", rowsTensor(1, 6));
+  // Two rows reach the cap: the batch leaves at once (else this would wait 600 s).
+  EXPECT_EQ(onlyValue(a), 5);
+  EXPECT_EQ(onlyValue(b), 6);
+  const std::vector<Dispatch> seen = dev.seen();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].batch_size, 4);
+  EXPECT_EQ(seen[0].values, (std::vector<int32_t>{5, 6, 0, 0}));
+}
+
+TEST(QueueDelay, ARequestLargerThanTheRoomLeftClosesTheBatch) {
+  Recorder dev;
+  Scheduler s(delayOptions(600s), dev.runFn());
+  s.addModel("m", batching({1, 4}));
+  s.start();
+  auto a = submitAsync(s, "m", rowsTensor(3, 1));
+  auto b = submitAsync(s, "m", rowsTensor(2, 7));
+  auto c = submitAsync(s, "m", rowsTensor(2, 9));
+  // 3 + 2 rows exceed size 4, so the first batch cannot grow and leaves without the
+  // delay; the next two requests fill size 4 exactly.
+  for (auto *f : {&a, &b, &c}) {
+    Result<std::vector<Tensor>> r = f->get();
+    ASSERT_TRUE(r.isOk()) << r.status().toString();
+  }
+  const std::vector<Dispatch> seen = dev.seen();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].values, (std::vector<int32_t>{1, 2, 3, 0}));
+  EXPECT_EQ(seen[1].values, (std::vector<int32_t>{7, 8, 9, 10}));
+}
+
+TEST(QueueDelay, NeverWaitsPastADeadline) {
+  for (Discipline d : {Discipline::kFair, Discipline::kEdf}) {
+    SCOPED_TRACE(d == Discipline::kFair ? "fair" : "edf");
+    Recorder dev;
+    SchedulerOptions o = delayOptions(600s);
+    o.discipline = d;
+    o.default_cost_seconds = 0.2;
+    Scheduler s(o, dev.runFn());
+    s.addModel("m", batching({1, 4}));
+    s.start();
+    const Clock::time_point begin = Clock::now();
+    auto a = submitAsync(s, "m", rowsTensor(1, 42), begin + 2s);
+    // Held until deadline - cost (fair) or deadline - 2 cost (edf), then served in time.
+    EXPECT_EQ(onlyValue(a), 42);
+    EXPECT_LT(secondsSince(begin), 60.0);
+    ASSERT_EQ(dev.seen().size(), 1u);
+  }
+}
+
+TEST(QueueDelay, AHeldModelDoesNotBlockOtherModels) {
+  Recorder dev;
+  Scheduler s(delayOptions(600s), dev.runFn());
+  s.addModel("held", batching({1, 4}));
+  s.addModel("free", batching({1}));
+  s.start();
+  auto h1 = submitAsync(s, "held", rowsTensor(1, 1));
+  auto f = submitAsync(s, "free", rowsTensor(1, 9));
+  EXPECT_EQ(onlyValue(f), 9); // would take 600 s if the held model blocked the loop
+  EXPECT_EQ(h1.wait_for(0s), std::future_status::timeout);
+  std::vector<std::future<Result<std::vector<Tensor>>>> rest;
+  for (int32_t i = 2; i <= 4; ++i)
+    rest.push_back(submitAsync(s, "held", rowsTensor(1, i)));
+  EXPECT_EQ(onlyValue(h1), 1);
+  for (int32_t i = 2; i <= 4; ++i)
+    EXPECT_EQ(onlyValue(rest[static_cast<size_t>(i - 2)]), i);
+  const std::vector<Dispatch> seen = dev.seen();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].model, "free");
+  EXPECT_EQ(seen[1].model, "held");
+  EXPECT_EQ(seen[1].values, (std::vector<int32_t>{1, 2, 3, 4}));
+}
+
+TEST(QueueDelay, StopFailsAHeldRequestPromptly) {
+  Recorder dev;
+  Scheduler s(delayOptions(600s), dev.runFn());
+  s.addModel("m", batching({1, 4}));
+  s.start();
+  auto a = submitAsync(s, "m", rowsTensor(1, 1));
+  s.stop();
+  Result<std::vector<Tensor>> r = a.get();
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_TRUE(dev.seen().empty());
+}
+
+TEST(QueueDelay, ZeroDelayDispatchesAtOnce) {
+  Recorder dev;
+  Scheduler s(delayOptions(0us), dev.runFn());
+  s.addModel("m", batching({1, 4}));
+  s.start();
+  auto a = submitAsync(s, "m", rowsTensor(1, 3));
+  EXPECT_EQ(onlyValue(a), 3);
+  const std::vector<Dispatch> seen = dev.seen();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].batch_size, 1);
+}
+
+} // namespace
+} // namespace rs::scheduler

@@ -2,6 +2,7 @@
 #include "ir/float_bits.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "ir_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -11,16 +12,7 @@
 namespace rs::ir {
 namespace {
 
-/// Parses `%0 = stablehlo.constant <literal>` and returns its value attribute.
-Attribute constant(std::string_view literal) {
-  std::string text = "func.func @f() {\n  %0 = stablehlo.constant " + std::string(literal) +
-                     "\n  func.return\n}\n";
-  Result<Module> m = parseModule(text, "c.mlir");
-  EXPECT_TRUE(m.isOk()) << literal << ": " << m.status().toString();
-  if (!m.isOk())
-    return Attribute();
-  return *m->ops[0].regions[0].blocks[0].ops[0].attr("value");
-}
+using testing::constant;
 
 std::string constantError(std::string_view literal) {
   std::string text = "func.func @f() {\n  %0 = stablehlo.constant " + std::string(literal) +

@@ -9,6 +9,7 @@
 #include "ir/float_bits.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
+#include "ir_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -98,15 +99,7 @@ TEST(Minifloat, F8E8M0FNUHoldsPowersOfTwo) {
   EXPECT_TRUE(std::isnan(valueOf(t, 0xFF)));
 }
 
-Attribute constant(std::string_view literal) {
-  std::string text = "func.func @f() {\n  %0 = stablehlo.constant " + std::string(literal) +
-                     "\n  func.return\n}\n";
-  Result<Module> m = parseModule(text, "c.mlir");
-  EXPECT_TRUE(m.isOk()) << literal << ": " << m.status().toString();
-  if (!m.isOk())
-    return Attribute();
-  return *m->ops[0].regions[0].blocks[0].ops[0].attr("value");
-}
+using testing::constant;
 
 std::vector<uint8_t> bytes(const Attribute &a) {
   return std::vector<uint8_t>(a.tensor.data(), a.tensor.data() + a.tensor.byteSize());

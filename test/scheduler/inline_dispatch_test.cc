@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "scheduler/scheduler.h"
+#include "scheduler_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -16,13 +17,13 @@
 namespace rs::scheduler {
 namespace {
 
+using testing::batching;
+
 Tensor oneRow(int32_t v) {
   Tensor t = Tensor::zeros(DType::kI32, {1, 1});
   t.mutableDataAs<int32_t>()[0] = v;
   return t;
 }
-
-ModelBatching batching(std::vector<int64_t> sizes) { return {std::move(sizes), {0}, {0}, {}}; }
 
 SchedulerOptions inlineOptions() {
   SchedulerOptions o;

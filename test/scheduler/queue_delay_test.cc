@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "scheduler/scheduler.h"
+#include "scheduler_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,9 @@
 
 namespace rs::scheduler {
 namespace {
+
+using testing::batching;
+using testing::submitAsync;
 
 using namespace std::chrono_literals;
 
@@ -60,18 +64,6 @@ SchedulerOptions delayOptions(std::chrono::microseconds delay) {
   SchedulerOptions o;
   o.max_queue_delay_us = delay;
   return o;
-}
-
-ModelBatching batching(std::vector<int64_t> sizes) { return {std::move(sizes), {0}, {0}, {}}; }
-
-std::future<Result<std::vector<Tensor>>>
-submitAsync(Scheduler &s, const std::string &model, Tensor input,
-            std::optional<Clock::time_point> deadline = {}) {
-  auto p = std::make_shared<std::promise<Result<std::vector<Tensor>>>>();
-  auto f = p->get_future();
-  s.submit(model, {std::move(input)}, deadline,
-           [p](Result<std::vector<Tensor>> r) { p->set_value(std::move(r)); });
-  return f;
 }
 
 int32_t onlyValue(std::future<Result<std::vector<Tensor>>> &f) {

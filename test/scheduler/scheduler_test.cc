@@ -1,6 +1,7 @@
 //===- test/scheduler/scheduler_test.cc - Batching and the dispatch loop ---===//
 #include "scheduler/batching.h"
 #include "scheduler/scheduler.h"
+#include "scheduler_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +10,9 @@
 
 namespace rs::scheduler {
 namespace {
+
+using testing::batching;
+using testing::submitAsync;
 
 /// An i32 tensor of `rows` rows of width 2 whose values are base + i.
 Tensor rowsTensor(int64_t rows, int32_t base) {
@@ -57,19 +61,6 @@ SchedulerOptions opts(bool coalescing, BatchSizePolicy sizes = BatchSizePolicy::
   o.batch_sizes = sizes;
   o.max_queue_depth = max_queue_depth;
   return o;
-}
-
-ModelBatching batching(std::vector<int64_t> sizes) { return {std::move(sizes), {0}, {0}, {}}; }
-
-/// Submits and returns a future of the outputs.
-std::future<Result<std::vector<Tensor>>>
-submitAsync(Scheduler &s, const std::string &model, Tensor input,
-            std::optional<Clock::time_point> deadline = {}) {
-  auto p = std::make_shared<std::promise<Result<std::vector<Tensor>>>>();
-  auto f = p->get_future();
-  s.submit(model, {std::move(input)}, deadline,
-           [p](Result<std::vector<Tensor>> r) { p->set_value(std::move(r)); });
-  return f;
 }
 
 TEST(Batching, ChooseBatchSize) {

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "cpu_test_util.h"
 
+#include "cpu/kernels/erfc_f32.h"
+
 #include <cmath>
 #include <limits>
 
@@ -149,6 +151,19 @@ TEST(Elementwise, IsFinite) {
   auto out = unary<float, bool>("stablehlo.is_finite", "tensor<4xf32>", "tensor<4xi1>",
                                 {1.0f, kInf, -kInf, kNaN});
   EXPECT_EQ(out, (std::vector<bool>{true, false, false, false}));
+}
+
+TEST(Elementwise, ErfcKernelEqualsTheScalarErfcF32InEveryLane) {
+  // 4099 values over [-12, 12] (a length that leaves a scalar remainder): the kernel's
+  // vector loop (AVX2, or AVX-512 where the CPU has it) must give each element the bits of
+  // the scalar erfcF32.
+  std::vector<float> x(4099);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = -12.0f + 24.0f * static_cast<float>(i) / static_cast<float>(x.size() - 1);
+  auto out = unary<float>("chlo.erfc", "tensor<4099xf32>", "tensor<4099xf32>", x);
+  ASSERT_EQ(out.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    ASSERT_EQ(bitsOf(out[i]), bitsOf(ops::erfcF32(x[i]))) << "erfc(" << x[i] << ")";
 }
 
 TEST(Elementwise, TranscendentalsMatchStd) {

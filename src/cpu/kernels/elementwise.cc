@@ -35,6 +35,32 @@ template <typename Op, typename T> void unaryLoop(const uint8_t *in, uint8_t *ou
     o[i] = ops::applyUnary<Op>(a[i]);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/// unaryLoop compiled for AVX-512 with 512-bit vectors, for the f32 erfc only (straight-line
+/// double arithmetic: 8 lanes instead of AVX2's 4). Every element gets the same IEEE
+/// operations as in unaryLoop, so the results are the same bits.
+[[gnu::target("arch=x86-64-v4,prefer-vector-width=512")]] void
+erfcF32LoopAvx512(const uint8_t *in, uint8_t *out, int64_t n) {
+  const float *a = reinterpret_cast<const float *>(in);
+  float *o = reinterpret_cast<float *>(out);
+  for (int64_t i = 0; i < n; ++i)
+    o[i] = ops::erfcF32(a[i]);
+}
+#endif
+
+/// The loop of unary Op over T: unaryLoop, or a wider build of it where the CPU has one.
+template <typename Op, typename T>
+auto unaryLoopFor() -> void (*)(const uint8_t *, uint8_t *, int64_t) {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+  if constexpr (std::is_same_v<Op, ops::Erfc> && std::is_same_v<T, float>) {
+    static const bool avx512 = __builtin_cpu_supports("x86-64-v4");
+    if (avx512)
+      return &erfcF32LoopAvx512;
+  }
+#endif
+  return &unaryLoop<Op, T>;
+}
+
 template <typename Op, typename T>
 void binaryLoop(const uint8_t *lhs, const uint8_t *rhs, uint8_t *out, int64_t n) {
   const T *a = reinterpret_cast<const T *>(lhs);
@@ -62,7 +88,7 @@ template <typename Op> Status planUnary(OpView &v, UnaryPlan &p) {
     using T = typename decltype(tag)::type;
     if constexpr (ops::kSupported<Op, T>) {
       using R = decltype(ops::applyUnary<Op>(T{}));
-      p.fn = &unaryLoop<Op, T>;
+      p.fn = unaryLoopFor<Op, T>();
       to_bool = std::is_same_v<R, bool> && !std::is_same_v<T, bool>;
       to_part = ops::kComplex<T> && !std::is_same_v<R, T>;
     }

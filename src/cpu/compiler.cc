@@ -275,7 +275,8 @@ Result<std::shared_ptr<const Callable>> Compiler::function(std::string_view name
   c->name = "@" + std::string(name);
   Status st = compileBlock(func->regions[0].blocks[0], *func, *c);
   in_progress_.erase(in_progress_.find(name));
-  RS_RETURN_IF_ERROR(st);
+  if (!st.isOk()) // name the function the op is in (for a call, the whole chain, innermost first)
+    return Status(st.code(), st.message() + " (in function @" + std::string(name) + ")");
   if (!c->captures.empty())
     return invalidArgument() << location(*func) << ": function @" << name
                              << " uses values defined outside it";

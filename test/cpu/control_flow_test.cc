@@ -175,7 +175,8 @@ TEST(CompileErrors, UnsupportedOpNamesOpAndLocation) {
   ASSERT_FALSE(p.isOk());
   EXPECT_EQ(p.status().code(), StatusCode::kUnimplemented);
   EXPECT_EQ(p.status().message(),
-            "test.mlir:3:3: 'stablehlo.custom_call' op is not supported by the cpu executor");
+            "test.mlir:3:3: 'stablehlo.custom_call' op is not supported by the cpu executor "
+            "(in function @main)");
 }
 
 TEST(CompileErrors, UnsupportedOpInsideARegionOrCallee) {
@@ -193,7 +194,7 @@ func.func @main(%x: tensor<f32>) -> tensor<f32> {
   EXPECT_EQ(p.status().code(), StatusCode::kUnimplemented);
   EXPECT_EQ(p.status().message(),
             "test.mlir:2:3: 'stablehlo.rng_bit_generator' op is not supported by the cpu "
-            "executor");
+            "executor (in function @f) (in function @main)");
 }
 
 TEST(CompileErrors, UnsupportedTypes) {
@@ -203,14 +204,14 @@ TEST(CompileErrors, UnsupportedTypes) {
   EXPECT_EQ(p.status().code(), StatusCode::kUnimplemented);
   EXPECT_EQ(p.status().message(),
             "test.mlir:2:3: 'stablehlo.and' op element type f16 is not supported by the cpu "
-            "executor");
+            "executor (in function @main)");
   p = compileText(
       opModule("stablehlo.floor", {"tensor<2xcomplex<f32>>"}, "tensor<2xcomplex<f32>>"));
   ASSERT_FALSE(p.isOk());
   EXPECT_EQ(p.status().code(), StatusCode::kUnimplemented);
   EXPECT_EQ(p.status().message(),
             "test.mlir:2:3: 'stablehlo.floor' op element type complex<f32> is not supported by "
-            "the cpu executor");
+            "the cpu executor (in function @main)");
 }
 
 TEST(CompileErrors, RecursionAndMissingEntry) {

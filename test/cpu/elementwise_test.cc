@@ -351,7 +351,7 @@ TEST(Elementwise, UnsupportedElementTypeFailsAtCompile) {
   EXPECT_EQ(p.status().code(), StatusCode::kUnimplemented);
   EXPECT_EQ(p.status().message(),
             "test.mlir:2:3: 'stablehlo.sine' op element type i32 is not supported by the cpu "
-            "executor");
+            "executor (in function @main)");
 }
 
 // The compiler folds a broadcast_in_dim of a bias vector, a per-row value or a scalar into the

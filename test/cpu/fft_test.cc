@@ -94,13 +94,14 @@ TEST(Fft, ZeroSizeBatchAndErrors) {
   ASSERT_FALSE(p.isOk());
   EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(p.status().message(),
-            "test.mlir:2:3: 'stablehlo.fft' op fft_length [8] does not fit operand shape [4]");
+            "test.mlir:2:3: 'stablehlo.fft' op fft_length [8] does not fit operand shape [4] "
+            "(in function @main)");
   p = compileText(opModule("stablehlo.fft", {"tensor<4xf32>"}, "tensor<3xcomplex<f64>>",
                            fftProps("RFFT", "4")));
   ASSERT_FALSE(p.isOk());
   EXPECT_EQ(p.status().message(),
             "test.mlir:2:3: 'stablehlo.fft' op operand type tensor<4xf32> and result type "
-            "tensor<3xcomplex<f64>> do not fit fft_type RFFT");
+            "tensor<3xcomplex<f64>> do not fit fft_type RFFT (in function @main)");
 }
 
 } // namespace

@@ -1,7 +1,8 @@
 //===- test/e2e/bad_bundle_test.cc - Bad bundles are reported, others serve --
 //
-// A repository with one good bundle and three bad ones (corrupt manifest, truncated
-// safetensors, a program with the wrong arity): each bad one is reported at load (a
+// A repository with one good bundle and four bad ones (corrupt manifest, truncated
+// safetensors, a program with the wrong arity, a program with an op the CPU executor does not
+// run): each bad one is reported at load (a
 // `model load failed` log line with the reason, ModelReady false, metadata answering
 // with the reason) over gRPC and HTTP, while the good model serves.
 //
@@ -63,6 +64,14 @@ protected:
       text.insert(text.find(main) + main.size(), "%extra: tensor<f32>, ");
       writeFile(repo_ / "wrong_arity" / file, text);
     }
+    // An op outside the executor's set (issue 3): refused at load with its name and place.
+    copyBundle("iris_mlp", repo_ / "unsupported_op");
+    for (const char *file : {"model.b1.mlir", "model.b8.mlir", "model.b32.mlir"}) {
+      std::string text = readFile(repo_ / "unsupported_op" / file);
+      const size_t body = text.find('\n', text.find("func.func public @main(")) + 1;
+      text.insert(body, "    %rs_unsupported = stablehlo.replica_id : tensor<ui32>\n");
+      writeFile(repo_ / "unsupported_op" / file, text);
+    }
     log_ = std::make_shared<std::ostringstream>();
     spdlog::default_logger()->sinks().push_back(
         std::make_shared<spdlog::sinks::ostream_sink_mt>(*log_));
@@ -87,6 +96,9 @@ TEST_F(BadBundleTest, ReportedAtLoadWhileOthersServe) {
       {"truncated_weights", "weights.safetensors"},
       {"wrong_arity", "main takes 6 arguments but the manifest has 1 input and the weights "
                       "file has 4 weights (5 expected)"},
+      {"unsupported_op", "model.b1.mlir:4:5: 'stablehlo.replica_id' op is not supported by the cpu "
+                         "executor: it needs a multi-device (replica or partition) setting, and "
+                         "the cpu executor runs a single device (in function @main)"},
   };
   auto client = (*server)->httpClient();
   for (const Expect &e : bad) {

@@ -278,11 +278,44 @@ run() {
   [ "$FAIL" = 0 ]
 }
 
+# sweep [DELAYS_US...]: the 32-client coalescing figure for each coalescing wait (default
+# 0 1000 2000 3000 5000 8000), resnet_bench only, warm cache; prints images/s and the share of
+# the bare b32 execute throughput measured first.
+sweep() {
+  LIB="$PWD/$DEST/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  BIN=$PWD/$DEST/bin
+  FIX=$PWD/$DEST/fixtures
+  WORK=$(mktemp -d /tmp/gpu-sweep.XXXX)
+  LOGDIR=$WORK/logs
+  mkdir -p "$LOGDIR" "$WORK/autotune" "$WORK/bare/bundles" "$WORK/repo"
+  cp -r "$FIX/bundles/resnet_bench" "$WORK/bare/bundles/"
+  cp -r "$PWD/$DEST/bare/golden" "$WORK/bare/"
+  LD_LIBRARY_PATH="$LIB" "$BIN/reactant-gpu-check" --fixtures "$WORK/bare" --model resnet_bench --runs 200 \
+    >"$LOGDIR/bare.log" 2>&1
+  local b32_us
+  b32_us=$(grep "resnet_bench b32 timing p50" "$LOGDIR/bare.log" | sed -E 's/.*runHost \(one wait\) ([0-9.]+).*/\1/')
+  echo "bare resnet_bench b32 runHost p50 ${b32_us} us = $(awk -v u="$b32_us" 'BEGIN {printf "%.1f", 32e6 / u}') images/s"
+  cp -r "$FIX/bundles/resnet_bench" "$WORK/repo/"
+  local delays=("$@")
+  [ ${#delays[@]} = 0 ] && delays=(0 1000 2000 3000 5000 8000)
+  for d in "${delays[@]}"; do
+    QUEUE_DELAY_US=$d serve "sweep_$d" "$WORK/repo" auto >/dev/null || { echo "delay $d: server did not start"; continue; }
+    local rate
+    rate=$(loadgen "sweep_c32_$d" 32 5 | sed -nE 's/^requests [0-9]+ in [0-9.]+ s: ([0-9.]+) req\/s/\1/p')
+    echo "coalescing c32 max_queue_delay_microseconds=$d: $rate images/s = $(awk -v r="$rate" -v u="$b32_us" 'BEGIN {printf "%.1f", 100 * r * u / 32e6}')% of bare b32"
+    stop
+  done
+}
+
 case "${1:-}" in
 stage) stage "${2:-}" ;;
 run) run 2>&1 | tee "${OUT:-/tmp}/gpu_acceptance.log" ;;
+sweep)
+  shift
+  sweep "$@" 2>&1 | tee "${OUT:-/tmp}/gpu_sweep.log"
+  ;;
 *)
-  echo "usage: $0 stage [BUILD_DIR] | run" >&2
+  echo "usage: $0 stage [BUILD_DIR] | run | sweep [DELAYS_US...]" >&2
   exit 2
   ;;
 esac

@@ -12,7 +12,8 @@ BIN=${1:-build/src/tools/reactant-server}
 BUNDLE=${2:-../shared/fixtures/bundles/bert_bench}
 THREADS=${THREADS:-2}
 work=$(mktemp -d)
-trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 peak_kib() { /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -1; }
 weights=$(( $(stat -c %s "$BUNDLE/weights.safetensors") / 1024 ))
 b1=$(peak_kib "$BIN" bench "$BUNDLE" --batch 1 --threads "$THREADS" --min-seconds 1 --warmup 1)
@@ -29,8 +30,11 @@ global:
 YAML
 "$BIN" serve --config "$work/node.yaml" >"$work/server.log" 2>&1 &
 pid=$!
-for _ in $(seq 100); do curl -sf 127.0.0.1:18300/v2/health/ready >/dev/null && break; sleep 0.2; done
-"$BIN" loadgen --model bert_bench --grpc-url 127.0.0.1:18301 -c 40 --duration 15 --no-verify | head -3
+ready=
+for _ in $(seq 100); do curl -sf 127.0.0.1:18300/v2/health/ready >/dev/null && ready=1 && break; sleep 0.2; done
+[ -n "$ready" ] || { echo "server not ready after 20 s:"; tail -5 "$work/server.log"; exit 1; }
+"$BIN" loadgen --model bert_bench --grpc-url 127.0.0.1:18301 -c 40 --duration 15 --no-verify >"$work/loadgen.txt"
+head -3 "$work/loadgen.txt"
 hwm=$(awk '/VmHWM/ {print $2}' /proc/$pid/status)
 base=$((b1 - weights)); act=$((b32 - b1)); bound=$((base + weights + 2 * act))
 echo "weights ${weights} KiB; base ${base} KiB; activations (one b32 execute) ${act} KiB"

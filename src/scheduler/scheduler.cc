@@ -146,7 +146,7 @@ std::optional<Clock::time_point> Scheduler::holdUntil(const ModelState &state,
                                                       Clock::time_point t) const {
   const std::vector<int64_t> &sizes = state.batching.compiled_batch_sizes;
   if (options_.max_queue_delay_us.count() <= 0 || sizes.empty() || state.queue.empty() ||
-      !state.queue.front().coalescable)
+      !state.queue.front().coalescable || stopping_) // draining: send what is queued at once
     return std::nullopt;
   int64_t cap = sizes.back();
   if (state.policy.max_batch_size > 0)
@@ -159,8 +159,12 @@ std::optional<Clock::time_point> Scheduler::holdUntil(const ModelState &state,
   }
   if (rows >= cap)
     return std::nullopt;
+  // The wait runs from the later of the oldest request's arrival and the end of the model's
+  // last batch: rows that queued while a batch ran still wait for the clients that batch
+  // answered. Measured from arrival alone (Triton's rule), closed-loop clients split into
+  // groups that alternate in half-full batches, each finding its rows already "old".
   Clock::time_point until =
-      state.queue.front().enqueued +
+      std::max(state.queue.front().enqueued, state.last_finished) +
       std::chrono::duration_cast<Clock::duration>(options_.max_queue_delay_us);
   // Leave each deadline the time the largest batch is expected to take (twice under edf,
   // whose dispatch sheds a request within that margin of its deadline).
@@ -524,6 +528,7 @@ void Scheduler::execute(const std::string &model, const ModelBatching &batching,
     auto it = models_.find(model);
     if (it != models_.end()) {
       ModelState &state = it->second;
+      state.last_finished = finished;
       decayEma(state, finished);
       state.ema += compute_seconds;
       state.total_compute += compute_seconds;

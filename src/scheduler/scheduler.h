@@ -267,6 +267,7 @@ private:
     int64_t rows_served = 0;
     double total_compute = 0;
     bool held = false; // the coalescing wait holds it this round (dispatch loop only)
+    Clock::time_point last_finished{}; // when its last batch left the device (coalescing wait)
   };
   using ModelMap = std::map<std::string, ModelState>;
 

@@ -120,6 +120,7 @@ bool checkThreads(const bundle::Bundle &b, const bundle::Program &bp,
     return false;
   };
   std::vector<Tensor> first;
+  bool inputs_golden = false;
   for (size_t ti = 0; ti < o.check_threads.size(); ++ti) {
     auto compiled = compileOn(bp, o.check_threads[ti]);
     if (!compiled.isOk())
@@ -128,6 +129,7 @@ bool checkThreads(const bundle::Bundle &b, const bundle::Program &bp,
     auto args = benchArgs(b, **compiled, o.golden_dir, bp.batch_size, from_golden);
     if (!args.isOk())
       return fail(args.status());
+    inputs_golden = from_golden;
     auto out = (*compiled)->run(*args);
     if (!out.isOk())
       return fail(out.status());
@@ -158,7 +160,7 @@ bool checkThreads(const bundle::Bundle &b, const bundle::Program &bp,
       h = (h ^ byte) * 1099511628211ull;
     std::printf(" %016llx", static_cast<unsigned long long>(h));
   }
-  std::printf("\n");
+  std::printf("; inputs %s\n", inputs_golden ? "golden" : "zeros");
   std::fflush(stdout);
   return true;
 }
@@ -172,6 +174,22 @@ int runBenchCommand(const BenchCommandOptions &o) {
     return 1;
   }
   const bundle::Bundle &b = *loaded;
+  std::string compiled;
+  for (const auto &entry : b.programs)
+    compiled += (compiled.empty() ? "" : ", ") + std::to_string(entry.first);
+  for (int64_t batch : o.batches)
+    if (std::none_of(b.programs.begin(), b.programs.end(),
+                     [&](const auto &entry) { return entry.first == batch; })) {
+      std::fprintf(stderr, "bench: batch size %lld is not compiled in bundle %s (compiled: %s)\n",
+                   static_cast<long long>(batch), b.name.c_str(), compiled.c_str());
+      return 1;
+    }
+  if (!o.golden_dir.empty() && !std::filesystem::is_directory(o.golden_dir)) {
+    std::fprintf(stderr,
+                 "bench: --golden %s is not a directory (expected b{N}.safetensors files)\n",
+                 o.golden_dir.c_str());
+    return 1;
+  }
   std::printf("cpu: %s\nbundle: %s (%s)\n", cpuModel().c_str(), b.name.c_str(),
               o.bundle_dir.c_str());
   bool ok = true;

@@ -107,8 +107,8 @@ TEST(EnvOverrides, ErrorsNameTheVariable) {
        "environment override INFERENCE_SERVER_RUNTIME_MEM_FRACTION: invalid number value "
        "'lots'"},
       {{{"INFERENCE_SERVER_SCHEDULER_MAX_QUEUE_DELAY_MICROSECONDS", "-5"}},
-       "environment override INFERENCE_SERVER_SCHEDULER_MAX_QUEUE_DELAY_MICROSECONDS: -5 must "
-       "be >= 0"},
+       "environment override INFERENCE_SERVER_SCHEDULER_MAX_QUEUE_DELAY_MICROSECONDS: -5 is out "
+       "of range [0, 60000000]"},
       {{{"INFERENCE_SERVER_RUNTIME_NUMERICS", "fp32"}},
        "environment override INFERENCE_SERVER_RUNTIME_NUMERICS: 'fp32' is not one of f32, "
        "auto, tf32"},

@@ -90,7 +90,11 @@ TEST(Validation, RangesOfEveryValue) {
       {"{scheduler: {max_queue_depth: 0}}",
        "node.yaml: global.scheduler.max_queue_depth: 0 must be >= 1"},
       {"{scheduler: {max_queue_delay_microseconds: -1}}",
-       "node.yaml: global.scheduler.max_queue_delay_microseconds: -1 must be >= 0"},
+       "node.yaml: global.scheduler.max_queue_delay_microseconds: -1 is out of range [0, "
+       "60000000]"},
+      {"{scheduler: {max_queue_delay_microseconds: 60000001}}",
+       "node.yaml: global.scheduler.max_queue_delay_microseconds: 60000001 is out of range [0, "
+       "60000000]"},
       {"{scheduler: {compaction_interval: -1}}",
        "node.yaml: global.scheduler.compaction_interval: -1 must be >= 0"},
       {"{scheduler: {dispatch_timeout_seconds: 0}}",

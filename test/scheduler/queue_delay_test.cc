@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <future>
 #include <mutex>
 #include <thread>
@@ -208,6 +209,35 @@ TEST(QueueDelay, StopFailsAHeldRequestPromptly) {
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_TRUE(dev.seen().empty());
+}
+
+TEST(QueueDelay, RowsQueuedDuringABatchStillWaitAfterItEnds) {
+  // a is held 300 ms (it cannot fill size 4), then runs 400 ms; b arrives during that run,
+  // c 100 ms after it ends. The wait counts from the end of a's batch, not from b's arrival
+  // (which would send b alone the moment the device frees up): b and c go together.
+  Recorder dev;
+  RunFn record = dev.runFn();
+  std::atomic<int> calls{0};
+  Scheduler s(delayOptions(300ms),
+              [&](const std::string &model, int64_t batch_size, std::vector<Tensor> inputs) {
+                if (calls.fetch_add(1) == 0)
+                  std::this_thread::sleep_for(400ms);
+                return record(model, batch_size, std::move(inputs));
+              });
+  s.addModel("m", batching({1, 4}));
+  s.start();
+  auto a = submitAsync(s, "m", rowsTensor(1, 10));
+  std::this_thread::sleep_for(400ms);
+  auto b = submitAsync(s, "m", rowsTensor(1, 20));
+  std::this_thread::sleep_for(400ms);
+  auto c = submitAsync(s, "m", rowsTensor(1, 30));
+  EXPECT_EQ(onlyValue(a), 10);
+  EXPECT_EQ(onlyValue(b), 20);
+  EXPECT_EQ(onlyValue(c), 30);
+  const std::vector<Dispatch> seen = dev.seen();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].values, (std::vector<int32_t>{10})); // alone: the b1 program
+  EXPECT_EQ(seen[1].values, (std::vector<int32_t>{20, 30, 0, 0}));
 }
 
 TEST(QueueDelay, ZeroDelayDispatchesAtOnce) {

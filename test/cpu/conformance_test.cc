@@ -157,7 +157,8 @@ std::string compareTensors(const Check &c, const Tensor &a, const Tensor &b) {
     }
     if (!ok) {
       std::ostringstream os;
-      os.precision(9);
+      // Enough digits to tell any two values of the type apart (f64: 17, f32 and narrower: 9).
+      os.precision(t == DType::kF64 ? 17 : 9);
       os << "element " << (complex ? i / 2 : i) << (complex ? (i % 2 ? " (imag)" : " (real)") : "")
          << ": " << floatValue(t, pa) << " vs expected " << floatValue(t, pb);
       return os.str();

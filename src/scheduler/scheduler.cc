@@ -122,13 +122,19 @@ double Scheduler::costOf(const ModelState &state, int64_t batch_size) const {
   return it == state.cost.end() ? options_.default_cost_seconds : it->second;
 }
 
+int64_t Scheduler::rowCap(const ModelState &state) {
+  const std::vector<int64_t> &sizes = state.batching.compiled_batch_sizes;
+  int64_t cap = sizes.empty() ? 0 : sizes.back();
+  if (state.policy.max_batch_size > 0)
+    cap = std::min(cap, state.policy.max_batch_size);
+  return cap;
+}
+
 int64_t Scheduler::plannedBatchSize(const ModelState &state) const {
   const std::vector<int64_t> &sizes = state.batching.compiled_batch_sizes;
   if (sizes.empty())
     return 0;
-  int64_t cap = sizes.back();
-  if (state.policy.max_batch_size > 0)
-    cap = std::min(cap, state.policy.max_batch_size);
+  const int64_t cap = rowCap(state);
   int64_t rows = 0;
   for (const Item &item : state.queue) {
     if (rows > 0 && (!item.coalescable || rows + item.rows.count > cap))
@@ -148,9 +154,7 @@ std::optional<Clock::time_point> Scheduler::holdUntil(const ModelState &state,
   if (options_.max_queue_delay_us.count() <= 0 || sizes.empty() || state.queue.empty() ||
       !state.queue.front().coalescable || stopping_) // draining: send what is queued at once
     return std::nullopt;
-  int64_t cap = sizes.back();
-  if (state.policy.max_batch_size > 0)
-    cap = std::min(cap, state.policy.max_batch_size);
+  const int64_t cap = rowCap(state);
   int64_t rows = 0;
   for (const Item &item : state.queue) {
     if (!item.coalescable || rows + item.rows.count > cap)
@@ -423,10 +427,7 @@ bool Scheduler::dispatchOne(std::unique_lock<std::mutex> &lock,
   std::vector<Item> batch;
   std::vector<Item> expired;
   int64_t rows = 0;
-  int64_t cap =
-      state.batching.compiled_batch_sizes.empty() ? 0 : state.batching.compiled_batch_sizes.back();
-  if (state.policy.max_batch_size > 0)
-    cap = std::min(cap, state.policy.max_batch_size);
+  const int64_t cap = rowCap(state);
   while (!state.queue.empty()) {
     Item &next = state.queue.front();
     if (next.deadline && t + margin >= *next.deadline) {

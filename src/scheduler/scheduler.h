@@ -277,6 +277,9 @@ private:
   /// queue is non-empty.
   int64_t plannedBatchSize(const ModelState &state) const;
   double costOf(const ModelState &state, int64_t batch_size) const;
+  /// Most rows one batch of the model may hold: its largest compiled batch size, capped by
+  /// the policy's max_batch_size when set (0 when nothing is compiled).
+  static int64_t rowCap(const ModelState &state);
   /// When the coalescing wait holds `state` at `now`: the time its batch dispatches at the
   /// latest; nullopt when it is ready (no delay, full batch, or the hold has ended).
   std::optional<Clock::time_point> holdUntil(const ModelState &state, Clock::time_point now) const;

@@ -176,23 +176,35 @@ loadgen() { # loadgen TAG CONCURRENCY SECONDS
     --concurrency "$2" --duration "$3" --rows 1 --payloads 8 --rtol 1e-3 2>&1 | tee "$LOGDIR/$1.txt"
 }
 
-run() {
+# setup_work PREFIX: the paths of the carried tree (LIB, BIN, FIX) and a fresh work
+# directory (WORK, LOGDIR) under /tmp.
+setup_work() {
   # The carried libraries only for our binaries (python3 there keeps its own).
   LIB="$PWD/$DEST/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   BIN=$PWD/$DEST/bin
   FIX=$PWD/$DEST/fixtures
-  WORK=$(mktemp -d /tmp/gpu-accept.XXXX)
+  WORK=$(mktemp -d "/tmp/$1.XXXX")
   LOGDIR=$WORK/logs
   mkdir -p "$LOGDIR" "$WORK/autotune"
-  echo "== machine"
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+}
 
-  echo "== bare execute (reactant-gpu-check, resnet_bench b1 and b32; b32 compares with zero placeholders, timing only)"
+# bare_execute: reactant-gpu-check on resnet_bench b1 and b32 (200 runs each) into
+# $LOGDIR/bare.log.
+bare_execute() {
   mkdir -p "$WORK/bare/bundles"
   cp -r "$FIX/bundles/resnet_bench" "$WORK/bare/bundles/"
   cp -r "$PWD/$DEST/bare/golden" "$WORK/bare/"
   LD_LIBRARY_PATH="$LIB" "$BIN/reactant-gpu-check" --fixtures "$WORK/bare" --model resnet_bench --runs 200 \
     >"$LOGDIR/bare.log" 2>&1
+}
+
+run() {
+  setup_work gpu-accept
+  echo "== machine"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+
+  echo "== bare execute (reactant-gpu-check, resnet_bench b1 and b32; b32 compares with zero placeholders, timing only)"
+  bare_execute
   grep -E "timing p50|TF32 probe" "$LOGDIR/bare.log"
 
   # Bundles in a writable place: the executable cache lives in each bundle's .cache/.
@@ -282,16 +294,9 @@ run() {
 # 0 1000 2000 3000 5000 8000), resnet_bench only, warm cache; prints images/s and the share of
 # the bare b32 execute throughput measured first.
 sweep() {
-  LIB="$PWD/$DEST/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  BIN=$PWD/$DEST/bin
-  FIX=$PWD/$DEST/fixtures
-  WORK=$(mktemp -d /tmp/gpu-sweep.XXXX)
-  LOGDIR=$WORK/logs
-  mkdir -p "$LOGDIR" "$WORK/autotune" "$WORK/bare/bundles" "$WORK/repo"
-  cp -r "$FIX/bundles/resnet_bench" "$WORK/bare/bundles/"
-  cp -r "$PWD/$DEST/bare/golden" "$WORK/bare/"
-  LD_LIBRARY_PATH="$LIB" "$BIN/reactant-gpu-check" --fixtures "$WORK/bare" --model resnet_bench --runs 200 \
-    >"$LOGDIR/bare.log" 2>&1
+  setup_work gpu-sweep
+  mkdir -p "$WORK/repo"
+  bare_execute
   local b32_us
   b32_us=$(grep "resnet_bench b32 timing p50" "$LOGDIR/bare.log" | sed -E 's/.*runHost \(one wait\) ([0-9.]+).*/\1/')
   echo "bare resnet_bench b32 runHost p50 ${b32_us} us = $(awk -v u="$b32_us" 'BEGIN {printf "%.1f", 32e6 / u}') images/s"

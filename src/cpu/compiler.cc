@@ -1,6 +1,8 @@
 //===- cpu/compiler.cc - Execution plans of the CPU executor ---------------===//
 #include "cpu/compiler.h"
 
+#include "cpu/fusion.h"
+
 #include <algorithm>
 #include <cstring>
 #include <new>
@@ -427,6 +429,7 @@ Status Compiler::compileBlock(const ir::Block &block, const ir::Operation &owner
   }
 
   foldBroadcasts(broadcasts, c);
+  fuseElementwiseSteps(c);
 
   // Liveness: release each slot after the last step that reads it (or, for a result
   // nobody reads, after the step that defines it). Results and parameters stay.
@@ -459,10 +462,26 @@ namespace {
 /// Output storage of one runCallable() call. A block is handed out again, for an output of
 /// the same byte size, once nothing but the pool refers to it (the slot that held it was
 /// released and no view, result or capture shares it), so a call touches fresh pages only
-/// for its peak set of live intermediates, not once per op. Blocks are 64-byte aligned, as
+/// for its peak set of live intermediates, not once per op; and those come from the
+/// Callable's BlockCache when an earlier call left them there. Blocks are 64-byte aligned, as
 /// Tensor::zeros gives.
 class BufferPool {
 public:
+  explicit BufferPool(BlockCache &cache) : cache_(cache) {}
+  BufferPool(const BufferPool &) = delete;
+  BufferPool &operator=(const BufferPool &) = delete;
+
+  ~BufferPool() {
+    std::vector<std::pair<size_t, std::shared_ptr<uint8_t>>> unused;
+    size_t call_bytes = 0;
+    for (Block &b : blocks_) {
+      call_bytes += b.bytes;
+      if (b.data.use_count() == 1)
+        unused.emplace_back(b.bytes, std::move(b.data));
+    }
+    cache_.give(std::move(unused), call_bytes);
+  }
+
   Tensor take(const TensorType &t, bool zero) {
     const size_t n = static_cast<size_t>(elementCount(t.shape) * dtypeSize(t.dtype));
     std::shared_ptr<uint8_t> block;
@@ -472,9 +491,12 @@ public:
         break;
       }
     if (!block) {
-      auto *p = static_cast<uint8_t *>(::operator new[](n ? n : 1, std::align_val_t(64)));
-      block = std::shared_ptr<uint8_t>(
-          p, [](uint8_t *q) { ::operator delete[](q, std::align_val_t(64)); });
+      block = cache_.take(n);
+      if (!block) {
+        auto *p = static_cast<uint8_t *>(::operator new[](n ? n : 1, std::align_val_t(64)));
+        block = std::shared_ptr<uint8_t>(
+            p, [](uint8_t *q) { ::operator delete[](q, std::align_val_t(64)); });
+      }
       blocks_.push_back(Block{n, block});
     }
     if (zero)
@@ -488,10 +510,34 @@ private:
     size_t bytes;
     std::shared_ptr<uint8_t> data;
   };
+  BlockCache &cache_;
   std::vector<Block> blocks_;
 };
 
 } // namespace
+
+std::shared_ptr<uint8_t> BlockCache::take(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (size_t i = 0; i < free_.size(); ++i)
+    if (free_[i].first == bytes) {
+      std::shared_ptr<uint8_t> block = std::move(free_[i].second);
+      free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
+      cached_bytes_ -= bytes;
+      return block;
+    }
+  return nullptr;
+}
+
+void BlockCache::give(std::vector<std::pair<size_t, std::shared_ptr<uint8_t>>> blocks,
+                      size_t call_bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  limit_bytes_ = std::max(limit_bytes_, call_bytes);
+  for (auto &b : blocks)
+    if (cached_bytes_ + b.first <= limit_bytes_) {
+      cached_bytes_ += b.first;
+      free_.push_back(std::move(b));
+    }
+}
 
 std::vector<Tensor> runCallable(const Callable &c, std::span<const Tensor> block_args,
                                 std::span<const Tensor *const> captures, const RunContext &rc) {
@@ -503,7 +549,7 @@ std::vector<Tensor> runCallable(const Callable &c, std::span<const Tensor> block
   for (size_t i = 0; i < captures.size(); ++i)
     frame[static_cast<size_t>(c.params[c.num_block_args + i])] = *captures[i];
   std::vector<const Tensor *> in(c.max_inputs);
-  BufferPool pool;
+  BufferPool pool(*c.block_cache);
   for (const Step &s : c.steps) {
     for (size_t k = 0; k < s.inputs.size(); ++k)
       in[k] = &frame[static_cast<size_t>(s.inputs[k])];

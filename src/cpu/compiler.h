@@ -20,6 +20,7 @@
 #include "cpu/kernels/kernel.h"
 
 #include <map>
+#include <mutex>
 #include <set>
 
 namespace rs::cpu {
@@ -33,6 +34,24 @@ struct Step {
   std::vector<int32_t> release; // slots dead after this step
 };
 
+/// Intermediate buffers that one call of a Callable released, kept for its next call, so
+/// that a steady stream of calls touches no fresh pages (no page faults, no zeroing by the
+/// kernel) after the first. Holds at most the bytes of the largest single call seen.
+/// Thread-safe: concurrent calls each take distinct blocks.
+class BlockCache {
+public:
+  /// A cached block of exactly `bytes`, or null.
+  std::shared_ptr<uint8_t> take(size_t bytes);
+  /// Keeps (bytes, block) pairs of one finished call that nothing else refers to any more,
+  /// while the cache holds at most the largest `call_bytes` (all blocks of one call) seen.
+  void give(std::vector<std::pair<size_t, std::shared_ptr<uint8_t>>> blocks, size_t call_bytes);
+
+private:
+  std::mutex mutex_;
+  std::vector<std::pair<size_t, std::shared_ptr<uint8_t>>> free_;
+  size_t cached_bytes_ = 0, limit_bytes_ = 0;
+};
+
 struct Callable {
   std::string name; // "@main", "region of 'stablehlo.while' at file:3:5"
   int32_t num_slots = 0;
@@ -43,6 +62,7 @@ struct Callable {
   std::vector<Step> steps;
   std::vector<int32_t> results;
   size_t max_inputs = 0;
+  std::shared_ptr<BlockCache> block_cache = std::make_shared<BlockCache>();
 
   TensorType paramType(size_t i) const { return slot_types[static_cast<size_t>(params[i])]; }
   TensorType resultType(size_t i) const { return slot_types[static_cast<size_t>(results[i])]; }

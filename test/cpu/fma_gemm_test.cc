@@ -8,7 +8,6 @@
 // rounded to f32.
 //
 //===----------------------------------------------------------------------===//
-#include "cpu/kernels/erfc_f32.h"
 #include "cpu/kernels/fma_gemm.h"
 
 #include <gtest/gtest.h>
@@ -83,34 +82,6 @@ TEST(FmaGemm, F32EveryIsaIsTheKOrderFmaChain) {
 }
 
 TEST(FmaGemm, F64EveryIsaIsTheKOrderFmaChain) { checkAllIsas<double>(&fmaGemmF64); }
-
-TEST(ErfcF32, MatchesDoubleErfcRoundedToFloat) {
-  // Every 256th f32 bit pattern over both signs (16.7 million values), plus the specials.
-  int64_t checked = 0, off_by_one = 0;
-  for (uint64_t bits = 0; bits <= 0xFFFFFFFFu; bits += 256) {
-    const float x = std::bit_cast<float>(static_cast<uint32_t>(bits));
-    if (std::isnan(x))
-      continue;
-    const float want = static_cast<float>(std::erfc(static_cast<double>(x)));
-    const float got = ops::erfcF32(x);
-    ++checked;
-    if (got == want)
-      continue;
-    // A double erfc within 1e-10 of an f32 rounding boundary may round the other way.
-    const int32_t ulps = std::abs(std::bit_cast<int32_t>(got) - std::bit_cast<int32_t>(want));
-    ASSERT_LE(ulps, 1) << "x = " << x << " got " << got << " want " << want;
-    ++off_by_one;
-  }
-  EXPECT_GT(checked, 16000000);
-  EXPECT_LE(off_by_one, checked / 1000000) << off_by_one << " of " << checked << " off by 1 ulp";
-  std::printf("erfcF32: %lld values, %lld off by one ulp from the rounded double erfc\n",
-              static_cast<long long>(checked), static_cast<long long>(off_by_one));
-  EXPECT_TRUE(std::isnan(ops::erfcF32(std::numeric_limits<float>::quiet_NaN())));
-  EXPECT_EQ(ops::erfcF32(std::numeric_limits<float>::infinity()), 0.0f);
-  EXPECT_EQ(ops::erfcF32(-std::numeric_limits<float>::infinity()), 2.0f);
-  EXPECT_EQ(ops::erfcF32(0.0f), 1.0f);
-  EXPECT_EQ(ops::erfcF32(-0.0f), 1.0f);
-}
 
 } // namespace
 } // namespace rs::cpu

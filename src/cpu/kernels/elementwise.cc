@@ -36,15 +36,16 @@ template <typename Op, typename T> void unaryLoop(const uint8_t *in, uint8_t *ou
 }
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-/// unaryLoop compiled for AVX-512 with 512-bit vectors, for the f32 erfc only (straight-line
-/// double arithmetic: 8 lanes instead of AVX2's 4). Every element gets the same IEEE
-/// operations as in unaryLoop, so the results are the same bits.
+/// unaryLoop compiled for AVX-512 with 512-bit vectors, for the f32 ops written as
+/// straight-line double arithmetic (erfc, exp: 8 double lanes instead of AVX2's 4). Every
+/// element gets the same IEEE operations as in unaryLoop, so the results are the same bits.
+template <typename Op>
 [[gnu::target("arch=x86-64-v4,prefer-vector-width=512")]] void
-erfcF32LoopAvx512(const uint8_t *in, uint8_t *out, int64_t n) {
+f32LoopAvx512(const uint8_t *in, uint8_t *out, int64_t n) {
   const float *a = reinterpret_cast<const float *>(in);
   float *o = reinterpret_cast<float *>(out);
   for (int64_t i = 0; i < n; ++i)
-    o[i] = ops::erfcF32(a[i]);
+    o[i] = Op::apply(a[i]);
 }
 #endif
 
@@ -52,10 +53,11 @@ erfcF32LoopAvx512(const uint8_t *in, uint8_t *out, int64_t n) {
 template <typename Op, typename T>
 auto unaryLoopFor() -> void (*)(const uint8_t *, uint8_t *, int64_t) {
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-  if constexpr (std::is_same_v<Op, ops::Erfc> && std::is_same_v<T, float>) {
+  if constexpr ((std::is_same_v<Op, ops::Erfc> ||
+                 std::is_same_v<Op, ops::Exponential>)&&std::is_same_v<T, float>) {
     static const bool avx512 = __builtin_cpu_supports("x86-64-v4");
     if (avx512)
-      return &erfcF32LoopAvx512;
+      return &f32LoopAvx512<Op>;
   }
 #endif
   return &unaryLoop<Op, T>;
@@ -164,20 +166,23 @@ template <typename Op> Status planBinary(OpView &v, BinaryPlan &p) {
 
 /// Output elements [begin, end) of a binary op with a folded broadcast operand, in runs that
 /// read either a contiguous stretch of the broadcast operand (repeat 1) or one element of it.
+/// `full` and `o` point at element `begin` of the full-size operand and of the output; `src`
+/// at the broadcast operand's first element.
 void runBroadcastRange(const BinaryPlan &p, const uint8_t *full, const uint8_t *src, uint8_t *o,
                        int64_t begin, int64_t end) {
   const int64_t es = p.size;
   for (int64_t i = begin; i < end;) {
+    const int64_t at = (i - begin) * es;
     if (p.repeat == 1) {
       const int64_t j = i % p.period, len = std::min(p.period - j, end - i);
       if (p.bcast == 0)
-        p.fn(src + j * es, full + i * es, o + i * es, len);
+        p.fn(src + j * es, full + at, o + at, len);
       else
-        p.fn(full + i * es, src + j * es, o + i * es, len);
+        p.fn(full + at, src + j * es, o + at, len);
       i += len;
     } else {
       const int64_t len = std::min(p.repeat - i % p.repeat, end - i);
-      p.scalar_fn[p.bcast](full + i * es, src + ((i / p.repeat) % p.period) * es, o + i * es, len);
+      p.scalar_fn[p.bcast](full + at, src + ((i / p.repeat) % p.period) * es, o + at, len);
       i += len;
     }
   }
@@ -194,7 +199,8 @@ void runBinary(const BinaryPlan &p, const KernelIo &io) {
     }
     io.rc.cpu->parallelFor((p.n + kElementwiseGrain - 1) / kElementwiseGrain, [&](int64_t t) {
       const int64_t off = t * kElementwiseGrain;
-      runBroadcastRange(p, full, src, o, off, std::min(p.n, off + kElementwiseGrain));
+      runBroadcastRange(p, full + off * p.size, src, o + off * p.size, off,
+                        std::min(p.n, off + kElementwiseGrain));
     });
     return;
   }
@@ -285,8 +291,28 @@ void runComplex(const ComplexPlan &p, const KernelIo &io) {
   }
 }
 
+/// A unary op's kernel (fusable: Kernel::elementwise).
+class UnaryKernel final : public Kernel {
+public:
+  explicit UnaryKernel(UnaryPlan plan) : plan_(plan) {}
+  void run(const KernelIo &io) const override { runUnary(plan_, io); }
+  bool elementwise() const override { return true; }
+  void runElements(const uint8_t *const *in, uint8_t *out, int64_t, int64_t len) const override {
+    plan_.fn(in[0], out, len);
+  }
+
+private:
+  UnaryPlan plan_;
+};
+
+template <typename Op> Result<std::unique_ptr<Kernel>> makeUnary(OpView &v) {
+  UnaryPlan plan;
+  RS_RETURN_IF_ERROR(planUnary<Op>(v, plan));
+  return std::unique_ptr<Kernel>(std::make_unique<UnaryKernel>(plan));
+}
+
 template <typename Op> void addUnary(KernelRegistry &r, const char *name) {
-  r.add(name, &makeKernel<UnaryPlan, planUnary<Op>, runUnary>, OutputMode::kOverwritten);
+  r.add(name, &makeUnary<Op>, OutputMode::kOverwritten);
 }
 
 /// A binary op's kernel; the compiler may fold a broadcast_in_dim operand into it.
@@ -294,6 +320,15 @@ class BinaryKernel final : public Kernel {
 public:
   explicit BinaryKernel(BinaryPlan plan) : plan_(plan) {}
   void run(const KernelIo &io) const override { runBinary(plan_, io); }
+  bool elementwise() const override { return true; }
+  int broadcastOperand() const override { return plan_.bcast; }
+  void runElements(const uint8_t *const *in, uint8_t *out, int64_t begin,
+                   int64_t len) const override {
+    if (plan_.bcast >= 0)
+      runBroadcastRange(plan_, in[1 - plan_.bcast], in[plan_.bcast], out, begin, begin + len);
+    else
+      plan_.fn(in[0], in[1], out, len);
+  }
   std::unique_ptr<Kernel> withBroadcastOperand(int operand, int64_t repeat,
                                                int64_t period) const override {
     if (plan_.bcast >= 0 || (operand != 0 && operand != 1) || plan_.n == 0 || repeat < 1 ||

@@ -16,16 +16,15 @@
 //   x <= -1:       erfc(x) = 2 - erfc(|x|).
 // The g polynomials are Chebyshev interpolants computed in long double (scripts/fit_erfc.cc),
 // converted to the monomial basis and rounded to double; measured largest relative error of g
-// 1.6e-11 and 5.1e-13. exp(-x^2) = 2^n exp(r), |r| <= ln(2) / 2, Taylor to r^12 (relative
-// error below 1e-15). The double result, accurate to about 1e-10 relative, is rounded once to
-// f32: a correctly rounded result except where erfc lies within 1e-10 of a rounding boundary.
-// Test: test/cpu/special_ops_test.cc compares it with std::erfc in double over every 64th f32.
+// 1.6e-11 and 5.1e-13. exp(-x^2) by exp_f32.h's expDouble (relative error below 1e-15). The double
+// result, accurate to about 1e-10 relative, is rounded once to f32: a correctly rounded result
+// except where erfc lies within 1e-10 of a rounding boundary. Test: test/cpu/special_ops_test.cc
+// compares it with std::erfc in double over every 64th f32.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include <bit>
-#include <cstdint>
+#include "cpu/kernels/exp_f32.h"
 
 namespace rs::cpu::ops {
 
@@ -58,40 +57,12 @@ inline constexpr auto kErfSeries = [] {
   return s;
 }();
 
-template <int N> [[gnu::always_inline]] inline double horner(const double (&c)[N], double t) {
-  double p = c[N - 1];
-#pragma GCC unroll 16
-  for (int i = N - 2; i >= 0; --i)
-    p = __builtin_fma(p, t, c[i]);
-  return p;
-}
-
-/// exp(y) for y in [-121, 0], as 2^n exp(r).
-[[gnu::always_inline]] inline double expNonPositive(double y) {
-  // n = y / ln 2 rounded to the nearest integer: adding 1.5 * 2^52 rounds away the fraction
-  // and leaves n in the low mantissa bits of `shifted`.
-  const double shifted = y * 1.4426950408889634 + 6755399441055744.0;
-  const double n = shifted - 6755399441055744.0;
-  // ln 2 split so that n * kLn2Hi is exact for |n| < 2^11.
-  const double r = (y - n * 6.93147180369123816490e-01) - n * 1.90821492927058770002e-10;
-  double p = 1.0 / 479001600; // 1/12!
-  constexpr double kInv[12] = {1.0 / 39916800, 1.0 / 3628800, 1.0 / 362880, 1.0 / 40320,
-                               1.0 / 5040,     1.0 / 720,     1.0 / 120,    1.0 / 24,
-                               1.0 / 6,        0.5,           1.0,          1.0};
-#pragma GCC unroll 16
-  for (double c : kInv)
-    p = __builtin_fma(p, r, c);
-  // 2^n (n in [-175, 0]): adding the bias to n's bits and shifting leaves the biased
-  // exponent n + 1023 in bits 52..62.
-  const int64_t low = std::bit_cast<int64_t>(shifted);
-  return p * std::bit_cast<double>((low + 1023) << 52);
-}
-
 } // namespace erfc_detail
 
 /// erfc(x) for f32 (see the file comment). NaN gives NaN, -inf 2, +inf 0.
 [[gnu::always_inline]] inline float erfcF32(float xf) {
   using namespace erfc_detail;
+  using vecmath::horner;
   const double x = xf;
   // Every value is computed for every element and the results chosen by selects: with
   // -ftrapping-math GCC does not if-convert a branch that holds floating-point arithmetic,
@@ -101,7 +72,7 @@ template <int N> [[gnu::always_inline]] inline double horner(const double (&c)[N
   const double small = __builtin_fma(-x, horner(kErfSeries.c, x * x), 1.0);
   const double g_near = horner(kNear, ax - 2.0);
   const double g_far = horner(kFar, (1.0 / ax - kMid) / kHalf);
-  const double tail = expNonPositive(-(ax * ax)) * (ax < 3.0 ? g_near : g_far);
+  const double tail = vecmath::expDouble(-(ax * ax)) * (ax < 3.0 ? g_near : g_far);
   const double reflected = 2.0 - tail;
   const double big = x < 0 ? reflected : tail;
   const float r = static_cast<float>(abs_x < 1.0 ? small : big);

@@ -66,6 +66,20 @@ public:
     (void)operand, (void)repeat, (void)period;
     return nullptr;
   }
+
+  /// Loop fusion (cpu/fusion.cc). True for an elementwise kernel: one output whose element i
+  /// is computed from element i of each operand alone, except operand broadcastOperand() (a
+  /// folded broadcast_in_dim), which is read by element index as a whole tensor.
+  virtual bool elementwise() const { return false; }
+  /// The operand read through a folded broadcast (Kernel::withBroadcastOperand), or -1.
+  virtual int broadcastOperand() const { return -1; }
+  /// Computes output elements [begin, begin + len) of an elementwise() kernel, the same bits
+  /// run() gives them: in[k] points at element `begin` of operand k, or at the first element
+  /// of broadcastOperand(); `out` points at output element `begin`. Never called otherwise.
+  virtual void runElements(const uint8_t *const *in, uint8_t *out, int64_t begin,
+                           int64_t len) const {
+    (void)in, (void)out, (void)begin, (void)len;
+  }
 };
 
 enum class OutputMode : uint8_t { kPreallocated, kOverwritten, kAssigned };

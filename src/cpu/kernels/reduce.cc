@@ -3,10 +3,17 @@
 // inputs[N] (one shape), init_values[N] (rank 0) -> results[N] (the input shape without
 // `dimensions`), body (acc_0..acc_N-1, x_0..x_N-1) -> (acc_0..acc_N-1) on scalars.
 // Every result element folds its reduced elements in row-major order of the reduced
-// dims, starting from the init value: acc = body(acc, x). This one order holds for every
-// thread count and on both paths:
+// dims, starting from the init value: acc = body(acc, x), with one exception below. The
+// order depends on the shapes alone, never on the thread count:
 //   - fast path: one input and a body that is a single add/multiply/maximum/minimum/and/or
-//     of its two arguments (the elementwise op's own functor, element_ops.h);
+//     of its two arguments (the elementwise op's own functor, element_ops.h). When the
+//     reduced elements of a result element are one contiguous run of at least 2 x kLanes
+//     (a row: softmax, layer norm) and the type is real, element j of the run goes to
+//     accumulator j % kLanes, the accumulators are combined pairwise (lane l with l + 8,
+//     then + 4, + 2, + 1) and the init value comes last: body(init, total). One vector
+//     register's worth of independent chains instead of one serial chain; the spec leaves
+//     the order of a reduction to the implementation ("reduce": "the order ... is
+//     implementation-defined").
 //   - general path: the body region evaluated per element pair (BodyFold).
 // Work is split over output elements in tiles sized from the shapes alone.
 // Element types: fast path per the op's functor; general path any scalar type the body's
@@ -25,6 +32,7 @@ namespace {
 
 constexpr int64_t kReduceGrain = 65536; // input elements per tile (about)
 constexpr int64_t kChunk = 256;         // accumulators held at once on the fast path
+constexpr int64_t kLanes = 16;          // accumulators of a contiguous row (16 f32: 512 bits)
 
 struct ReducePlan;
 using FastFn = void (*)(const ReducePlan &, const uint8_t *in, const uint8_t *init, uint8_t *out,
@@ -39,6 +47,7 @@ struct ReducePlan {
   // Reduced dims (sizes, input strides), row-major order.
   std::vector<int64_t> red_sizes, red_strides;
   int64_t red_count = 1;
+  bool red_contiguous = false; // the reduced elements of each result: one run, stride 1
   FastFn fast = nullptr;
   RegionRef body;
 };
@@ -77,6 +86,29 @@ template <typename F> void forEachReduced(const ReducePlan &p, std::vector<int64
   }
 }
 
+/// Folds the contiguous run x[0..n) into `init` in the lane order of the file comment.
+template <typename Op, typename T> T reduceRow(const T *x, int64_t n, T init) {
+  if (n < 2 * kLanes) {
+    T a = init;
+    for (int64_t i = 0; i < n; ++i)
+      a = ops::applyBinary<Op>(a, x[i]);
+    return a;
+  }
+  T acc[kLanes];
+  for (int64_t l = 0; l < kLanes; ++l)
+    acc[l] = x[l];
+  int64_t i = kLanes;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l)
+      acc[l] = ops::applyBinary<Op>(acc[l], x[i + l]);
+  for (int64_t l = 0; i < n; ++i, ++l)
+    acc[l] = ops::applyBinary<Op>(acc[l], x[i]);
+  for (int64_t w = kLanes / 2; w >= 1; w /= 2)
+    for (int64_t l = 0; l < w; ++l)
+      acc[l] = ops::applyBinary<Op>(acc[l], acc[l + w]);
+  return ops::applyBinary<Op>(init, acc[0]);
+}
+
 template <typename Op, typename T>
 void fastReduce(const ReducePlan &p, const uint8_t *in_bytes, const uint8_t *init_bytes,
                 uint8_t *out_bytes, int64_t o_begin, int64_t o_end) {
@@ -87,6 +119,12 @@ void fastReduce(const ReducePlan &p, const uint8_t *in_bytes, const uint8_t *ini
   T acc[kChunk];
   for (int64_t o = o_begin; o < o_end; ++o) {
     const T *base = in + outerOffset(p, o);
+    if constexpr (!ops::kComplex<T>) {
+      if (p.inner == 1 && p.red_contiguous) {
+        out[o] = reduceRow<Op>(base, p.red_count, init);
+        continue;
+      }
+    }
     if (p.inner == 1) {
       T a = init;
       forEachReduced(p, idx, [&](int64_t off) { a = ops::applyBinary<Op>(a, base[off]); });
@@ -184,6 +222,11 @@ Status planReduce(OpView &v, ReducePlan &p) {
   }
   p.outer = elementCount(p.outer_sizes);
   p.red_count = elementCount(p.red_sizes);
+  p.red_contiguous = !p.red_sizes.empty();
+  for (size_t d = 0; d < p.red_sizes.size(); ++d) // strides of one row-major block
+    p.red_contiguous =
+        p.red_contiguous &&
+        p.red_strides[d] == elementCount(std::span<const int64_t>(p.red_sizes).subspan(d + 1));
   return Status::ok();
 }
 

@@ -1,0 +1,243 @@
+//===- cpu/fusion.cc - Loop fusion of elementwise steps --------------------===//
+#include "cpu/fusion.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace rs::cpu {
+namespace {
+
+/// Elements one thread computes per parallel tile of a fused step (a constant: tiles depend
+/// on the element count only).
+constexpr int64_t kFusedGrain = 4096;
+/// Per-thread scratch of the values that stay inside a fused step (bytes).
+constexpr int64_t kScratchBytes = 32 * 1024;
+/// Most ops in one fused step (bounds the scratch a tile needs).
+constexpr size_t kMaxMembers = 48;
+/// Most operands of a fusable kernel (unary and binary ops).
+constexpr size_t kMaxArity = 2;
+
+alignas(64) thread_local uint8_t t_scratch[kScratchBytes];
+
+/// Where one op of a fused step reads an operand or writes its result.
+struct ValueRef {
+  enum Kind : uint8_t { kInput, kBroadcastInput, kOutput, kScratch };
+  Kind kind = kInput;
+  int32_t index = 0;     // into KernelIo::in or KernelIo::out, or a scratch buffer
+  int32_t elem_size = 0; // bytes
+};
+
+struct Member {
+  std::shared_ptr<const Kernel> kernel;
+  std::vector<ValueRef> in;
+  ValueRef out;
+};
+
+/// Runs its members (elementwise kernels, in order) tile by tile over `n` elements.
+class FusedElementwiseKernel final : public Kernel {
+public:
+  FusedElementwiseKernel(std::vector<Member> members, int64_t n, int64_t tile,
+                         int64_t scratch_stride)
+      : members_(std::move(members)), n_(n), tile_(tile), scratch_stride_(scratch_stride) {}
+
+  void run(const KernelIo &io) const override {
+    auto chunk = [&](int64_t t) {
+      const int64_t end = std::min(n_, (t + 1) * kFusedGrain);
+      for (int64_t b = t * kFusedGrain; b < end; b += tile_)
+        runTile(io, b, std::min(tile_, end - b));
+    };
+    const int64_t chunks = (n_ + kFusedGrain - 1) / kFusedGrain;
+    if (chunks == 1)
+      chunk(0);
+    else
+      io.rc.cpu->parallelFor(chunks, chunk);
+  }
+
+private:
+  const uint8_t *address(const KernelIo &io, const ValueRef &v, int64_t begin) const {
+    switch (v.kind) {
+    case ValueRef::kInput: return io.in[static_cast<size_t>(v.index)]->data() + begin * v.elem_size;
+    case ValueRef::kBroadcastInput: return io.in[static_cast<size_t>(v.index)]->data();
+    case ValueRef::kOutput:
+      return io.out[static_cast<size_t>(v.index)].data() + begin * v.elem_size;
+    case ValueRef::kScratch: break;
+    }
+    return t_scratch + v.index * scratch_stride_;
+  }
+
+  void runTile(const KernelIo &io, int64_t begin, int64_t len) const {
+    const uint8_t *in[kMaxArity];
+    for (const Member &m : members_) {
+      for (size_t k = 0; k < m.in.size(); ++k)
+        in[k] = address(io, m.in[k], begin);
+      auto *out = const_cast<uint8_t *>(address(io, m.out, begin));
+      m.kernel->runElements(in, out, begin, len);
+    }
+  }
+
+  std::vector<Member> members_;
+  int64_t n_;
+  int64_t tile_;
+  int64_t scratch_stride_;
+};
+
+/// Whether step `s` can be part of a fused run (an elementwise kernel with one output).
+bool fusable(const Step &s, const Callable &c) {
+  if (!s.kernel->elementwise() || s.mode != OutputMode::kOverwritten || s.num_outputs != 1 ||
+      s.inputs.size() > kMaxArity)
+    return false;
+  const TensorType &t = c.slot_types[static_cast<size_t>(s.first_output)];
+  return t.numElements() >= kMinFusedElements && dtypeSize(t.dtype) <= 16;
+}
+
+int64_t outputElements(const Step &s, const Callable &c) {
+  return c.slot_types[static_cast<size_t>(s.first_output)].numElements();
+}
+
+/// Builds the step that runs `group` (indices into c.steps, in order). New output slots
+/// are appended to c and recorded in `rename`.
+Step fuseGroup(Callable &c, const std::vector<size_t> &group,
+               const std::vector<std::vector<size_t>> &readers,
+               const std::unordered_set<int32_t> &results,
+               std::unordered_map<int32_t, int32_t> &rename) {
+  const std::unordered_set<size_t> in_group(group.begin(), group.end());
+  std::unordered_map<int32_t, size_t> defined_by; // slot -> position in group
+  for (size_t g = 0; g < group.size(); ++g)
+    defined_by[c.steps[group[g]].first_output] = g;
+  // Position in the group of the last op that reads each value defined in it.
+  std::unordered_map<int32_t, size_t> last_read;
+  for (size_t g = 0; g < group.size(); ++g)
+    for (int32_t in : c.steps[group[g]].inputs)
+      if (defined_by.count(in))
+        last_read[in] = g;
+
+  Step fused;
+  fused.mode = OutputMode::kOverwritten;
+  std::unordered_map<int32_t, int32_t> input_index; // slot -> index into the fused inputs
+  std::unordered_map<int32_t, ValueRef> where;      // values defined in the group
+  std::vector<int32_t> free_scratch;
+  int32_t num_scratch = 0;
+  int32_t max_scratch_elem = 1;
+  std::vector<Member> members;
+  std::vector<int32_t> outputs; // old slots, in output order
+  for (size_t g = 0; g < group.size(); ++g) {
+    const Step &s = c.steps[group[g]];
+    Member m;
+    m.kernel = s.kernel;
+    const int bcast = s.kernel->broadcastOperand();
+    for (size_t k = 0; k < s.inputs.size(); ++k) {
+      const int32_t slot = s.inputs[k];
+      if (auto it = where.find(slot); it != where.end()) {
+        m.in.push_back(it->second);
+        continue;
+      }
+      auto [it, added] = input_index.emplace(slot, static_cast<int32_t>(fused.inputs.size()));
+      if (added)
+        fused.inputs.push_back(slot);
+      ValueRef v;
+      v.kind = static_cast<int>(k) == bcast ? ValueRef::kBroadcastInput : ValueRef::kInput;
+      v.index = it->second;
+      v.elem_size = static_cast<int32_t>(dtypeSize(c.slot_types[static_cast<size_t>(slot)].dtype));
+      m.in.push_back(v);
+    }
+    const int32_t out_slot = s.first_output;
+    const TensorType &t = c.slot_types[static_cast<size_t>(out_slot)];
+    bool escapes = results.count(out_slot) > 0;
+    for (size_t r : readers[static_cast<size_t>(out_slot)])
+      escapes = escapes || !in_group.count(r);
+    ValueRef v;
+    v.elem_size = static_cast<int32_t>(dtypeSize(t.dtype));
+    if (escapes) {
+      v.kind = ValueRef::kOutput;
+      v.index = static_cast<int32_t>(outputs.size());
+      outputs.push_back(out_slot);
+    } else {
+      v.kind = ValueRef::kScratch;
+      if (free_scratch.empty()) {
+        v.index = num_scratch++;
+      } else {
+        v.index = free_scratch.back();
+        free_scratch.pop_back();
+      }
+      max_scratch_elem = std::max(max_scratch_elem, v.elem_size);
+    }
+    m.out = v;
+    where[out_slot] = v;
+    members.push_back(std::move(m));
+    // Scratch read for the last time by this op is free for the ops after it.
+    for (int32_t in : s.inputs)
+      if (auto it = where.find(in);
+          it != where.end() && it->second.kind == ValueRef::kScratch && last_read[in] == g) {
+        free_scratch.push_back(it->second.index);
+        last_read[in] = group.size(); // freed once, though read twice by this op
+      }
+  }
+  // Tile: as many elements as let every scratch buffer fit (64-byte aligned strides).
+  int64_t tile = 1024;
+  while (tile > 64 && num_scratch * tile * max_scratch_elem > kScratchBytes)
+    tile /= 2;
+  const int64_t stride = (tile * max_scratch_elem + 63) / 64 * 64;
+
+  fused.first_output = c.num_slots;
+  fused.num_outputs = static_cast<int32_t>(outputs.size());
+  for (int32_t old : outputs) {
+    rename[old] = c.num_slots++;
+    c.slot_types.push_back(c.slot_types[static_cast<size_t>(old)]);
+  }
+  c.max_inputs = std::max(c.max_inputs, fused.inputs.size());
+  fused.kernel = std::make_shared<FusedElementwiseKernel>(
+      std::move(members), outputElements(c.steps[group.front()], c), tile, stride);
+  return fused;
+}
+
+} // namespace
+
+void fuseElementwiseSteps(Callable &c) {
+  std::vector<std::vector<size_t>> readers(static_cast<size_t>(c.num_slots));
+  for (size_t i = 0; i < c.steps.size(); ++i)
+    for (int32_t in : c.steps[i].inputs)
+      readers[static_cast<size_t>(in)].push_back(i);
+  const std::unordered_set<int32_t> results(c.results.begin(), c.results.end());
+
+  std::unordered_map<int32_t, int32_t> rename; // value -> its slot as a fused step's output
+  std::vector<Step> steps;
+  steps.reserve(c.steps.size());
+  std::vector<size_t> group;
+  std::unordered_set<int32_t> group_defs;
+  auto close = [&] {
+    if (group.size() == 1)
+      steps.push_back(std::move(c.steps[group[0]]));
+    else if (group.size() > 1)
+      steps.push_back(fuseGroup(c, group, readers, results, rename));
+    group.clear();
+    group_defs.clear();
+  };
+  for (size_t i = 0; i < c.steps.size(); ++i) {
+    Step &s = c.steps[i];
+    const bool f = fusable(s, c);
+    const int bcast = f ? s.kernel->broadcastOperand() : -1;
+    const bool joins = f && !group.empty() && group.size() < kMaxMembers &&
+                       outputElements(s, c) == outputElements(c.steps[group.front()], c) &&
+                       (bcast < 0 || !group_defs.count(s.inputs[static_cast<size_t>(bcast)]));
+    const bool hoisted = !f && s.inputs.empty() && !group.empty(); // a constant: runs first
+    if (!joins && !hoisted)
+      close(); // first: this step may read what the group defines (renamed by close)
+    for (int32_t &in : s.inputs)
+      if (auto it = rename.find(in); it != rename.end())
+        in = it->second;
+    if (f) {
+      group.push_back(i);
+      group_defs.insert(s.first_output);
+    } else {
+      steps.push_back(std::move(s));
+    }
+  }
+  close();
+  for (int32_t &r : c.results)
+    if (auto it = rename.find(r); it != rename.end())
+      r = it->second;
+  c.steps = std::move(steps);
+}
+
+} // namespace rs::cpu

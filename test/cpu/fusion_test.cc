@@ -1,0 +1,125 @@
+//===- test/cpu/fusion_test.cc - Loop fusion of elementwise steps ----------===//
+//
+// cpu/fusion.cc: a fused chain gives the same bits as its ops run one program each, its
+// values read by later steps or returned stay visible, constants between the ops move ahead,
+// and the step count shows that the chain was fused.
+//
+//===----------------------------------------------------------------------===//
+#include "cpu/compiler.h"
+#include "cpu_test_util.h"
+
+#include <gtest/gtest.h>
+
+namespace rs::cpu::testing {
+namespace {
+
+// 8 x 1111 = 8888 elements: three parallel tiles of the fused step, and tiles of the
+// scratch loop with a remainder.
+const char *kChain = R"(
+func.func @main(%x: tensor<8x1111xf32>, %b: tensor<1111xf32>) -> (tensor<8x1111xf32>, tensor<8x1111xf32>, tensor<8xf32>) {
+  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<1111xf32>) -> tensor<8x1111xf32>
+  %0 = stablehlo.add %x, %bb : tensor<8x1111xf32>
+  %c = stablehlo.constant dense<5.000000e-01> : tensor<f32>
+  %cb = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<8x1111xf32>
+  %1 = stablehlo.multiply %0, %cb : tensor<8x1111xf32>
+  %2 = stablehlo.negate %0 : tensor<8x1111xf32>
+  %3 = stablehlo.exponential %2 : tensor<8x1111xf32>
+  %4 = stablehlo.multiply %1, %3 : tensor<8x1111xf32>
+  %z = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %5 = stablehlo.reduce(%4 init: %z) applies stablehlo.add across dimensions = [1] : (tensor<8x1111xf32>, tensor<f32>) -> tensor<8xf32>
+  %6 = stablehlo.exponential %4 : tensor<8x1111xf32>
+  %7 = stablehlo.subtract %6, %0 : tensor<8x1111xf32>
+  return %4, %7, %5 : tensor<8x1111xf32>, tensor<8x1111xf32>, tensor<8xf32>
+}
+)";
+
+constexpr int64_t kRows = 8, kCols = 1111, kN = kRows * kCols;
+
+std::vector<float> flat(const Tensor &t) { return valuesOf<float>(t); }
+
+/// The chain one op per program (nothing to fuse), on rank-1 tensors of kN elements.
+struct Reference {
+  std::vector<float> v4, v7, v5;
+};
+Reference runOneOpAtATime(const std::vector<float> &x, const std::vector<float> &b) {
+  const std::string t = "tensor<" + std::to_string(kN) + "xf32>";
+  std::vector<float> bb(kN), half(kN, 0.5f);
+  for (int64_t i = 0; i < kN; ++i)
+    bb[static_cast<size_t>(i)] = b[static_cast<size_t>(i % kCols)];
+  Reference r;
+  const auto v0 = binary<float>("stablehlo.add", t, x, bb);
+  const auto v1 = binary<float>("stablehlo.multiply", t, v0, half);
+  const auto v2 = unary<float>("stablehlo.negate", t, t, v0);
+  const auto v3 = unary<float>("stablehlo.exponential", t, t, v2);
+  r.v4 = binary<float>("stablehlo.multiply", t, v1, v3);
+  const auto v6 = unary<float>("stablehlo.exponential", t, t, r.v4);
+  r.v7 = binary<float>("stablehlo.subtract", t, v6, v0);
+  const std::string reduce = R"(
+func.func @main(%a: tensor<8x1111xf32>) -> tensor<8xf32> {
+  %z = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [1] : (tensor<8x1111xf32>, tensor<f32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+)";
+  auto out = runText(reduce, {makeTensor<float>({kRows, kCols}, r.v4)});
+  if (!out.empty())
+    r.v5 = flat(out[0]);
+  return r;
+}
+
+void expectSameBits(const std::vector<float> &got, const std::vector<float> &want,
+                    const char *what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_EQ(bitsOf(got[i]), bitsOf(want[i])) << what << " element " << i;
+}
+
+TEST(Fusion, ChainGivesTheBitsOfOneOpAtATime) {
+  std::vector<float> x(kN), b(kCols);
+  for (int64_t i = 0; i < kN; ++i)
+    x[static_cast<size_t>(i)] = static_cast<float>((i * 7919) % 2001 - 1000) / 300.0f;
+  for (int64_t j = 0; j < kCols; ++j)
+    b[static_cast<size_t>(j)] = static_cast<float>(j % 13) / 7.0f - 0.9f;
+  const Reference want = runOneOpAtATime(x, b);
+  ASSERT_FALSE(want.v5.empty());
+  for (int threads : {1, 3}) {
+    auto out = runText(
+        kChain, {makeTensor<float>({kRows, kCols}, x), makeTensor<float>({kCols}, b)}, threads);
+    ASSERT_EQ(out.size(), 3u);
+    expectSameBits(flat(out[0]), want.v4, "%4 (returned and read by the reduce)");
+    expectSameBits(flat(out[1]), want.v7, "%7 (second chain, reads %0 of the first)");
+    expectSameBits(flat(out[2]), want.v5, "%5 (reduce of a fused value)");
+  }
+}
+
+TEST(Fusion, ChainBecomesOneStepPerRun) {
+  auto module = ir::parseModule(kChain, "test.mlir");
+  ASSERT_TRUE(module.isOk()) << module.status().toString();
+  Compiler compiler(*module, kernelRegistry());
+  auto main = compiler.function("main");
+  ASSERT_TRUE(main.isOk()) << main.status().toString();
+  // Unfused: add, constant, multiply, negate, exponential, multiply, constant, reduce,
+  // exponential, subtract (the broadcasts fold into their users). Fused: the two constants
+  // first, then [add .. multiply], the reduce, [exponential, subtract].
+  EXPECT_EQ((*main)->steps.size(), 5u);
+}
+
+TEST(Fusion, SmallTensorsStayUnfused) {
+  // Below kMinFusedElements a pass is cheaper than the fused loop's bookkeeping.
+  const char *small = R"(
+func.func @main(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %0 = stablehlo.negate %x : tensor<16xf32>
+  %1 = stablehlo.exponential %0 : tensor<16xf32>
+  return %1 : tensor<16xf32>
+}
+)";
+  auto module = ir::parseModule(small, "test.mlir");
+  ASSERT_TRUE(module.isOk()) << module.status().toString();
+  Compiler compiler(*module, kernelRegistry());
+  auto main = compiler.function("main");
+  ASSERT_TRUE(main.isOk()) << main.status().toString();
+  EXPECT_EQ((*main)->steps.size(), 2u);
+}
+
+} // namespace
+} // namespace rs::cpu::testing

@@ -2,6 +2,7 @@
 #include "cpu/fusion.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -34,8 +35,10 @@ struct Member {
   ValueRef out;
 };
 
-/// Runs its members (elementwise kernels, in order) tile by tile over `n` elements.
-class FusedElementwiseKernel final : public Kernel {
+/// Runs its members (elementwise kernels, in order) tile by tile over `n` elements: as a
+/// step of its own (run), or as the epilogue of the step that produces one of its inputs
+/// (runRange on each piece of that step's output).
+class FusedElementwiseKernel final : public Kernel, public OutputEpilogue {
 public:
   FusedElementwiseKernel(std::vector<Member> members, int64_t n, int64_t tile,
                          int64_t scratch_stride)
@@ -52,6 +55,11 @@ public:
       chunk(0);
     else
       io.rc.cpu->parallelFor(chunks, chunk);
+  }
+
+  void runRange(const KernelIo &io, int64_t begin, int64_t len) const override {
+    for (int64_t b = begin, end = begin + len; b < end; b += tile_)
+      runTile(io, b, std::min(tile_, end - b));
   }
 
 private:
@@ -95,12 +103,15 @@ int64_t outputElements(const Step &s, const Callable &c) {
   return c.slot_types[static_cast<size_t>(s.first_output)].numElements();
 }
 
-/// Builds the step that runs `group` (indices into c.steps, in order). New output slots
-/// are appended to c and recorded in `rename`.
-Step fuseGroup(Callable &c, const std::vector<size_t> &group,
-               const std::vector<std::vector<size_t>> &readers,
-               const std::unordered_set<int32_t> &results,
-               std::unordered_map<int32_t, int32_t> &rename) {
+/// Builds the step that runs `group` (indices into c.steps, in order), or with `producer`
+/// (a step whose single output the group reads and whose kernel takes an epilogue) the step
+/// that runs the producer with the group as its epilogue: inputs the producer's, then the
+/// group's; outputs the producer's, then the group's. New output slots are appended to c and
+/// recorded in `rename`. Null when the producer's kernel refuses the epilogue.
+std::optional<Step> fuseGroup(Callable &c, const std::vector<size_t> &group,
+                              const std::vector<std::vector<size_t>> &readers,
+                              const std::unordered_set<int32_t> &results,
+                              std::unordered_map<int32_t, int32_t> &rename, const Step *producer) {
   const std::unordered_set<size_t> in_group(group.begin(), group.end());
   std::unordered_map<int32_t, size_t> defined_by; // slot -> position in group
   for (size_t g = 0; g < group.size(); ++g)
@@ -121,6 +132,14 @@ Step fuseGroup(Callable &c, const std::vector<size_t> &group,
   int32_t max_scratch_elem = 1;
   std::vector<Member> members;
   std::vector<int32_t> outputs; // old slots, in output order
+  if (producer) {
+    fused.inputs = producer->inputs;
+    const int32_t v = producer->first_output;
+    where[v] =
+        ValueRef{ValueRef::kOutput, 0,
+                 static_cast<int32_t>(dtypeSize(c.slot_types[static_cast<size_t>(v)].dtype))};
+    outputs.push_back(v);
+  }
   for (size_t g = 0; g < group.size(); ++g) {
     const Step &s = c.steps[group[g]];
     Member m;
@@ -179,6 +198,16 @@ Step fuseGroup(Callable &c, const std::vector<size_t> &group,
     tile /= 2;
   const int64_t stride = (tile * max_scratch_elem + 63) / 64 * 64;
 
+  auto loop = std::make_shared<FusedElementwiseKernel>(
+      std::move(members), outputElements(c.steps[group.front()], c), tile, stride);
+  if (producer) {
+    std::unique_ptr<Kernel> k = producer->kernel->withEpilogue(std::move(loop));
+    if (!k)
+      return std::nullopt; // nothing in c changed yet
+    fused.kernel = std::move(k);
+  } else {
+    fused.kernel = std::move(loop);
+  }
   fused.first_output = c.num_slots;
   fused.num_outputs = static_cast<int32_t>(outputs.size());
   for (int32_t old : outputs) {
@@ -186,8 +215,6 @@ Step fuseGroup(Callable &c, const std::vector<size_t> &group,
     c.slot_types.push_back(c.slot_types[static_cast<size_t>(old)]);
   }
   c.max_inputs = std::max(c.max_inputs, fused.inputs.size());
-  fused.kernel = std::make_shared<FusedElementwiseKernel>(
-      std::move(members), outputElements(c.steps[group.front()], c), tile, stride);
   return fused;
 }
 
@@ -205,11 +232,55 @@ void fuseElementwiseSteps(Callable &c) {
   steps.reserve(c.steps.size());
   std::vector<size_t> group;
   std::unordered_set<int32_t> group_defs;
+  // The step that produced a value the group reads and may run the group as its epilogue:
+  // one of the last few steps, with a single output of the group's element count that a
+  // member reads (not through a folded broadcast) and that no step after it reads (those
+  // steps then run before it: a broadcast of the bias, constants).
+  auto producerOf = [&]() -> std::optional<size_t> {
+    constexpr size_t kLookBack = 8;
+    const int64_t n = outputElements(c.steps[group.front()], c);
+    for (size_t k = steps.size(); k-- > 0 && steps.size() - k <= kLookBack;) {
+      const Step &p = steps[k];
+      if (p.num_outputs != 1 || p.mode != OutputMode::kOverwritten || outputElements(p, c) != n)
+        continue;
+      bool read = false, whole = false;
+      for (size_t g : group) {
+        const Step &m = c.steps[g];
+        for (size_t q = 0; q < m.inputs.size(); ++q)
+          if (m.inputs[q] == p.first_output) {
+            read = true;
+            whole = whole || static_cast<int>(q) == m.kernel->broadcastOperand();
+          }
+      }
+      if (!read || whole)
+        continue;
+      bool later_reads = false;
+      for (size_t j = k + 1; j < steps.size(); ++j)
+        for (int32_t in : steps[j].inputs)
+          later_reads = later_reads || in == p.first_output;
+      if (!later_reads)
+        return k;
+    }
+    return std::nullopt;
+  };
   auto close = [&] {
-    if (group.size() == 1)
+    if (group.empty())
+      return;
+    std::optional<size_t> producer = producerOf();
+    std::optional<Step> with_epilogue;
+    if (producer) {
+      const Step p = steps[*producer]; // copy: c.slot_types and rename grow in fuseGroup
+      with_epilogue = fuseGroup(c, group, readers, results, rename, &p);
+    }
+    if (with_epilogue) {
+      // The steps after the producer now come first: the group may read them.
+      steps.erase(steps.begin() + static_cast<std::ptrdiff_t>(*producer));
+      steps.push_back(std::move(*with_epilogue));
+    } else if (group.size() == 1) {
       steps.push_back(std::move(c.steps[group[0]]));
-    else if (group.size() > 1)
-      steps.push_back(fuseGroup(c, group, readers, results, rename));
+    } else {
+      steps.push_back(*fuseGroup(c, group, readers, results, rename, nullptr));
+    }
     group.clear();
     group_defs.clear();
   };

@@ -104,6 +104,65 @@ TEST(Fusion, ChainBecomesOneStepPerRun) {
   EXPECT_EQ((*main)->steps.size(), 5u);
 }
 
+// dot_general [16, 64] x [64, 300] -> bias add -> scale -> negate, the chain as the
+// product's epilogue (run on each output tile as soon as it is written).
+const char *kDotChain = R"(
+func.func @main(%a: tensor<16x64xf32>, %w: tensor<64x300xf32>, %b: tensor<300xf32>) -> (tensor<16x300xf32>, tensor<16x300xf32>) {
+  %0 = stablehlo.dot_general %a, %w, contracting_dims = [1] x [0] : (tensor<16x64xf32>, tensor<64x300xf32>) -> tensor<16x300xf32>
+  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<300xf32>) -> tensor<16x300xf32>
+  %1 = stablehlo.add %0, %bb : tensor<16x300xf32>
+  %c = stablehlo.constant dense<1.250000e-01> : tensor<f32>
+  %cb = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<16x300xf32>
+  %2 = stablehlo.multiply %1, %cb : tensor<16x300xf32>
+  %3 = stablehlo.negate %2 : tensor<16x300xf32>
+  return %3, %1 : tensor<16x300xf32>, tensor<16x300xf32>
+}
+)";
+
+TEST(Fusion, ElementwiseChainRunsAsTheProductsEpilogue) {
+  auto module = ir::parseModule(kDotChain, "test.mlir");
+  ASSERT_TRUE(module.isOk()) << module.status().toString();
+  Compiler compiler(*module, kernelRegistry());
+  auto main = compiler.function("main");
+  ASSERT_TRUE(main.isOk()) << main.status().toString();
+  // Unfused: dot_general, add, constant, multiply, negate. Fused: the constant, then the
+  // product with [add, multiply, negate] as its epilogue.
+  EXPECT_EQ((*main)->steps.size(), 2u);
+
+  std::vector<float> a(16 * 64), w(64 * 300), b(300);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = static_cast<float>(static_cast<int>(i * 37 % 101) - 50) / 17.0f;
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = static_cast<float>(static_cast<int>(i * 53 % 89) - 44) / 23.0f;
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = static_cast<float>(i % 7) - 3.5f;
+  // One op per program.
+  const char *dot = R"(
+func.func @main(%a: tensor<16x64xf32>, %w: tensor<64x300xf32>) -> tensor<16x300xf32> {
+  %0 = stablehlo.dot_general %a, %w, contracting_dims = [1] x [0] : (tensor<16x64xf32>, tensor<64x300xf32>) -> tensor<16x300xf32>
+  return %0 : tensor<16x300xf32>
+}
+)";
+  auto product = runText(dot, {makeTensor<float>({16, 64}, a), makeTensor<float>({64, 300}, w)});
+  ASSERT_EQ(product.size(), 1u);
+  const std::string t = "tensor<4800xf32>";
+  std::vector<float> bb(4800), eighth(4800, 0.125f);
+  for (size_t i = 0; i < bb.size(); ++i)
+    bb[i] = b[i % 300];
+  const auto v1 = binary<float>("stablehlo.add", t, flat(product[0]), bb);
+  const auto v2 = binary<float>("stablehlo.multiply", t, v1, eighth);
+  const auto v3 = unary<float>("stablehlo.negate", t, t, v2);
+  for (int threads : {1, 3}) {
+    auto out = runText(kDotChain,
+                       {makeTensor<float>({16, 64}, a), makeTensor<float>({64, 300}, w),
+                        makeTensor<float>({300}, b)},
+                       threads);
+    ASSERT_EQ(out.size(), 2u);
+    expectSameBits(flat(out[0]), v3, "%3 (end of the epilogue)");
+    expectSameBits(flat(out[1]), v1, "%1 (returned from inside the epilogue)");
+  }
+}
+
 TEST(Fusion, SmallTensorsStayUnfused) {
   // Below kMinFusedElements a pass is cheaper than the fused loop's bookkeeping.
   const char *small = R"(

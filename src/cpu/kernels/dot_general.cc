@@ -162,7 +162,9 @@ Status planDotGeneral(OpView &v, DotGeneralPlan &p) {
   return Status::ok();
 }
 
-void runDotGeneral(const DotGeneralPlan &p, const KernelIo &io) {
+/// The product; with `epilogue`, each output tile's rows go through it as soon as the tile
+/// is written (only when the result needs no conversion: DotGeneralKernel::withEpilogue).
+void runDotGeneral(const DotGeneralPlan &p, const KernelIo &io, const OutputEpilogue *epilogue) {
   std::unique_ptr<uint8_t[]> a_conv, b_conv, c_conv;
   const uint8_t *a = inComputeType(p.types.lhs, *io.in[0], p.elem_size, a_conv);
   const uint8_t *b = inComputeType(p.types.rhs, *io.in[1], p.elem_size, b_conv);
@@ -191,18 +193,46 @@ void runDotGeneral(const DotGeneralPlan &p, const KernelIo &io) {
     const uint8_t *at = a + (bi * p.lhs.batch_stride + i0 * p.lhs.row_stride) * es;
     const uint8_t *bt = b + (bi * p.rhs.batch_stride + j0 * p.rhs.col_stride) * es;
     uint8_t *ct = c + (bi * p.m * p.n + i0 * p.n + j0) * es;
+    const int64_t rows = std::min(tile_m, p.m - i0), cols = std::min(tile_n, p.n - j0);
     p.types.gemm(at, p.lhs.row_stride, p.lhs.col_stride, bt, p.rhs.row_stride, p.rhs.col_stride, ct,
-                 p.n, std::min(tile_m, p.m - i0), std::min(tile_n, p.n - j0), p.k);
+                 p.n, rows, cols, p.k);
+    if (epilogue)
+      for (int64_t i = 0; i < rows; ++i)
+        epilogue->runRange(io, (bi * p.m + i0 + i) * p.n + j0, cols);
   });
   if (p.types.out)
     p.types.out(c, io.out[0].mutableData(), io.out[0].numElements());
 }
 
+/// dot_general's kernel; loop fusion may attach an elementwise epilogue to it.
+class DotGeneralKernel final : public Kernel {
+public:
+  DotGeneralKernel(std::shared_ptr<const DotGeneralPlan> plan,
+                   std::shared_ptr<const OutputEpilogue> epilogue)
+      : plan_(std::move(plan)), epilogue_(std::move(epilogue)) {}
+  void run(const KernelIo &io) const override { runDotGeneral(*plan_, io, epilogue_.get()); }
+  std::unique_ptr<Kernel>
+  withEpilogue(std::shared_ptr<const OutputEpilogue> epilogue) const override {
+    if (epilogue_ || plan_->types.out) // one epilogue; the tiles must be the result itself
+      return nullptr;
+    return std::make_unique<DotGeneralKernel>(plan_, std::move(epilogue));
+  }
+
+private:
+  std::shared_ptr<const DotGeneralPlan> plan_;
+  std::shared_ptr<const OutputEpilogue> epilogue_;
+};
+
+Result<std::unique_ptr<Kernel>> makeDotGeneral(OpView &v) {
+  auto plan = std::make_shared<DotGeneralPlan>();
+  RS_RETURN_IF_ERROR(planDotGeneral(v, *plan));
+  return std::unique_ptr<Kernel>(std::make_unique<DotGeneralKernel>(std::move(plan), nullptr));
+}
+
 } // namespace
 
 void registerDotGeneralKernels(KernelRegistry &r) {
-  r.add("stablehlo.dot_general", &makeKernel<DotGeneralPlan, planDotGeneral, runDotGeneral>,
-        OutputMode::kOverwritten);
+  r.add("stablehlo.dot_general", &makeDotGeneral, OutputMode::kOverwritten);
 }
 
 } // namespace rs::cpu

@@ -53,6 +53,18 @@ struct KernelIo {
   std::span<Tensor> out;
 };
 
+/// An elementwise pass fused into the kernel that produces its input (cpu/fusion.cc):
+/// run on each piece of the producer's output right after the producer wrote it, while the
+/// piece is still in cache.
+class OutputEpilogue {
+public:
+  virtual ~OutputEpilogue() = default;
+  /// Computes elements [begin, begin + len) (flat row-major indices of the producer's
+  /// output) of the pass; `io` is the fused step's, whose inputs after the producer's own
+  /// operands and outputs after its own result belong to the pass.
+  virtual void runRange(const KernelIo &io, int64_t begin, int64_t len) const = 0;
+};
+
 class Kernel {
 public:
   virtual ~Kernel() = default;
@@ -64,6 +76,15 @@ public:
   virtual std::unique_ptr<Kernel> withBroadcastOperand(int operand, int64_t repeat,
                                                        int64_t period) const {
     (void)operand, (void)repeat, (void)period;
+    return nullptr;
+  }
+
+  /// A kernel with one row-major output that it completes in pieces (dot_general: output
+  /// tiles) may return a copy of itself that runs `epilogue` over each piece right after
+  /// writing it, the same bits as a separate pass. nullptr when it cannot.
+  virtual std::unique_ptr<Kernel>
+  withEpilogue(std::shared_ptr<const OutputEpilogue> epilogue) const {
+    (void)epilogue;
     return nullptr;
   }
 

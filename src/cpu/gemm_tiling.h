@@ -1,7 +1,7 @@
 //===- cpu/gemm_tiling.h - Output tiles of dot_general and convolution -----===//
 //
 // Private to cpu/. Chooses how a batch of [M, N] products is cut into output tiles for
-// parallelFor(): tiles of tile_m x tile_n, at most 128 x 256, halved (N first, down to 64;
+// parallelFor(): tiles of tile_m x tile_n, at most 512 x 256, halved (N first, down to 64;
 // then M, down to 16) while the whole product has fewer than 3 tiles per thread, so that
 // small products (a batch-1 transformer layer: M = 128) still spread over 16 cores while
 // few threads get large tiles (less packing per multiply-add).
@@ -19,7 +19,7 @@
 namespace rs::cpu {
 
 struct GemmTiles {
-  int64_t tile_m = 128, tile_n = 256;
+  int64_t tile_m = 512, tile_n = 256;
   int64_t tiles_m = 1, tiles_n = 1; // per batch element
 };
 

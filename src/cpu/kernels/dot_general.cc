@@ -14,7 +14,7 @@
 // are ignored: the product is always computed at full precision (a TF32 algorithm gives the f32
 // result).
 //
-// Parallelism and determinism: the output is cut into tiles of at most 128 x 256 per batch
+// Parallelism and determinism: the output is cut into tiles of at most 512 x 256 per batch
 // (smaller for small products or many threads: cpu/gemm_tiling.h); each tile is one
 // single-threaded GEMM over the whole K (gemm.h) in which every f32/f64 element is one FMA
 // chain in k order, so no output bit depends on the cut or the thread count. Errors at plan time:

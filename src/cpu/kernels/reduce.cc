@@ -30,7 +30,7 @@
 namespace rs::cpu {
 namespace {
 
-constexpr int64_t kReduceGrain = 65536; // input elements per tile (about)
+constexpr int64_t kReduceGrain = 16384; // input elements per tile (about)
 constexpr int64_t kChunk = 256;         // accumulators held at once on the fast path
 constexpr int64_t kLanes = 16;          // accumulators of a contiguous row (16 f32: 512 bits)
 

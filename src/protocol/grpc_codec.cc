@@ -143,9 +143,11 @@ Result<Tensor> tensorFromContents(const std::string &what, const WireTensorLayou
   return t;
 }
 
-/// Decodes one tensor's data from `raw` (when non-null) or its typed contents.
+/// Decodes one tensor's data from `raw` (when non-null) or its typed contents. Raw data
+/// is viewed in place when `owner` (keeping `raw` alive) is set, else copied.
 Result<Tensor> decodeTensorData(const std::string &what, const WireTensorLayout &layout,
-                                const InferTensorContents &contents, const std::string *raw) {
+                                const InferTensorContents &contents, const std::string *raw,
+                                const std::shared_ptr<const void> &owner) {
   if (!raw)
     return tensorFromContents(what, layout, contents);
   if (totalValues(contents) != 0)
@@ -153,8 +155,10 @@ Result<Tensor> decodeTensorData(const std::string &what, const WireTensorLayout 
   if (static_cast<int64_t>(raw->size()) != layout.byte_size)
     return invalidArgument() << what << ": raw content has " << raw->size() << " bytes but "
                              << describeLayout(layout) << " needs " << layout.byte_size << " bytes";
-  return Tensor::copyOf(layout.dtype, layout.shape,
-                        {reinterpret_cast<const uint8_t *>(raw->data()), raw->size()});
+  const auto *data = reinterpret_cast<const uint8_t *>(raw->data());
+  if (owner)
+    return Tensor::view(layout.dtype, layout.shape, data, owner);
+  return Tensor::copyOf(layout.dtype, layout.shape, {data, raw->size()});
 }
 
 /// Rejects tensor parameters naming features this server does not offer.
@@ -256,7 +260,8 @@ Status decodeRequestBody(const inference::ModelInferRequest &msg, const DecodeOp
       continue;
     }
     const std::string *raw_data = raw ? &msg.raw_input_contents(raw_index++) : nullptr;
-    RS_ASSIGN_OR_RETURN(Tensor t, decodeTensorData(what, layout, in.contents(), raw_data));
+    RS_ASSIGN_OR_RETURN(
+        Tensor t, decodeTensorData(what, layout, in.contents(), raw_data, options.message_owner));
     out.inputs.push_back({in.name(), std::move(t)});
   }
   seen.clear();
@@ -420,8 +425,9 @@ Result<runtime::InferResponse> decodeModelInferResponse(const inference::ModelIn
     RS_ASSIGN_OR_RETURN(WireTensorLayout layout,
                         checkWireTensor(what, o.datatype(),
                                         {o.shape().data(), static_cast<size_t>(o.shape_size())}));
-    RS_ASSIGN_OR_RETURN(Tensor t, decodeTensorData(what, layout, o.contents(),
-                                                   raw ? &msg.raw_output_contents(i) : nullptr));
+    RS_ASSIGN_OR_RETURN(Tensor t,
+                        decodeTensorData(what, layout, o.contents(),
+                                         raw ? &msg.raw_output_contents(i) : nullptr, nullptr));
     resp.outputs.push_back({o.name(), std::move(t)});
   }
   return resp;

@@ -56,7 +56,8 @@ struct DecodedInferRequest {
   std::vector<SharedMemoryOutput> shared_memory_outputs;
 };
 
-/// As above, with shared-memory tensors resolved through `options.shared_memory`.
+/// As above, with shared-memory tensors resolved through `options.shared_memory`; with
+/// `options.message_owner` set, raw inputs are views into `msg` (DecodeOptions).
 Result<DecodedInferRequest> decodeModelInferRequest(const inference::ModelInferRequest &msg,
                                                     const DecodeOptions &options);
 

@@ -324,6 +324,13 @@ void Scheduler::submit(const std::string &model, std::vector<Tensor> inputs,
                    [](const auto &entry) { return entry.second.warmup_pending; })) {
     std::optional<Clock::time_point> wake;
     (void)dispatchOne(lock, &wake);
+    // Requests submitted while this batch ran were queued for the dispatch thread, which
+    // waits while busy_; wake it only if something is left (a queue, a hold, a warmup). An
+    // idle wake-up costs a context switch and the lock per request, on the request's path.
+    if (std::all_of(models_.begin(), models_.end(), [](const auto &entry) {
+          return entry.second.queue.empty() && !entry.second.warmup_pending;
+        }))
+      return;
   }
   lock.unlock();
   cv_.notify_one();

@@ -9,23 +9,57 @@
 #include "protocol/status_mapping.h"
 
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/support/message_allocator.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <climits>
+#include <memory>
 
 namespace rs::server {
 
 using grpc::CallbackServerContext;
 using grpc::ServerUnaryReactor;
 
+namespace {
+
+using InferHolder =
+    grpc::MessageHolder<inference::ModelInferRequest, inference::ModelInferResponse>;
+
+/// ModelInfer's request and response. The request is held by a shared pointer so that the
+/// input tensors decoded from its raw_input_contents can view its bytes in place and keep
+/// it alive for as long as they live (past the call, if the runtime keeps them).
+class InferMessages final : public InferHolder {
+public:
+  InferMessages() : request_(std::make_shared<inference::ModelInferRequest>()) {
+    set_request(request_.get());
+    set_response(&response_);
+  }
+  void Release() override { delete this; }
+  std::shared_ptr<const void> requestOwner() const { return request_; }
+
+private:
+  std::shared_ptr<inference::ModelInferRequest> request_;
+  inference::ModelInferResponse response_;
+};
+
+class InferAllocator final
+    : public grpc::MessageAllocator<inference::ModelInferRequest, inference::ModelInferResponse> {
+public:
+  InferHolder *AllocateMessages() override { return new InferMessages; }
+};
+
+} // namespace
+
 /// The callback service: each handler finishes its reactor exactly once.
 class GrpcServer::Impl final : public inference::GRPCInferenceService::CallbackService {
 public:
   Impl(runtime::InferenceService &service, const GrpcServerOptions &options)
       : service_(service), shared_memory_(options.shared_memory), reporter_(options.reporter),
-        max_shm_input_bytes_(options.max_recv_msg_bytes) {}
+        max_shm_input_bytes_(options.max_recv_msg_bytes) {
+    SetMessageAllocatorFor_ModelInfer(&infer_allocator_);
+  }
 
   ServerUnaryReactor *ServerLive(CallbackServerContext *ctx, const inference::ServerLiveRequest *,
                                  inference::ServerLiveResponse *resp) override {
@@ -78,6 +112,9 @@ public:
     options.now = now;
     options.shared_memory = shared_memory_;
     options.max_shared_memory_input_bytes = max_shm_input_bytes_;
+    // Raw inputs are read in place (no copy of the payload); see InferMessages.
+    options.message_owner =
+        static_cast<InferMessages *>(ctx->GetRpcAllocatorState())->requestOwner();
     Result<protocol::DecodedInferRequest> decoded =
         protocol::decodeModelInferRequest(*req, options);
     if (!decoded.isOk()) {
@@ -244,6 +281,7 @@ private:
   protocol::SharedMemoryRegistry *shared_memory_;
   RequestReporter *reporter_;
   int64_t max_shm_input_bytes_;
+  InferAllocator infer_allocator_; // outlives the server: Impl is reset after it
 };
 
 /// reactant_control.ControlService: ModelControlStatus, SetModelResidency and

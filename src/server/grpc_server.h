@@ -4,7 +4,9 @@
 // cleartext HTTP/2 with the gRPC callback API, so no thread waits while a model runs:
 // ModelInfer decodes the request (protocol/grpc_codec.h), sets InferRequest::deadline to
 // the tighter of the client's gRPC deadline and its `reactant_timeout_ns` parameter, calls
-// InferenceService::infer(), and finishes the call from the completion callback.
+// InferenceService::infer(), and finishes the call from the completion callback. Inputs sent
+// as raw_input_contents are not copied: a gRPC MessageAllocator keeps each request message
+// behind a shared pointer, and the input tensors are views of its bytes that hold it.
 //
 // RPCs: ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer,
 // RepositoryIndex (InferenceService::listModels; state READY | UNAVAILABLE, `ready`

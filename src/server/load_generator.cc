@@ -16,6 +16,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -45,6 +46,14 @@ std::shared_ptr<grpc::Channel> makeChannel(const HostPort &hp) {
   args.SetMaxSendMessageSize(INT_MAX);
   // A channel per client spreads the load over connections, as separate clients would.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  // The client's own cost is part of every latency measured here, so the channel carries
+  // only what a benchmark client needs: no retry machinery (CANCELLED is sent again by
+  // hand, below) and gRPC's minimal filter stack (no message-size or idle filters: the
+  // limits above are unbounded anyway), with the per-call deadline still enforced.
+  // About 5 us of client CPU less per call on loopback.
+  args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
+  args.SetInt(GRPC_ARG_MINIMAL_STACK, 1);
+  args.SetInt(GRPC_ARG_ENABLE_DEADLINE_CHECKS, 1);
   return grpc::CreateCustomChannel(hostPortText(hp), grpc::InsecureChannelCredentials(), args);
 }
 
@@ -223,14 +232,28 @@ private:
     const Payload &payload = run_.payloads[p];
     if (kind.shm && !kind.malformed)
       writeShmInputs(payload);
-    WireRequest req = buildRequest(kind, run_.model, payload, kind.shm ? &shm_ : nullptr,
-                                   run_.serial.fetch_add(1));
+    const WireRequest &req = wireRequest(kind, p);
     const auto t0 = Clock::now();
     Answer a = kind.proto == Proto::kGrpc ? sendGrpc(kind, req) : sendHttp(kind, req);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     if (a.code == StatusCode::kOk && !kind.malformed && kind.shm)
       a.outputs = readShmOutputs(payload);
     record(kind, p, a, ms);
+  }
+
+  /// The request of `kind` for payload `p`. A valid kind's request depends only on the
+  /// payload (and this client's shared memory), so it is built once and sent again as it
+  /// is; a malformed one is built each time (unknown_model names are unique).
+  const WireRequest &wireRequest(const KindSpec &kind, size_t p) {
+    const ClientShm *shm = kind.shm ? &shm_ : nullptr;
+    if (kind.malformed) {
+      scratch_ = buildRequest(kind, run_.model, run_.payloads[p], shm, run_.serial.fetch_add(1));
+      return scratch_;
+    }
+    auto [it, inserted] = built_.try_emplace({kind.name, p});
+    if (inserted)
+      it->second = buildRequest(kind, run_.model, run_.payloads[p], shm, 0);
+    return it->second;
   }
 
   Answer sendGrpc(const KindSpec &kind, const WireRequest &req) {
@@ -536,6 +559,8 @@ private:
   int unreachable_in_a_row_ = 0;
   ClientShm shm_;
   bool registered_ = false;
+  std::map<std::pair<std::string, size_t>, WireRequest> built_; // valid kinds, by payload
+  WireRequest scratch_;                                         // the last malformed request
 };
 
 /// Samples the server's resident memory until `run.stop`.

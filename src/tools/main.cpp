@@ -17,10 +17,15 @@
 #include "tools/validate_command.h"
 
 #include <CLI/CLI.hpp>
+#include <absl/synchronization/mutex.h>
 
 #include <cstdio>
 
 int main(int argc, char **argv) {
+  // Debian's Abseil is built without NDEBUG, so its deadlock detector is on: every
+  // absl::Mutex acquisition takes a global spin lock to record itself in a lock graph, and
+  // gRPC takes many per call. Our own code uses std::mutex; gRPC's locks are not ours to check.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   // The build's identity, before any subcommand runs: `--version`, the `Effective
   // configuration` line and every executable cache key use it.
   rs::runtime::ServerBuild build = rs::runtime::serverBuild(); // compiler and Eigen filled

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <optional>
 
 namespace rs::protocol {
 namespace {
@@ -198,6 +200,42 @@ TEST(GrpcCodec, DecodedTensorsAreAlignedCopies) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
   EXPECT_NE(static_cast<const void *>(p), msg.raw_input_contents(0).data());
   EXPECT_EQ(r->inputs[0].tensor.dataAs<float>()[0], 1.0f);
+}
+
+TEST(GrpcCodec, RawInputsAreViewsWhenTheMessageHasAnOwner) {
+  auto msg = std::make_shared<inference::ModelInferRequest>();
+  msg->set_model_name("m");
+  for (const char *name : {"x", "y"}) {
+    auto *in = msg->add_inputs();
+    in->set_name(name);
+    in->set_datatype("FP32");
+    in->add_shape(2);
+  }
+  msg->add_raw_input_contents(std::string("\x00\x00\x80\x3f\x00\x00\x00\x40", 8));
+  msg->add_raw_input_contents(std::string("\x00\x00\x40\x40\x00\x00\x80\x40", 8));
+  DecodeOptions options;
+  options.now = Clock::now();
+  options.message_owner = msg;
+  Result<DecodedInferRequest> r = decodeModelInferRequest(*msg, options);
+  ASSERT_TRUE(r.isOk()) << r.status().toString();
+  std::optional<DecodedInferRequest> decoded = std::move(*r);
+  std::weak_ptr<inference::ModelInferRequest> weak = msg;
+  options.message_owner.reset();
+  msg.reset();
+  // The tensors hold the message: it lives until they are gone.
+  ASSERT_FALSE(weak.expired());
+  const std::vector<NamedTensor> &inputs = decoded->request.inputs;
+  ASSERT_EQ(inputs.size(), 2u);
+  EXPECT_EQ(static_cast<const void *>(inputs[0].tensor.data()),
+            weak.lock()->raw_input_contents(0).data());
+  EXPECT_EQ(static_cast<const void *>(inputs[1].tensor.data()),
+            weak.lock()->raw_input_contents(1).data());
+  EXPECT_EQ(inputs[0].tensor.dataAs<float>()[0], 1.0f);
+  EXPECT_EQ(inputs[0].tensor.dataAs<float>()[1], 2.0f);
+  EXPECT_EQ(inputs[1].tensor.dataAs<float>()[0], 3.0f);
+  EXPECT_EQ(inputs[1].tensor.dataAs<float>()[1], 4.0f);
+  decoded.reset();
+  EXPECT_TRUE(weak.expired());
 }
 
 TEST(GrpcCodec, Metadata) {

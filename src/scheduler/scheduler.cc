@@ -1,6 +1,8 @@
 //===- scheduler/scheduler.cc - Per-model queues, disciplines, a dispatch loop ===//
 #include "scheduler/scheduler.h"
 
+#include <unsupported/Eigen/CXX11/ThreadPool>
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -20,8 +22,45 @@ struct Scheduler::Join {
   DoneFn done;
 };
 
+/// Delivers answers on a few threads (SchedulerOptions::answer_threads): an Eigen thread
+/// pool plus a count of tasks not yet finished, so that stop() can wait for every answer.
+class Scheduler::AnswerPool {
+public:
+  explicit AnswerPool(int threads) : pool_(threads) {}
+
+  void post(std::function<void()> task) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++pending_;
+    }
+    pool_.Schedule([this, task = std::move(task)] {
+      task();
+      std::lock_guard<std::mutex> lock(mu_);
+      if (--pending_ == 0)
+        idle_.notify_all();
+    });
+  }
+
+  /// Returns when every posted task has run.
+  void drain() {
+    std::unique_lock<std::mutex> lock(mu_);
+    idle_.wait(lock, [&] { return pending_ == 0; });
+  }
+
+  int threads() const { return pool_.NumThreads(); }
+
+private:
+  Eigen::ThreadPool pool_;
+  std::mutex mu_;
+  std::condition_variable idle_;
+  int64_t pending_ = 0; // GUARDED_BY(mu_)
+};
+
 Scheduler::Scheduler(SchedulerOptions options, RunFn run)
-    : options_(options), run_(std::move(run)) {}
+    : options_(options),
+      answers_(options.answer_threads > 0 ? std::make_unique<AnswerPool>(options.answer_threads)
+                                          : nullptr),
+      run_(std::move(run)) {}
 
 Scheduler::~Scheduler() { stop(); }
 
@@ -357,6 +396,8 @@ void Scheduler::stop() {
   cv_.notify_all();
   if (thread_.joinable())
     thread_.join();
+  if (answers_)
+    answers_->drain();
   for (const Item &item : orphans)
     finishPiece(item, unavailable() << "server is shutting down");
 }
@@ -594,10 +635,26 @@ void Scheduler::execute(const std::string &model, const ModelBatching &batching,
       finishPiece(item, failure);
     return;
   }
-  for (size_t k = 0; k < batch.size(); ++k) {
-    const Item &item = batch[k];
-    finishPiece(item, std::move(per_item[k]));
-  }
+  // Answers: on this thread, or with answer threads (batches of 8 requests or more) in
+  // contiguous shares, this thread taking the first.
+  constexpr size_t kMinParallelAnswers = 8, kMinShare = 4;
+  const size_t shares =
+      answers_ && batch.size() >= kMinParallelAnswers
+          ? std::min(static_cast<size_t>(answers_->threads()) + 1, batch.size() / kMinShare)
+          : 1;
+  struct Answers {
+    std::vector<Item> batch;
+    std::vector<std::vector<Tensor>> outputs;
+  };
+  auto answers = std::make_shared<Answers>(Answers{std::move(batch), std::move(per_item)});
+  auto deliver = [answers](size_t begin, size_t end) {
+    for (size_t k = begin; k < end; ++k)
+      finishPiece(answers->batch[k], std::move(answers->outputs[k]));
+  };
+  const size_t n = answers->batch.size();
+  for (size_t s = 1; s < shares; ++s)
+    answers_->post([deliver, s, shares, n] { deliver(s * n / shares, (s + 1) * n / shares); });
+  deliver(0, n / shares);
 }
 
 void Scheduler::finishPiece(const Item &item, Result<std::vector<Tensor>> outputs) {

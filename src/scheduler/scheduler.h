@@ -50,7 +50,8 @@
 // Unavailable (shut down), and whatever RunFn returns. Thread safety: all methods may be
 // called from any thread; DoneFn runs on the dispatch thread (or the caller's, for
 // immediate errors and, with SchedulerOptions::inline_dispatch, for batches submit() runs
-// itself). One batch (or warmup) runs at a time, whichever thread runs it.
+// itself), or with SchedulerOptions::answer_threads on those threads. One batch (or warmup)
+// runs at a time, whichever thread runs it.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -180,6 +181,11 @@ struct SchedulerOptions {
   /// the observers then also run on submitters' threads, so a caller must not hold a lock
   /// they take, and submit() may block for a batch's run. Needs start().
   bool inline_dispatch = false;
+  /// Threads (besides the one that ran the batch) that deliver the answers of a batch of at
+  /// least 8 requests in parallel: each DoneFn encodes and sends a reply, and one after
+  /// another they delay the clients' next requests, which the next coalesced batch waits
+  /// for. 0: every answer on the thread that ran the batch.
+  int answer_threads = 0;
   /// Policies by model name, used by addModel() when it is given none.
   std::map<std::string, ModelPolicy> model_policies;
   /// Run warmups under fair (see ModelBatching::warmup_inputs).
@@ -296,7 +302,10 @@ private:
   void execute(const std::string &model, const ModelBatching &batching, std::vector<Item> batch);
   static void finishPiece(const Item &item, Result<std::vector<Tensor>> outputs);
 
+  class AnswerPool;
+
   SchedulerOptions options_;
+  std::unique_ptr<AnswerPool> answers_; // null without answer_threads
   RunFn run_;
   mutable std::mutex mu_;
   std::condition_variable cv_;

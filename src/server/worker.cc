@@ -143,6 +143,9 @@ scheduler::SchedulerOptions schedulerOptions(const config::WorkerConfig &config)
   // The gRPC and HTTP handlers call submit() holding no lock: an idle device runs the
   // request on the handler's thread, one thread hop less (docs/scheduler.md).
   o.inline_dispatch = true;
+  // A coalesced batch's answers go out on 4 threads: each is a reply encoded and sent by
+  // gRPC, and the next batch waits for the clients' next requests (docs/scheduler.md).
+  o.answer_threads = 3;
   for (const auto &[name, m] : sc.models)
     o.model_policies[name] = {.weight = m.weight, .max_batch_size = m.max_batch_size.value_or(0)};
   return o;

@@ -7,6 +7,7 @@
 
 #include <future>
 #include <mutex>
+#include <set>
 
 namespace rs::scheduler {
 namespace {
@@ -114,6 +115,44 @@ TEST(Scheduler, CoalescesQueuedRequestsIntoSmallestSize) {
   EXPECT_EQ(values((*r1)[0]), (std::vector<int32_t>{200, 202}));
   EXPECT_EQ(values((*r2)[0]), (std::vector<int32_t>{400, 402, 404, 406}));
   EXPECT_EQ(dev.batch_sizes, (std::vector<int64_t>{1, 4}));
+}
+
+TEST(Scheduler, AnswerThreadsDeliverEveryAnswerOfACoalescedBatch) {
+  FakeDevice dev;
+  dev.hold = true;
+  SchedulerOptions o = opts(true);
+  o.answer_threads = 3;
+  Scheduler s(o, dev.runFn());
+  s.addModel("m", batching({1, 16}));
+  s.start();
+  auto first = submitAsync(s, "m", rowsTensor(1, 0)); // runs alone, held at the gate
+  while (s.queueDepth("m") != 0)
+    std::this_thread::yield();
+  // 16 one-row requests queue meanwhile: one b16 batch whose answers go out on 4 threads.
+  std::mutex mu;
+  std::set<std::thread::id> threads;
+  std::vector<std::future<Result<std::vector<Tensor>>>> answers;
+  for (int32_t i = 0; i < 16; ++i) {
+    auto p = std::make_shared<std::promise<Result<std::vector<Tensor>>>>();
+    answers.push_back(p->get_future());
+    s.submit("m", {rowsTensor(1, 10 * i)}, std::nullopt, [p, &mu, &threads](auto r) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        threads.insert(std::this_thread::get_id());
+      }
+      p->set_value(std::move(r));
+    });
+  }
+  dev.gate.set_value();
+  ASSERT_TRUE(first.get().isOk());
+  for (int32_t i = 0; i < 16; ++i) {
+    auto r = answers[static_cast<size_t>(i)].get();
+    ASSERT_TRUE(r.isOk()) << r.status().toString();
+    EXPECT_EQ(values((*r)[0]), (std::vector<int32_t>{20 * i, 20 * i + 2})) << "request " << i;
+  }
+  EXPECT_EQ(dev.batch_sizes, (std::vector<int64_t>{1, 16}));
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_GE(threads.size(), 2u); // the dispatch thread and at least one answer thread
 }
 
 TEST(Scheduler, NoCoalescingServesOneRequestPerDispatch) {

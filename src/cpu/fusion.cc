@@ -123,6 +123,35 @@ std::optional<Step> fuseGroup(Callable &c, const std::vector<size_t> &group,
       if (defined_by.count(in))
         last_read[in] = g;
 
+  // Whether the value a member defines is read after the group or returned.
+  auto escapes = [&](int32_t slot) {
+    if (results.count(slot) || static_cast<size_t>(slot) >= readers.size()) // a fused output
+      return true;
+    for (size_t r : readers[static_cast<size_t>(slot)])
+      if (!in_group.count(r))
+        return true;
+    return false;
+  };
+  // With a producer whose result only the group reads: the product can be written straight
+  // into the buffer of the first escaping value defined at or after the group's last read of
+  // the product, which the group then computes in place (element i is read, then written,
+  // by the same tile). One buffer, and one pass over memory, less.
+  std::optional<size_t> in_place; // position in the group
+  if (producer && !escapes(producer->first_output)) {
+    const int32_t v = producer->first_output;
+    size_t last_v_read = 0;
+    for (size_t g = 0; g < group.size(); ++g)
+      for (int32_t in : c.steps[group[g]].inputs)
+        if (in == v)
+          last_v_read = g;
+    for (size_t g = last_v_read; g < group.size() && !in_place; ++g) {
+      const int32_t out = c.steps[group[g]].first_output;
+      if (escapes(out) &&
+          c.slot_types[static_cast<size_t>(out)] == c.slot_types[static_cast<size_t>(v)])
+        in_place = g;
+    }
+  }
+
   Step fused;
   fused.mode = OutputMode::kOverwritten;
   std::unordered_map<int32_t, int32_t> input_index; // slot -> index into the fused inputs
@@ -138,7 +167,7 @@ std::optional<Step> fuseGroup(Callable &c, const std::vector<size_t> &group,
     where[v] =
         ValueRef{ValueRef::kOutput, 0,
                  static_cast<int32_t>(dtypeSize(c.slot_types[static_cast<size_t>(v)].dtype))};
-    outputs.push_back(v);
+    outputs.push_back(in_place ? c.steps[group[*in_place]].first_output : v);
   }
   for (size_t g = 0; g < group.size(); ++g) {
     const Step &s = c.steps[group[g]];
@@ -162,12 +191,12 @@ std::optional<Step> fuseGroup(Callable &c, const std::vector<size_t> &group,
     }
     const int32_t out_slot = s.first_output;
     const TensorType &t = c.slot_types[static_cast<size_t>(out_slot)];
-    bool escapes = results.count(out_slot) > 0;
-    for (size_t r : readers[static_cast<size_t>(out_slot)])
-      escapes = escapes || !in_group.count(r);
     ValueRef v;
     v.elem_size = static_cast<int32_t>(dtypeSize(t.dtype));
-    if (escapes) {
+    if (in_place && *in_place == g) { // the producer's output buffer (see above)
+      v.kind = ValueRef::kOutput;
+      v.index = 0;
+    } else if (escapes(out_slot)) {
       v.kind = ValueRef::kOutput;
       v.index = static_cast<int32_t>(outputs.size());
       outputs.push_back(out_slot);

@@ -163,6 +163,49 @@ func.func @main(%a: tensor<16x64xf32>, %w: tensor<64x300xf32>) -> tensor<16x300x
   }
 }
 
+TEST(Fusion, EpilogueComputesInPlaceOnlyAfterTheLastReadOfTheProduct) {
+  // %0 is read by %1 and %2: the product may share a buffer only with %3 (defined after the
+  // last read of %0), never with %1, which is returned too.
+  const char *text = R"(
+func.func @main(%a: tensor<16x64xf32>, %w: tensor<64x300xf32>, %b: tensor<300xf32>) -> (tensor<16x300xf32>, tensor<16x300xf32>) {
+  %0 = stablehlo.dot_general %a, %w, contracting_dims = [1] x [0] : (tensor<16x64xf32>, tensor<64x300xf32>) -> tensor<16x300xf32>
+  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<300xf32>) -> tensor<16x300xf32>
+  %1 = stablehlo.add %0, %bb : tensor<16x300xf32>
+  %2 = stablehlo.multiply %1, %0 : tensor<16x300xf32>
+  %3 = stablehlo.negate %2 : tensor<16x300xf32>
+  return %3, %1 : tensor<16x300xf32>, tensor<16x300xf32>
+}
+)";
+  std::vector<float> a(16 * 64), w(64 * 300), b(300);
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = static_cast<float>(static_cast<int>(i * 29 % 97) - 48) / 13.0f;
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = static_cast<float>(static_cast<int>(i * 61 % 83) - 41) / 19.0f;
+  for (size_t i = 0; i < b.size(); ++i)
+    b[i] = static_cast<float>(i % 5) - 2.5f;
+  const char *dot = R"(
+func.func @main(%a: tensor<16x64xf32>, %w: tensor<64x300xf32>) -> tensor<16x300xf32> {
+  %0 = stablehlo.dot_general %a, %w, contracting_dims = [1] x [0] : (tensor<16x64xf32>, tensor<64x300xf32>) -> tensor<16x300xf32>
+  return %0 : tensor<16x300xf32>
+}
+)";
+  auto product = runText(dot, {makeTensor<float>({16, 64}, a), makeTensor<float>({64, 300}, w)});
+  ASSERT_EQ(product.size(), 1u);
+  const std::string t = "tensor<4800xf32>";
+  std::vector<float> bb(4800);
+  for (size_t i = 0; i < bb.size(); ++i)
+    bb[i] = b[i % 300];
+  const auto v0 = flat(product[0]);
+  const auto v1 = binary<float>("stablehlo.add", t, v0, bb);
+  const auto v2 = binary<float>("stablehlo.multiply", t, v1, v0);
+  const auto v3 = unary<float>("stablehlo.negate", t, t, v2);
+  auto out = runText(text, {makeTensor<float>({16, 64}, a), makeTensor<float>({64, 300}, w),
+                            makeTensor<float>({300}, b)});
+  ASSERT_EQ(out.size(), 2u);
+  expectSameBits(flat(out[0]), v3, "%3");
+  expectSameBits(flat(out[1]), v1, "%1");
+}
+
 TEST(Fusion, SmallTensorsStayUnfused) {
   // Below kMinFusedElements a pass is cheaper than the fused loop's bookkeeping.
   const char *small = R"(

@@ -463,7 +463,7 @@ namespace {
 /// the same byte size, once nothing but the pool refers to it (the slot that held it was
 /// released and no view, result or capture shares it), so a call touches fresh pages only
 /// for its peak set of live intermediates, not once per op; and those come from the
-/// Callable's BlockCache when an earlier call left them there. Blocks are 64-byte aligned, as
+/// process's BlockCache when an earlier call left them there. Blocks are 64-byte aligned, as
 /// Tensor::zeros gives.
 class BufferPool {
 public:
@@ -516,6 +516,11 @@ private:
 
 } // namespace
 
+BlockCache &BlockCache::shared() {
+  static BlockCache *cache = new BlockCache(); // never destroyed: calls may outlive statics
+  return *cache;
+}
+
 std::shared_ptr<uint8_t> BlockCache::take(size_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (size_t i = 0; i < free_.size(); ++i)
@@ -549,7 +554,7 @@ std::vector<Tensor> runCallable(const Callable &c, std::span<const Tensor> block
   for (size_t i = 0; i < captures.size(); ++i)
     frame[static_cast<size_t>(c.params[c.num_block_args + i])] = *captures[i];
   std::vector<const Tensor *> in(c.max_inputs);
-  BufferPool pool(*c.block_cache);
+  BufferPool pool(BlockCache::shared());
   for (const Step &s : c.steps) {
     for (size_t k = 0; k < s.inputs.size(); ++k)
       in[k] = &frame[static_cast<size_t>(s.inputs[k])];

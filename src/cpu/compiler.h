@@ -34,12 +34,17 @@ struct Step {
   std::vector<int32_t> release; // slots dead after this step
 };
 
-/// Intermediate buffers that one call of a Callable released, kept for its next call, so
-/// that a steady stream of calls touches no fresh pages (no page faults, no zeroing by the
-/// kernel) after the first. Holds at most the bytes of the largest single call seen.
-/// Thread-safe: concurrent calls each take distinct blocks.
+/// Intermediate buffers that finished calls released, kept for later calls, so that a
+/// steady stream of executes touches no fresh pages (no page faults, no zeroing by the
+/// kernel) after the first. One cache for the process (every model and batch size): it holds
+/// at most the bytes of the largest single call seen, so serving several programs keeps one
+/// call's worth of activations, not one per program. Thread-safe: concurrent calls each take
+/// distinct blocks.
 class BlockCache {
 public:
+  /// The process's cache.
+  static BlockCache &shared();
+
   /// A cached block of exactly `bytes`, or null.
   std::shared_ptr<uint8_t> take(size_t bytes);
   /// Keeps (bytes, block) pairs of one finished call that nothing else refers to any more,
@@ -62,7 +67,6 @@ struct Callable {
   std::vector<Step> steps;
   std::vector<int32_t> results;
   size_t max_inputs = 0;
-  std::shared_ptr<BlockCache> block_cache = std::make_shared<BlockCache>();
 
   TensorType paramType(size_t i) const { return slot_types[static_cast<size_t>(params[i])]; }
   TensorType resultType(size_t i) const { return slot_types[static_cast<size_t>(results[i])]; }

@@ -20,12 +20,19 @@
 #include <absl/synchronization/mutex.h>
 
 #include <cstdio>
+#include <malloc.h>
 
 int main(int argc, char **argv) {
   // Debian's Abseil is built without NDEBUG, so its deadlock detector is on: every
   // absl::Mutex acquisition takes a global spin lock to record itself in a lock graph, and
   // gRPC takes many per call. Our own code uses std::mutex; gRPC's locks are not ours to check.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // Blocks of 4 MiB and more (tensors, payloads) come from mmap and go back to the system
+  // when freed. Left alone, glibc raises this threshold to 32 MiB after the first such free,
+  // and freed tensors then stay in the arena of whichever thread freed them (one per gRPC and
+  // answer thread): serving bert_bench held 268 MiB instead of 168 (bench/serve_rss.sh). The
+  // CPU executor's own intermediates are recycled by its BlockCache, not by malloc.
+  mallopt(M_MMAP_THRESHOLD, 4 << 20);
   // The build's identity, before any subcommand runs: `--version`, the `Effective
   // configuration` line and every executable cache key use it.
   rs::runtime::ServerBuild build = rs::runtime::serverBuild(); // compiler and Eigen filled

@@ -104,6 +104,43 @@ TEST(Fusion, ChainBecomesOneStepPerRun) {
   EXPECT_EQ((*main)->steps.size(), 5u);
 }
 
+/// Operands of the dot_general tests: a [16, 64], w [64, 300], bias b [300]; the product
+/// alone (one program), and the bias broadcast to the product's 4800 elements.
+struct DotOperands {
+  std::vector<float> a = std::vector<float>(16 * 64), w = std::vector<float>(64 * 300),
+                     b = std::vector<float>(300);
+  explicit DotOperands(int seed) {
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = static_cast<float>(static_cast<int>(i * (29 + seed) % 97) - 48) / 13.0f;
+    for (size_t i = 0; i < w.size(); ++i)
+      w[i] = static_cast<float>(static_cast<int>(i * (53 + seed) % 89) - 44) / 23.0f;
+    for (size_t i = 0; i < b.size(); ++i)
+      b[i] = static_cast<float>(i % 7) - 3.5f;
+  }
+  std::vector<Tensor> args() const {
+    return {makeTensor<float>({16, 64}, a), makeTensor<float>({64, 300}, w),
+            makeTensor<float>({300}, b)};
+  }
+  std::vector<float> product() const {
+    const char *dot = R"(
+func.func @main(%a: tensor<16x64xf32>, %w: tensor<64x300xf32>) -> tensor<16x300xf32> {
+  %0 = stablehlo.dot_general %a, %w, contracting_dims = [1] x [0] : (tensor<16x64xf32>, tensor<64x300xf32>) -> tensor<16x300xf32>
+  return %0 : tensor<16x300xf32>
+}
+)";
+    auto out = runText(dot, {makeTensor<float>({16, 64}, a), makeTensor<float>({64, 300}, w)});
+    return out.size() == 1 ? flat(out[0]) : std::vector<float>{};
+  }
+  std::vector<float> broadcastBias() const {
+    std::vector<float> bb(4800);
+    for (size_t i = 0; i < bb.size(); ++i)
+      bb[i] = b[i % 300];
+    return bb;
+  }
+};
+
+const std::string kFlat = "tensor<4800xf32>";
+
 // dot_general [16, 64] x [64, 300] -> bias add -> scale -> negate, the chain as the
 // product's epilogue (run on each output tile as soon as it is written).
 const char *kDotChain = R"(
@@ -129,34 +166,14 @@ TEST(Fusion, ElementwiseChainRunsAsTheProductsEpilogue) {
   // product with [add, multiply, negate] as its epilogue.
   EXPECT_EQ((*main)->steps.size(), 2u);
 
-  std::vector<float> a(16 * 64), w(64 * 300), b(300);
-  for (size_t i = 0; i < a.size(); ++i)
-    a[i] = static_cast<float>(static_cast<int>(i * 37 % 101) - 50) / 17.0f;
-  for (size_t i = 0; i < w.size(); ++i)
-    w[i] = static_cast<float>(static_cast<int>(i * 53 % 89) - 44) / 23.0f;
-  for (size_t i = 0; i < b.size(); ++i)
-    b[i] = static_cast<float>(i % 7) - 3.5f;
-  // One op per program.
-  const char *dot = R"(
-func.func @main(%a: tensor<16x64xf32>, %w: tensor<64x300xf32>) -> tensor<16x300xf32> {
-  %0 = stablehlo.dot_general %a, %w, contracting_dims = [1] x [0] : (tensor<16x64xf32>, tensor<64x300xf32>) -> tensor<16x300xf32>
-  return %0 : tensor<16x300xf32>
-}
-)";
-  auto product = runText(dot, {makeTensor<float>({16, 64}, a), makeTensor<float>({64, 300}, w)});
-  ASSERT_EQ(product.size(), 1u);
-  const std::string t = "tensor<4800xf32>";
-  std::vector<float> bb(4800), eighth(4800, 0.125f);
-  for (size_t i = 0; i < bb.size(); ++i)
-    bb[i] = b[i % 300];
-  const auto v1 = binary<float>("stablehlo.add", t, flat(product[0]), bb);
-  const auto v2 = binary<float>("stablehlo.multiply", t, v1, eighth);
-  const auto v3 = unary<float>("stablehlo.negate", t, t, v2);
+  const DotOperands ops(0);
+  const auto v0 = ops.product();
+  ASSERT_FALSE(v0.empty());
+  const auto v1 = binary<float>("stablehlo.add", kFlat, v0, ops.broadcastBias());
+  const auto v2 = binary<float>("stablehlo.multiply", kFlat, v1, std::vector<float>(4800, 0.125f));
+  const auto v3 = unary<float>("stablehlo.negate", kFlat, kFlat, v2);
   for (int threads : {1, 3}) {
-    auto out = runText(kDotChain,
-                       {makeTensor<float>({16, 64}, a), makeTensor<float>({64, 300}, w),
-                        makeTensor<float>({300}, b)},
-                       threads);
+    auto out = runText(kDotChain, ops.args(), threads);
     ASSERT_EQ(out.size(), 2u);
     expectSameBits(flat(out[0]), v3, "%3 (end of the epilogue)");
     expectSameBits(flat(out[1]), v1, "%1 (returned from inside the epilogue)");
@@ -176,31 +193,13 @@ func.func @main(%a: tensor<16x64xf32>, %w: tensor<64x300xf32>, %b: tensor<300xf3
   return %3, %1 : tensor<16x300xf32>, tensor<16x300xf32>
 }
 )";
-  std::vector<float> a(16 * 64), w(64 * 300), b(300);
-  for (size_t i = 0; i < a.size(); ++i)
-    a[i] = static_cast<float>(static_cast<int>(i * 29 % 97) - 48) / 13.0f;
-  for (size_t i = 0; i < w.size(); ++i)
-    w[i] = static_cast<float>(static_cast<int>(i * 61 % 83) - 41) / 19.0f;
-  for (size_t i = 0; i < b.size(); ++i)
-    b[i] = static_cast<float>(i % 5) - 2.5f;
-  const char *dot = R"(
-func.func @main(%a: tensor<16x64xf32>, %w: tensor<64x300xf32>) -> tensor<16x300xf32> {
-  %0 = stablehlo.dot_general %a, %w, contracting_dims = [1] x [0] : (tensor<16x64xf32>, tensor<64x300xf32>) -> tensor<16x300xf32>
-  return %0 : tensor<16x300xf32>
-}
-)";
-  auto product = runText(dot, {makeTensor<float>({16, 64}, a), makeTensor<float>({64, 300}, w)});
-  ASSERT_EQ(product.size(), 1u);
-  const std::string t = "tensor<4800xf32>";
-  std::vector<float> bb(4800);
-  for (size_t i = 0; i < bb.size(); ++i)
-    bb[i] = b[i % 300];
-  const auto v0 = flat(product[0]);
-  const auto v1 = binary<float>("stablehlo.add", t, v0, bb);
-  const auto v2 = binary<float>("stablehlo.multiply", t, v1, v0);
-  const auto v3 = unary<float>("stablehlo.negate", t, t, v2);
-  auto out = runText(text, {makeTensor<float>({16, 64}, a), makeTensor<float>({64, 300}, w),
-                            makeTensor<float>({300}, b)});
+  const DotOperands ops(7);
+  const auto v0 = ops.product();
+  ASSERT_FALSE(v0.empty());
+  const auto v1 = binary<float>("stablehlo.add", kFlat, v0, ops.broadcastBias());
+  const auto v2 = binary<float>("stablehlo.multiply", kFlat, v1, v0);
+  const auto v3 = unary<float>("stablehlo.negate", kFlat, kFlat, v2);
+  auto out = runText(text, ops.args());
   ASSERT_EQ(out.size(), 2u);
   expectSameBits(flat(out[0]), v3, "%3");
   expectSameBits(flat(out[1]), v1, "%1");

@@ -18,27 +18,34 @@
 namespace rs::cpu {
 namespace {
 
-TEST(ErfcF32, MatchesDoubleErfcRoundedToFloat) {
-  // Every 256th f32 bit pattern over both signs (16.7 million values), plus the specials.
+/// Compares `f` with `reference` (double precision) rounded once to f32 over every 256th f32
+/// bit pattern of both signs but NaNs (16.7 million values): at most one ulp apart, and
+/// that for at most one value in a million (a double result close to an f32 rounding
+/// boundary may round the other way).
+void expectRoundedDouble(float (*f)(float), double (*reference)(double), const char *name) {
   int64_t checked = 0, off_by_one = 0;
   for (uint64_t bits = 0; bits <= 0xFFFFFFFFu; bits += 256) {
     const float x = std::bit_cast<float>(static_cast<uint32_t>(bits));
     if (std::isnan(x))
       continue;
-    const float want = static_cast<float>(std::erfc(static_cast<double>(x)));
-    const float got = ops::erfcF32(x);
+    const float want = static_cast<float>(reference(static_cast<double>(x)));
+    const float got = f(x);
     ++checked;
-    if (got == want)
+    if (std::bit_cast<uint32_t>(got) == std::bit_cast<uint32_t>(want))
       continue;
-    // A double erfc within 1e-10 of an f32 rounding boundary may round the other way.
     const int32_t ulps = std::abs(std::bit_cast<int32_t>(got) - std::bit_cast<int32_t>(want));
-    ASSERT_LE(ulps, 1) << "x = " << x << " got " << got << " want " << want;
+    ASSERT_LE(ulps, 1) << name << "(" << x << ") = " << got << ", want " << want;
     ++off_by_one;
   }
   EXPECT_GT(checked, 16000000);
   EXPECT_LE(off_by_one, checked / 1000000) << off_by_one << " of " << checked << " off by 1 ulp";
-  std::printf("erfcF32: %lld values, %lld off by one ulp from the rounded double erfc\n",
+  std::printf("%s: %lld values, %lld off by one ulp from the rounded double\n", name,
               static_cast<long long>(checked), static_cast<long long>(off_by_one));
+}
+
+TEST(ErfcF32, MatchesDoubleErfcRoundedToFloat) {
+  expectRoundedDouble(
+      &ops::erfcF32, [](double x) { return std::erfc(x); }, "erfcF32");
   EXPECT_TRUE(std::isnan(ops::erfcF32(std::numeric_limits<float>::quiet_NaN())));
   EXPECT_EQ(ops::erfcF32(std::numeric_limits<float>::infinity()), 0.0f);
   EXPECT_EQ(ops::erfcF32(-std::numeric_limits<float>::infinity()), 2.0f);
@@ -47,27 +54,9 @@ TEST(ErfcF32, MatchesDoubleErfcRoundedToFloat) {
 }
 
 TEST(ExpF32, MatchesDoubleExpRoundedToFloat) {
-  // Every 256th f32 bit pattern over both signs, plus the specials and the edges of the
-  // finite, subnormal and zero results.
-  int64_t checked = 0, off_by_one = 0;
-  for (uint64_t bits = 0; bits <= 0xFFFFFFFFu; bits += 256) {
-    const float x = std::bit_cast<float>(static_cast<uint32_t>(bits));
-    if (std::isnan(x))
-      continue;
-    const float want = static_cast<float>(std::exp(static_cast<double>(x)));
-    const float got = ops::expF32(x);
-    ++checked;
-    if (std::bit_cast<uint32_t>(got) == std::bit_cast<uint32_t>(want))
-      continue;
-    // A double exp within about 1e-15 of an f32 rounding boundary may round the other way.
-    const int32_t ulps = std::abs(std::bit_cast<int32_t>(got) - std::bit_cast<int32_t>(want));
-    ASSERT_LE(ulps, 1) << "x = " << x << " got " << got << " want " << want;
-    ++off_by_one;
-  }
-  EXPECT_GT(checked, 16000000);
-  EXPECT_LE(off_by_one, checked / 1000000) << off_by_one << " of " << checked << " off by 1 ulp";
-  std::printf("expF32: %lld values, %lld off by one ulp from the rounded double exp\n",
-              static_cast<long long>(checked), static_cast<long long>(off_by_one));
+  // Plus the specials and the edges of the finite, subnormal and zero results.
+  expectRoundedDouble(
+      &ops::expF32, [](double x) { return std::exp(x); }, "expF32");
   const float inf = std::numeric_limits<float>::infinity();
   EXPECT_TRUE(std::isnan(ops::expF32(std::numeric_limits<float>::quiet_NaN())));
   EXPECT_EQ(ops::expF32(inf), inf);

@@ -61,6 +61,25 @@ Status bodyError(bool too_large, int64_t limit) {
   return invalidArgument() << "cannot read request body";
 }
 
+/// The request's "id" for the error log when the request did not decode: read from the
+/// body's JSON part (the first Inference-Header-Content-Length bytes, or all of it) if that
+/// part parses and holds a string id; empty otherwise.
+std::string idOfUndecodedRequest(std::string_view body, const std::optional<std::string> &header) {
+  size_t json_bytes = body.size();
+  if (header) {
+    size_t n = 0;
+    const char *end = header->data() + header->size();
+    if (std::from_chars(header->data(), end, n).ptr == end && n <= body.size())
+      json_bytes = n;
+  }
+  const nlohmann::json j = nlohmann::json::parse(body.begin(), body.begin() + json_bytes, nullptr,
+                                                 /*allow_exceptions=*/false);
+  if (j.is_object())
+    if (auto it = j.find("id"); it != j.end() && it->is_string())
+      return it->get<std::string>();
+  return "";
+}
+
 } // namespace
 
 void HttpServer::report(const httplib::Request &req, const std::string &id, const Status &status,
@@ -81,11 +100,11 @@ void HttpServer::handleInfer(const httplib::Request &req, std::string body,
   Result<protocol::HttpInferRequest> decoded = protocol::decodeHttpInferRequest(
       modelRef(req), body, header ? std::optional<std::string_view>(*header) : std::nullopt,
       options);
-  std::string().swap(body); // the tensors hold copies; free the body before running
   if (!decoded.isOk()) {
-    report(req, "", decoded.status(), false);
+    report(req, idOfUndecodedRequest(body, header), decoded.status(), false);
     return replyError(res, decoded.status());
   }
+  std::string().swap(body); // the tensors hold copies; free the body before running
   protocol::OutputEncoding encoding = std::move(decoded->output_encoding);
   // Held until the reply is written: the regions stay usable even if unregistered meanwhile.
   std::vector<protocol::SharedMemoryOutput> shm = std::move(decoded->shared_memory_outputs);

@@ -375,6 +375,35 @@ private:
   std::shared_ptr<spdlog::logger> previous_;
 };
 
+TEST(WorkerRequestLog, HttpRequestThatDoesNotDecodeKeepsItsId) {
+  auto w = TestWorker::start(kIrisRepo);
+  ASSERT_TRUE(w);
+  LogCapture capture;
+  // 3 values for shape [1,4]: refused while decoding, before any request object exists.
+  auto res = w->http()->Post("/v2/models/iris_mlp/infer",
+                             R"({"id":"h2","inputs":[{"name":"features","datatype":"FP32",)"
+                             R"("shape":[1,4],"data":[1,2,3]}]})",
+                             "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  // Not JSON at all: no id to report.
+  res = w->http()->Post("/v2/models/iris_mlp/infer", "{\"id\":", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  std::vector<std::string> lines = capture.lines("request failed");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].rfind("warning request failed protocol=http model=\"iris_mlp\" id=\"h2\" "
+                           "code=INVALID_ARGUMENT",
+                           0),
+            0u)
+      << lines[0];
+  EXPECT_EQ(lines[1].rfind("warning request failed protocol=http model=\"iris_mlp\" id=\"\" "
+                           "code=INVALID_ARGUMENT",
+                           0),
+            0u)
+      << lines[1];
+}
+
 TEST(WorkerRequestLog, EveryFailedRequestIsLoggedOnce) {
   auto w = TestWorker::start(kIrisRepo);
   ASSERT_TRUE(w);

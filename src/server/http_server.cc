@@ -82,6 +82,28 @@ std::string idOfUndecodedRequest(std::string_view body, const std::optional<std:
 
 } // namespace
 
+void HttpServer::recordRoute(const std::string &pattern, const char *method) {
+  route_methods_.emplace_back(std::regex(pattern), method);
+}
+
+void HttpServer::get(const std::string &pattern, RouteHandler handler) {
+  recordRoute(pattern, "GET");
+  listener_->server().Get(pattern, std::move(handler));
+}
+
+void HttpServer::post(const std::string &pattern, RouteHandler handler) {
+  recordRoute(pattern, "POST");
+  listener_->server().Post(pattern, std::move(handler));
+}
+
+std::string HttpServer::allowedMethods(const std::string &path) const {
+  bool get = false, post = false;
+  for (const auto &[re, method] : route_methods_)
+    if (std::regex_match(path, re))
+      (method == "GET" ? get : post) = true;
+  return get && post ? "GET, POST" : get ? "GET" : post ? "POST" : "";
+}
+
 void HttpServer::report(const httplib::Request &req, const std::string &id, const Status &status,
                         bool in_service) const {
   if (options_.reporter)
@@ -143,7 +165,6 @@ void HttpServer::addSharedMemoryRoutes() {
   protocol::SharedMemoryRegistry *registry = options_.shared_memory;
   if (!registry)
     return;
-  httplib::Server &svr = listener_->server();
   constexpr const char *kRegion = "/v2/systemsharedmemory/region/([^/]+)";
   auto status = [registry](const httplib::Request &req, httplib::Response &res) {
     const std::string name = req.matches.size() > 1 ? req.matches[1].str() : "";
@@ -152,32 +173,31 @@ void HttpServer::addSharedMemoryRoutes() {
       return replyError(res, regions.status());
     replyJson(res, 200, protocol::sharedMemoryStatusJson(*regions));
   };
-  svr.Get("/v2/systemsharedmemory/status", status);
-  svr.Get(std::string(kRegion) + "/status", status);
-  svr.Post(std::string(kRegion) + "/register",
-           [registry](const httplib::Request &req, httplib::Response &res) {
-             Result<protocol::SharedMemoryRegionInfo> info =
-                 protocol::parseSharedMemoryRegisterJson(req.matches[1].str(), req.body);
-             Status s = info.isOk() ? registry->registerRegion(*info) : info.status();
-             if (!s.isOk())
-               return replyError(res, s);
-             spdlog::info("shared memory region registered name={} key={} offset={} byte_size={}",
-                          info->name, info->key, info->offset, info->byte_size);
-             res.status = 200;
-           });
+  get("/v2/systemsharedmemory/status", status);
+  get(std::string(kRegion) + "/status", status);
+  post(std::string(kRegion) + "/register",
+       [registry](const httplib::Request &req, httplib::Response &res) {
+         Result<protocol::SharedMemoryRegionInfo> info =
+             protocol::parseSharedMemoryRegisterJson(req.matches[1].str(), req.body);
+         Status s = info.isOk() ? registry->registerRegion(*info) : info.status();
+         if (!s.isOk())
+           return replyError(res, s);
+         spdlog::info("shared memory region registered name={} key={} offset={} byte_size={}",
+                      info->name, info->key, info->offset, info->byte_size);
+         res.status = 200;
+       });
   auto unregister = [registry](const httplib::Request &req, httplib::Response &res) {
     registry->unregisterRegion(req.matches.size() > 1 ? req.matches[1].str() : "");
     res.status = 200;
   };
-  svr.Post("/v2/systemsharedmemory/unregister", unregister);
-  svr.Post(std::string(kRegion) + "/unregister", unregister);
+  post("/v2/systemsharedmemory/unregister", unregister);
+  post(std::string(kRegion) + "/unregister", unregister);
 }
 
 void HttpServer::addRepositoryRoutes() {
-  httplib::Server &svr = listener_->server();
   // KServe repository extension (reference-system.md §5.1 over HTTP; Triton's JSON):
   // index -> [{"name","version","state","reason"}], {"ready": true} lists ready ones only.
-  svr.Post("/v2/repository/index", [this](const httplib::Request &req, httplib::Response &res) {
+  post("/v2/repository/index", [this](const httplib::Request &req, httplib::Response &res) {
     bool ready_only = false;
     if (!req.body.empty()) {
       const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
@@ -199,20 +219,20 @@ void HttpServer::addRepositoryRoutes() {
     replyJson(res, 200, out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   });
   constexpr const char *kRepoModel = "/v2/repository/models/([^/]+)";
-  svr.Post(std::string(kRepoModel) + "/load",
-           [this](const httplib::Request &req, httplib::Response &res) {
-             Status s = service_.repositoryLoad(req.matches[1].str());
-             if (!s.isOk())
-               return replyError(res, s);
-             res.status = 200;
-           });
-  svr.Post(std::string(kRepoModel) + "/unload",
-           [this](const httplib::Request &req, httplib::Response &res) {
-             Status s = service_.repositoryUnload(req.matches[1].str());
-             if (!s.isOk())
-               return replyError(res, s);
-             res.status = 200;
-           });
+  post(std::string(kRepoModel) + "/load",
+       [this](const httplib::Request &req, httplib::Response &res) {
+         Status s = service_.repositoryLoad(req.matches[1].str());
+         if (!s.isOk())
+           return replyError(res, s);
+         res.status = 200;
+       });
+  post(std::string(kRepoModel) + "/unload",
+       [this](const httplib::Request &req, httplib::Response &res) {
+         Status s = service_.repositoryUnload(req.matches[1].str());
+         if (!s.isOk())
+           return replyError(res, s);
+         res.status = 200;
+       });
 }
 
 namespace {
@@ -254,7 +274,6 @@ std::string statisticsJson(const std::vector<runtime::ModelStatistics> &stats) {
 } // namespace
 
 void HttpServer::addStatisticsRoutes() {
-  httplib::Server &svr = listener_->server();
   auto stats = [this](const httplib::Request &req, httplib::Response &res) {
     const std::string name = req.matches.size() > 1 ? req.matches[1].str() : "";
     Result<std::vector<runtime::ModelStatistics>> s = service_.modelStatistics(name);
@@ -262,8 +281,8 @@ void HttpServer::addStatisticsRoutes() {
       return replyError(res, s.status());
     replyJson(res, 200, statisticsJson(*s));
   };
-  svr.Get("/v2/models/stats", stats);
-  svr.Get(std::string(kModelPath) + "/stats", stats);
+  get("/v2/models/stats", stats);
+  get(std::string(kModelPath) + "/stats", stats);
 }
 
 HttpServer::HttpServer(HttpServerOptions options, runtime::InferenceService &service)
@@ -291,42 +310,43 @@ void HttpServer::addRoutes() {
   const int64_t limit = options_.max_body_bytes;
   svr.set_payload_max_length(static_cast<size_t>(limit));
 
-  svr.Get("/v2/health/live", [this](const httplib::Request &, httplib::Response &res) {
+  get("/v2/health/live", [this](const httplib::Request &, httplib::Response &res) {
     bool live = service_.serverLive();
     replyJson(res, live ? 200 : 400, live ? R"({"live":true})" : R"({"live":false})");
   });
-  svr.Get("/v2/health/ready", [this](const httplib::Request &, httplib::Response &res) {
+  get("/v2/health/ready", [this](const httplib::Request &, httplib::Response &res) {
     bool ready = service_.serverReady();
     replyJson(res, ready ? 200 : 400, ready ? R"({"ready":true})" : R"({"ready":false})");
   });
-  svr.Get(R"(/v2/?)", [this](const httplib::Request &, httplib::Response &res) {
+  get(R"(/v2/?)", [this](const httplib::Request &, httplib::Response &res) {
     replyJson(res, 200, protocol::serverMetadataJson(service_.serverMetadata()));
   });
   if (options_.evidence) {
-    svr.Get("/v2/evidence", [this](const httplib::Request &, httplib::Response &res) {
+    get("/v2/evidence", [this](const httplib::Request &, httplib::Response &res) {
       replyJson(res, 200, options_.evidence());
     });
   }
   addRepositoryRoutes();
   addStatisticsRoutes(); // before kModelPath, which would take "stats" for a model name
-  svr.Get(kModelPath, [this](const httplib::Request &req, httplib::Response &res) {
+  get(kModelPath, [this](const httplib::Request &req, httplib::Response &res) {
     Result<runtime::ModelMetadata> md = service_.modelMetadata(modelRef(req).name);
     if (!md.isOk())
       return replyError(res, md.status());
     replyJson(res, 200, protocol::modelMetadataJson(*md));
   });
-  svr.Get(std::string(kModelPath) + "/ready",
-          [this](const httplib::Request &req, httplib::Response &res) {
-            std::string name = modelRef(req).name;
-            Result<runtime::ModelReadiness> r = service_.modelReady(name);
-            if (!r.isOk())
-              return replyError(res, r.status());
-            nlohmann::json body = {{"name", name}, {"ready", r->ready}};
-            if (!r->ready && !r->reason.empty())
-              body["reason"] = r->reason;
-            replyJson(res, r->ready ? 200 : 400,
-                      body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-          });
+  get(std::string(kModelPath) + "/ready",
+      [this](const httplib::Request &req, httplib::Response &res) {
+        std::string name = modelRef(req).name;
+        Result<runtime::ModelReadiness> r = service_.modelReady(name);
+        if (!r.isOk())
+          return replyError(res, r.status());
+        nlohmann::json body = {{"name", name}, {"ready", r->ready}};
+        if (!r->ready && !r->reason.empty())
+          body["reason"] = r->reason;
+        replyJson(res, r->ready ? 200 : 400,
+                  body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      });
+  recordRoute(std::string(kModelPath) + "/infer", "POST");
   svr.Post(std::string(kModelPath) + "/infer",
            [this, limit](const httplib::Request &req, httplib::Response &res,
                          const httplib::ContentReader &reader) {
@@ -379,16 +399,22 @@ void HttpServer::addRoutes() {
     if (draining_)
       res.set_header("Connection", "close");
   });
-  svr.set_error_handler([limit](const httplib::Request &req, httplib::Response &res) {
+  svr.set_error_handler([this, limit](const httplib::Request &req, httplib::Response &res) {
     if (!res.body.empty())
       return;
     std::string message;
-    if (res.status == 404)
+    const std::string allowed = res.status == 404 ? allowedMethods(req.path) : "";
+    if (!allowed.empty()) {
+      res.status = 405;
+      res.set_header("Allow", allowed);
+      message = "method " + req.method + " not allowed for " + req.path + "; allowed: " + allowed;
+    } else if (res.status == 404) {
       message = "no route for " + req.method + " " + req.path;
-    else if (res.status == 413)
+    } else if (res.status == 413) {
       message = tooLargeMessage(limit);
-    else
+    } else {
       message = "http error " + std::to_string(res.status);
+    }
     res.body = protocol::httpErrorBody(message);
     res.set_header("Content-Type", kJson);
   });

@@ -60,6 +60,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <regex>
 #include <string>
 
 namespace httplib {
@@ -126,8 +127,17 @@ private:
   /// Tells the reporter (if any) that a request for `model` failed.
   void report(const httplib::Request &req, const std::string &id, const Status &status,
               bool in_service) const;
+  using RouteHandler = std::function<void(const httplib::Request &, httplib::Response &)>;
+  /// Registers a GET or POST route and records its method, so that the other method on the
+  /// same path answers 405 with an Allow header (RFC 9110 section 15.5.6) instead of 404.
+  void recordRoute(const std::string &pattern, const char *method);
+  void get(const std::string &pattern, RouteHandler handler);
+  void post(const std::string &pattern, RouteHandler handler);
+  /// The methods served on `path` ("GET", "POST", "GET, POST"), or "" for an unknown path.
+  std::string allowedMethods(const std::string &path) const;
 
   HttpServerOptions options_;
+  std::vector<std::pair<std::regex, std::string>> route_methods_; // pattern, method
   runtime::InferenceService &service_;
   std::unique_ptr<HttpListener> listener_;
   std::atomic<bool> draining_{false};

@@ -220,13 +220,20 @@ TEST_F(HttpServerTest, BadRequestsGetClearErrorsAndServingContinues) {
               501, "model 'double': output 'y': the classification extension is not supported");
 }
 
-TEST_F(HttpServerTest, UnknownRoutesAre404Json) {
+TEST_F(HttpServerTest, UnknownRoutesAre404AndWrongMethods405Json) {
   auto r = client().Get("/v3/nothing");
   expectError(r, 404, "no route for GET /v3/nothing");
+  r = client().Delete("/v2/models/double/nothing");
+  expectError(r, 404, "no route for DELETE /v2/models/double/nothing");
+  // A path this server serves, asked with another method (RFC 9110 section 15.5.6).
   r = client().Get("/v2/models/double/infer");
-  expectError(r, 404, "no route for GET /v2/models/double/infer");
+  expectError(r, 405, "method GET not allowed for /v2/models/double/infer; allowed: POST");
+  EXPECT_EQ(r->get_header_value("Allow"), "POST");
   r = post("/v2/models/double/ready", "{}");
-  expectError(r, 404, "no route for POST /v2/models/double/ready");
+  expectError(r, 405, "method POST not allowed for /v2/models/double/ready; allowed: GET");
+  EXPECT_EQ(r->get_header_value("Allow"), "GET");
+  r = client().Put("/v2/health/live", "{}", "application/json");
+  expectError(r, 405, "method PUT not allowed for /v2/health/live; allowed: GET");
 }
 
 TEST_F(HttpServerTest, BodyLimit) {

@@ -386,6 +386,17 @@ void HttpServer::addRoutes() {
              handleInfer(req, std::move(body), res);
            });
 
+  // A request with neither Content-Length nor Transfer-Encoding has an empty body (RFC 9112
+  // section 6.3). cpp-httplib 0.11 instead reads a POST's body until the connection closes,
+  // so such a request (curl -X POST without data) waited for the 5 s read timeout and got a
+  // bare 400. Giving it "Content-Length: 0" before routing makes httplib read nothing. The
+  // request object is httplib's own non-const one, handed to this hook as const.
+  svr.set_pre_routing_handler([](const httplib::Request &req, httplib::Response &) {
+    if ((req.method == "POST" || req.method == "PUT" || req.method == "PATCH") &&
+        !req.has_header("Content-Length") && !req.has_header("Transfer-Encoding"))
+      const_cast<httplib::Request &>(req).headers.emplace("Content-Length", "0");
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
   svr.set_expect_100_continue_handler([limit](const httplib::Request &req, httplib::Response &res) {
     std::optional<uint64_t> declared = contentLength(req);
     if (declared && *declared > static_cast<uint64_t>(limit)) {

@@ -236,6 +236,19 @@ TEST_F(HttpServerTest, UnknownRoutesAre404AndWrongMethods405Json) {
   expectError(r, 405, "method PUT not allowed for /v2/health/live; allowed: GET");
 }
 
+TEST_F(HttpServerTest, PostWithoutContentLengthHasAnEmptyBody) {
+  // RFC 9112 section 6.3: no Content-Length and no Transfer-Encoding means no body. Answered
+  // at once (the server used to wait for its 5 s read timeout).
+  std::string reply = rawExchange(server_->port(), "POST /v2/models/double/infer HTTP/1.1\r\n"
+                                                   "Host: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(reply.rfind("HTTP/1.1 400", 0), 0u) << reply;
+  EXPECT_NE(reply.find("\"error\""), std::string::npos) << reply;
+  reply = rawExchange(server_->port(),
+                      "POST /v2/repository/index HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(reply.rfind("HTTP/1.1 200", 0), 0u) << reply;
+  expectGoodRequestWorks();
+}
+
 TEST_F(HttpServerTest, BodyLimit) {
   server_->shutdown();
   HttpServerOptions options;

@@ -184,23 +184,30 @@ WorkerMetrics::ModelSeries &WorkerMetrics::seriesOf(const std::string &model) {
 
 namespace {
 
-/// `*slot`, added to `family` with the label model=`model` on first use (each series
-/// appears exactly when it did without the cache).
+/// `*slot`, added to `family` with `labels` on first use (each series appears exactly when
+/// it did without the cache).
+template <typename T, typename... Args>
+T &lazySeries(T *&slot, prometheus::Family<T> *family, const prometheus::Labels &labels,
+              Args &&...args) {
+  if (slot == nullptr)
+    slot = &family->Add(labels, std::forward<Args>(args)...);
+  return *slot;
+}
+
+/// The same with the label model=`model`.
 template <typename T, typename... Args>
 T &lazySeries(T *&slot, prometheus::Family<T> *family, const std::string &model, Args &&...args) {
-  if (slot == nullptr)
-    slot = &family->Add({{"model", model}}, std::forward<Args>(args)...);
-  return *slot;
+  return lazySeries(slot, family, prometheus::Labels{{"model", model}},
+                    std::forward<Args>(args)...);
 }
 
 } // namespace
 
 prometheus::Counter &WorkerMetrics::requestCounter(ModelSeries &s, const std::string &model,
                                                    StatusCode code) {
-  prometheus::Counter *&counter = s.requests[code];
-  if (counter == nullptr)
-    counter = &requests_->Add({{"model", model}, {"status", std::string(statusCodeName(code))}});
-  return *counter;
+  return lazySeries(
+      s.requests[code], requests_,
+      prometheus::Labels{{"model", model}, {"status", std::string(statusCodeName(code))}});
 }
 
 void WorkerMetrics::requestFinished(const std::string &model, StatusCode code, double seconds) {

@@ -219,20 +219,18 @@ void HttpServer::addRepositoryRoutes() {
     replyJson(res, 200, out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   });
   constexpr const char *kRepoModel = "/v2/repository/models/([^/]+)";
-  post(std::string(kRepoModel) + "/load",
-       [this](const httplib::Request &req, httplib::Response &res) {
-         Status s = service_.repositoryLoad(req.matches[1].str());
-         if (!s.isOk())
-           return replyError(res, s);
-         res.status = 200;
-       });
+  // load and unload: the service's action on the model named in the path; 200 or its error.
+  auto modelAction = [this](Status (runtime::InferenceService::*action)(const std::string &)) {
+    return [this, action](const httplib::Request &req, httplib::Response &res) {
+      Status s = (service_.*action)(req.matches[1].str());
+      if (!s.isOk())
+        return replyError(res, s);
+      res.status = 200;
+    };
+  };
+  post(std::string(kRepoModel) + "/load", modelAction(&runtime::InferenceService::repositoryLoad));
   post(std::string(kRepoModel) + "/unload",
-       [this](const httplib::Request &req, httplib::Response &res) {
-         Status s = service_.repositoryUnload(req.matches[1].str());
-         if (!s.isOk())
-           return replyError(res, s);
-         res.status = 200;
-       });
+       modelAction(&runtime::InferenceService::repositoryUnload));
 }
 
 namespace {

@@ -76,6 +76,14 @@ int32_t onlyValue(std::future<Result<std::vector<Tensor>>> &f) {
   return (*r)[0].dataAs<int32_t>()[0];
 }
 
+/// Expects exactly one dispatch, of `batch_size` rows holding `values`.
+void expectOneDispatch(Recorder &dev, int64_t batch_size, const std::vector<int32_t> &values) {
+  const std::vector<Dispatch> seen = dev.seen();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].batch_size, batch_size);
+  EXPECT_EQ(seen[0].values, values);
+}
+
 double secondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
@@ -96,10 +104,7 @@ TEST(QueueDelay, PartialBatchWaitsForLaterRequestsThenRunsOnce) {
   EXPECT_EQ(onlyValue(c), 30);
   // Three rows never fill size 4: the batch left when the oldest had waited 2 s.
   EXPECT_GE(secondsSince(begin), 1.9);
-  const std::vector<Dispatch> seen = dev.seen();
-  ASSERT_EQ(seen.size(), 1u);
-  EXPECT_EQ(seen[0].batch_size, 4);
-  EXPECT_EQ(seen[0].values, (std::vector<int32_t>{10, 20, 30, 0}));
+  expectOneDispatch(dev, 4, {10, 20, 30, 0});
 }
 
 TEST(QueueDelay, FullBatchDispatchesWithoutWaitingForTheDelay) {
@@ -114,10 +119,7 @@ TEST(QueueDelay, FullBatchDispatchesWithoutWaitingForTheDelay) {
   for (int32_t i = 0; i < 4; ++i)
     EXPECT_EQ(onlyValue(futures[static_cast<size_t>(i)]), i + 1);
   EXPECT_LT(secondsSince(begin), 60.0);
-  const std::vector<Dispatch> seen = dev.seen();
-  ASSERT_EQ(seen.size(), 1u);
-  EXPECT_EQ(seen[0].batch_size, 4);
-  EXPECT_EQ(seen[0].values, (std::vector<int32_t>{1, 2, 3, 4}));
+  expectOneDispatch(dev, 4, {1, 2, 3, 4});
 }
 
 TEST(QueueDelay, MaxBatchSizeCapsTheTarget) {
@@ -130,10 +132,7 @@ TEST(QueueDelay, MaxBatchSizeCapsTheTarget) {
   // Two rows reach the cap: the batch leaves at once (else this would wait 600 s).
   EXPECT_EQ(onlyValue(a), 5);
   EXPECT_EQ(onlyValue(b), 6);
-  const std::vector<Dispatch> seen = dev.seen();
-  ASSERT_EQ(seen.size(), 1u);
-  EXPECT_EQ(seen[0].batch_size, 4);
-  EXPECT_EQ(seen[0].values, (std::vector<int32_t>{5, 6, 0, 0}));
+  expectOneDispatch(dev, 4, {5, 6, 0, 0});
 }
 
 TEST(QueueDelay, ARequestLargerThanTheRoomLeftClosesTheBatch) {

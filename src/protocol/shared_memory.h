@@ -158,7 +158,8 @@ struct DecodeOptions {
   /// Keeps the message being decoded alive (a shared pointer to it, or to what holds it).
   /// When set, an input sent in raw_input_contents becomes a read-only view of the
   /// message's bytes that holds this owner, instead of a copy: no allocation or copy per
-  /// input, but the data is only as aligned as the message's strings (16 bytes). When
+  /// input, but the data is only as aligned as the message's strings (16 bytes on the heap;
+  /// 8 for inputs of 15 bytes or fewer, which live inside the string object). When
   /// null, inputs are copied into owned, 64-byte aligned buffers.
   std::shared_ptr<const void> message_owner;
 };

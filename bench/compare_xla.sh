@@ -23,7 +23,7 @@ run() { # label cpus threads model batch
   line=$(taskset -c "$cpus" "$BIN" bench "$F/bundles/$m" --golden "$F/golden/$m" --batch "$b" \
     --threads "$threads" --min-seconds "${MIN_SECONDS:-1.5}" | grep "^$m ")
   echo "ours $label $line" | tee -a "$LOG"
-  line=$(taskset -c "$cpus" "$PY" bench/xla_cpu_bench.py "$F/bundles/$m" "$F/golden/$m" "$b" \
+  line=$(taskset -c "$cpus" "$PY" bench/xla_bench.py "$F/bundles/$m" "$F/golden/$m" "$b" \
     --min-seconds "${MIN_SECONDS:-1.5}" 2>&1 | tail -1)
   echo "xla  $label $line" | tee -a "$LOG"
 }

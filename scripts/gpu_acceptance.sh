@@ -7,10 +7,17 @@
 #   scripts/gpu_acceptance.sh run                 on the GPU machine: serve every bundle
 #       through `reactant-server serve` with runtime.backend cuda and check it over gRPC;
 #       prints one line per check and a summary; the whole log goes to $OUT when set
+#   scripts/gpu_acceptance.sh overhead            on the GPU machine: only the serving figures
+#       (bare execute through jaxlib and reactant-gpu-check, 1-client overhead, coalescing)
+#   scripts/gpu_acceptance.sh sweep [DELAYS_US...] on the GPU machine: 32-client coalescing
+#       for each coalescing wait
 set -uo pipefail
 cd "$(dirname "$0")/.."
 DEST=.device/gpu-accept
 HELP=scripts/gpu_acceptance.py
+# python3 with jax and the CUDA plugin on the GPU machine (DESIGN.md "Testing on a GPU")
+PY=${PYTHON:-/opt/torch/.venv/bin/python3}
+[ -x "$PY" ] || PY=python3
 
 stage() {
   local build=${1:-build-gpu} shared=${RS_SHARED_DIR:-../shared}
@@ -189,14 +196,83 @@ setup_work() {
   mkdir -p "$LOGDIR" "$WORK/autotune"
 }
 
-# bare_execute: reactant-gpu-check on resnet_bench b1 and b32 (200 runs each) into
-# $LOGDIR/bare.log.
+# bare_execute: the bare execute times of resnet_bench b1 and b32, with no server: XLA through
+# jaxlib (bench/xla_bench.py --platform cuda --transfers: input upload, execute, output read
+# back, the same module text and the server's XLA flags; the figure the acceptance compares
+# with) into $LOGDIR/bare_jax.log, and our own PJRT path (reactant-gpu-check, 200 runs each,
+# runHost) into $LOGDIR/bare.log. Sets BARE_B1_US and BARE_B32_US (jaxlib medians, us).
 bare_execute() {
   mkdir -p "$WORK/bare/bundles"
   cp -r "$FIX/bundles/resnet_bench" "$WORK/bare/bundles/"
   cp -r "$PWD/$DEST/bare/golden" "$WORK/bare/"
   LD_LIBRARY_PATH="$LIB" "$BIN/reactant-gpu-check" --fixtures "$WORK/bare" --model resnet_bench --runs 200 \
     >"$LOGDIR/bare.log" 2>&1
+  local b
+  : >"$LOGDIR/bare_jax.log"
+  for b in 1 32; do
+    XLA_FLAGS="--xla_gpu_autotune_level=0 --xla_gpu_exclude_nondeterministic_ops=true" \
+      "$PY" bench/xla_bench.py "$WORK/bare/bundles/resnet_bench" "$WORK/bare/golden/resnet_bench" "$b" \
+      --platform cuda --transfers --min-seconds 2 --warmup 20 2>&1 | tail -1 >>"$LOGDIR/bare_jax.log"
+  done
+  BARE_B1_US=$(jax_median_us 1)
+  BARE_B32_US=$(jax_median_us 32)
+}
+# jax_median_us BATCH: the jaxlib median of $LOGDIR/bare_jax.log for that batch, in us.
+jax_median_us() {
+  awk -v b="b$1" '$2 == b {for (i = 1; i < NF; i++) if ($i == "median") printf "%.1f", $(i + 1) * 1000}' \
+    "$LOGDIR/bare_jax.log"
+}
+# loadgen_p50_us FILE / loadgen_rate FILE: the p50 latency (us) and the req/s of a loadgen log.
+loadgen_p50_us() { awk '/latency ms/ {for (i = 1; i < NF; i++) if ($i == "p50") printf "%.0f", $(i + 1) * 1000}' "$1"; }
+loadgen_rate() { sed -nE 's/^requests [0-9]+ in [0-9.]+ s: ([0-9.]+) req\/s.*/\1/p' "$1"; }
+
+# serving_overhead: with a server running resnet_bench (coalescing on, no wait): 1 client for
+# 5 s, the server's own split of that time, the overhead check against the jaxlib bare b1
+# (bare_execute first), then 32 clients without a coalescing wait.
+serving_overhead() {
+  echo "== serving overhead (auto, warm, coalescing on)"
+  server_split before_c1
+  loadgen loadgen_c1 1 5
+  server_split after_c1 "$LOGDIR/before_c1.split"
+  local p50
+  p50=$(loadgen_p50_us "$LOGDIR/loadgen_c1.txt")
+  check "serving overhead: gRPC p50 (1 client, resnet_bench b1) - bare jaxlib p50 < 100 us" \
+    $(awk -v p="$p50" -v b="$BARE_B1_US" 'BEGIN {print (p != "" && b != "" && p - b < 100) ? 0 : 1}') \
+    "gRPC p50 $p50 us - jaxlib $BARE_B1_US us = $(awk -v p="$p50" -v b="$BARE_B1_US" 'BEGIN {printf "%.0f", p - b}') us (our runHost p50: $(grep "resnet_bench b1 timing p50" "$LOGDIR/bare.log" | sed -E 's/.*runHost \(one wait\) ([0-9.]+).*/\1/') us)"
+  loadgen loadgen_c32 32 5
+}
+
+# coalescing REPO: 32 and 64 closed-loop clients with the coalescing wait (2000 us), so a
+# batch waits up to 2 ms for rows to fill the b32 program (docs/scheduler.md); the check
+# compares 32 clients with the jaxlib bare b32 throughput (bare_execute first; >= 80% wanted).
+coalescing() {
+  echo "== coalescing (auto, warm, 32 clients, scheduler.max_queue_delay_microseconds=2000)"
+  QUEUE_DELAY_US=2000 serve auto_delay "$1" auto
+  echo "coalescing c32 max_queue_delay_microseconds=2000:"
+  loadgen loadgen_c32_delay2000 32 5
+  local rate
+  rate=$(loadgen_rate "$LOGDIR/loadgen_c32_delay2000.txt")
+  check "coalescing: 32 clients reach >= 80% of the bare b32 throughput" \
+    $(awk -v r="$rate" -v u="$BARE_B32_US" 'BEGIN {print (r != "" && u != "" && r * u / 32e6 >= 0.8) ? 0 : 1}') \
+    "$rate images/s; bare jaxlib b32 $BARE_B32_US us = $(awk -v u="$BARE_B32_US" 'BEGIN {printf "%.0f", 32e6 / u}') images/s; $(awk -v r="$rate" -v u="$BARE_B32_US" 'BEGIN {printf "%.1f", 100 * r * u / 32e6}')%"
+  echo "coalescing c64 max_queue_delay_microseconds=2000:"
+  loadgen loadgen_c64_delay2000 64 5
+  stop
+}
+
+# overhead: the serving figures alone (bare execute, 1-client overhead, coalescing), resnet_bench
+# only: about 40 s instead of the whole run's 80.
+overhead() {
+  setup_work gpu-overhead
+  bare_execute
+  cat "$LOGDIR/bare_jax.log"
+  grep -E "timing p50" "$LOGDIR/bare.log"
+  mkdir -p "$WORK/repo" && cp -r "$FIX/bundles/resnet_bench" "$WORK/repo/"
+  serve overhead "$WORK/repo" auto
+  serving_overhead
+  stop
+  coalescing "$WORK/repo"
+  echo "== gpu overhead: $PASS passed, $FAIL failed"
 }
 
 run() {
@@ -204,8 +280,9 @@ run() {
   echo "== machine"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 
-  echo "== bare execute (reactant-gpu-check, resnet_bench b1 and b32; b32 compares with zero placeholders, timing only)"
+  echo "== bare execute, resnet_bench b1 and b32: jaxlib (upload, execute, read back; b32 has zero inputs: timing only), then reactant-gpu-check (runHost)"
   bare_execute
+  cat "$LOGDIR/bare_jax.log"
   grep -E "timing p50|TF32 probe" "$LOGDIR/bare.log"
 
   # Bundles in a writable place: the executable cache lives in each bundle's .cache/.
@@ -236,22 +313,9 @@ run() {
   # Informational: these starts map the preallocated pool (about 1.1 s in each); the 5x check
   # is the bert_bench+resnet_bench pair below.
   echo "NOTE warm start vs cold start, all bundles, preallocate: true: cold $cold_s s, warm $warm_s s, ${ratio}x"
-  echo "== serving overhead (auto, warm, coalescing on)"
-  server_split before_c1
-  loadgen loadgen_c1 1 5
-  server_split after_c1 "$LOGDIR/before_c1.split"
-  loadgen loadgen_c32 32 5
+  serving_overhead
   stop
-  # The coalescing figure: 32 closed-loop clients with the coalescing wait, so a batch waits
-  # up to 2 ms for rows to fill the b32 program (docs/scheduler.md); compare with the bare
-  # b32 execute throughput above (>= 80% wanted).
-  echo "== coalescing (auto, warm, 32 clients, scheduler.max_queue_delay_microseconds=2000)"
-  QUEUE_DELAY_US=2000 serve auto_delay "$WORK/repo" auto
-  echo "coalescing c32 max_queue_delay_microseconds=2000:"
-  loadgen loadgen_c32_delay2000 32 5
-  echo "coalescing c64 max_queue_delay_microseconds=2000:"
-  loadgen loadgen_c64_delay2000 64 5
-  stop
+  coalescing "$WORK/repo"
 
   echo "== executable cache, bert_bench + resnet_bench only"
   # The check runs with preallocate: false. With preallocate: true (the default) the first
@@ -310,16 +374,16 @@ sweep() {
   setup_work gpu-sweep
   mkdir -p "$WORK/repo"
   bare_execute
-  local b32_us
-  b32_us=$(grep "resnet_bench b32 timing p50" "$LOGDIR/bare.log" | sed -E 's/.*runHost \(one wait\) ([0-9.]+).*/\1/')
-  echo "bare resnet_bench b32 runHost p50 ${b32_us} us = $(awk -v u="$b32_us" 'BEGIN {printf "%.1f", 32e6 / u}') images/s"
+  local b32_us=$BARE_B32_US
+  echo "bare resnet_bench b32 jaxlib median ${b32_us} us = $(awk -v u="$b32_us" 'BEGIN {printf "%.1f", 32e6 / u}') images/s"
   cp -r "$FIX/bundles/resnet_bench" "$WORK/repo/"
   local delays=("$@")
   [ ${#delays[@]} = 0 ] && delays=(0 1000 2000 3000 5000 8000)
   for d in "${delays[@]}"; do
     QUEUE_DELAY_US=$d serve "sweep_$d" "$WORK/repo" auto >/dev/null || { echo "delay $d: server did not start"; continue; }
     local rate
-    rate=$(loadgen "sweep_c32_$d" 32 5 | sed -nE 's/^requests [0-9]+ in [0-9.]+ s: ([0-9.]+) req\/s/\1/p')
+    loadgen "sweep_c32_$d" 32 5 >/dev/null
+    rate=$(loadgen_rate "$LOGDIR/sweep_c32_$d.txt")
     echo "coalescing c32 max_queue_delay_microseconds=$d: $rate images/s = $(awk -v r="$rate" -v u="$b32_us" 'BEGIN {printf "%.1f", 100 * r * u / 32e6}')% of bare b32"
     stop
   done
@@ -328,12 +392,13 @@ sweep() {
 case "${1:-}" in
 stage) stage "${2:-}" ;;
 run) run 2>&1 | tee "${OUT:-/tmp}/gpu_acceptance.log" ;;
+overhead) overhead 2>&1 | tee "${OUT:-/tmp}/gpu_overhead.log" ;;
 sweep)
   shift
   sweep "$@" 2>&1 | tee "${OUT:-/tmp}/gpu_sweep.log"
   ;;
 *)
-  echo "usage: $0 stage [BUILD_DIR] | run | sweep [DELAYS_US...]" >&2
+  echo "usage: $0 stage [BUILD_DIR] | run | overhead | sweep [DELAYS_US...]" >&2
   exit 2
   ;;
 esac

@@ -1,13 +1,23 @@
 #!/usr/bin/env python3
-"""Times XLA:CPU (jaxlib) on the same model.b{N}.mlir text and golden inputs that
+"""Times XLA (jaxlib) on the same model.b{N}.mlir text and golden inputs that
 `reactant-server bench` uses, printing lines in the same form.
 
-usage: xla_cpu_bench.py BUNDLE_DIR GOLDEN_DIR BATCH [--min-seconds S] [--warmup N]
+usage: xla_bench.py BUNDLE_DIR GOLDEN_DIR BATCH [--platform cpu|cuda] [--transfers]
+                    [--min-seconds S] [--warmup N]
 
 Arguments are the manifest's executable_inputs from GOLDEN_DIR/b{N}.safetensors (reshaped
 to the argument shapes) then the weights in __metadata__.argument_order, all placed on the
-CPU device once; each timed execute waits for its results (block_until_ready). The thread
-count is XLA's own (it follows the process's CPU affinity, so run it under taskset).
+device once; each timed execute waits for its results (block_until_ready).
+
+--platform cpu (default): XLA:CPU; its thread count is XLA's own (it follows the process's
+  CPU affinity, so run it under taskset).
+--platform cuda: XLA:GPU through the jax CUDA plugin; XLA_FLAGS reaches the compile as usual
+  (scripts/gpu_acceptance.sh passes the server's flags, e.g. --xla_gpu_autotune_level=0).
+--transfers: each timed call also uploads the executable inputs from host memory
+  (jax.device_put) and reads every output back into host memory (numpy), as a serving
+  request does: the "bare execute" that a server's latency is compared with. The line then
+  also says whether the outputs equal GOLDEN_DIR/b{N}.gpu.safetensors (cuda) or
+  b{N}.safetensors (cpu) bit for bit.
 """
 import json
 import os
@@ -15,7 +25,8 @@ import statistics
 import sys
 import time
 
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
+PLATFORM = sys.argv[sys.argv.index("--platform") + 1] if "--platform" in sys.argv else "cpu"
+os.environ.setdefault("JAX_PLATFORMS", PLATFORM)
 import jax  # noqa: E402
 import numpy as np  # noqa: E402
 from safetensors import safe_open  # noqa: E402
@@ -62,7 +73,8 @@ def main():
         order = json.loads(f.metadata()["argument_order"])
     weights = load_file(wpath)
     golden = load_file(os.path.join(golden_dir, f"b{batch}.safetensors"))
-    dev = jax.devices("cpu")[0]
+    transfers = "--transfers" in sys.argv
+    dev = jax.devices(PLATFORM)[0]
     exe = compile_text(text, dev)
     shapes = None
     try:
@@ -74,6 +86,7 @@ def main():
     if shapes:
         host = [h.reshape(s) if h.size == int(np.prod(s)) else h for h, s in zip(host, shapes)]
     args = [jax.device_put(h, dev) for h in host]
+    n_inputs = len(manifest_inputs(bundle))
 
     def block(out):
         """Waits for every array of an execute result, whatever its jaxlib shape."""
@@ -103,8 +116,23 @@ def main():
     else:
         sys.exit("no execute form accepted: " + "; ".join(errors))
 
+    def leaves(out):
+        """The arrays of an execute result, in order, whatever its jaxlib shape."""
+        if hasattr(out, "disassemble_into_single_device_arrays"):
+            out = out.disassemble_into_single_device_arrays()
+        if isinstance(out, (list, tuple)):
+            return [a for o in out for a in leaves(o)]
+        return [out]
+
+    fetched = []
+
     def run():
-        block(call())
+        if not transfers:
+            block(call())
+            return
+        # Upload the request's inputs, execute, read every output back: one serving request.
+        args[:n_inputs] = [jax.device_put(h, dev) for h in host[:n_inputs]]
+        fetched[:] = [np.asarray(a) for a in leaves(call())]
 
     for _ in range(warmup):
         run()
@@ -113,8 +141,17 @@ def main():
         t0 = time.perf_counter()
         run()
         times.append((time.perf_counter() - t0) * 1e3)
-    print(f"{name:<14} b{batch:<4} xla:cpu cpus {len(os.sched_getaffinity(0)):<3} iterations "
-          f"{len(times):<6} median {statistics.median(times):10.4f} ms  min {min(times):10.4f} ms",
+    check = ""
+    if transfers:
+        gfile = os.path.join(golden_dir, f"b{batch}.gpu.safetensors" if PLATFORM == "cuda" else f"b{batch}.safetensors")
+        want = load_file(gfile) if os.path.exists(gfile) else {}
+        outs = [k for k in want if k not in manifest_inputs(bundle)]
+        same = len(outs) == len(fetched) and all(
+            np.asarray(want[k]).reshape(-1).view(np.uint8).tobytes() == f.reshape(-1).view(np.uint8).tobytes()
+            for k, f in zip(outs, fetched))
+        check = f"  transfers yes  golden {'bit-identical' if same else 'DIFFERENT'} ({os.path.basename(gfile)})"
+    print(f"{name:<14} b{batch:<4} xla:{PLATFORM} cpus {len(os.sched_getaffinity(0)):<3} iterations "
+          f"{len(times):<6} median {statistics.median(times):10.4f} ms  min {min(times):10.4f} ms{check}",
           flush=True)
 
 

@@ -2,10 +2,15 @@
 #include "server/tls.h"
 
 #include <grpcpp/security/server_credentials.h>
+#include <openssl/bio.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 namespace rs::server {
@@ -22,6 +27,30 @@ Result<std::string> readPemFile(const std::string &path, std::string_view what) 
   return s.str();
 }
 
+Status checkKeyMatchesCertificate(const std::string &cert_pem, const std::string &key_pem,
+                                  const std::string &cert_path, const std::string &key_path) {
+  auto bio = [](const std::string &pem) {
+    return std::unique_ptr<BIO, decltype(&BIO_free)>(
+        BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
+  };
+  auto cert_bio = bio(cert_pem);
+  std::unique_ptr<X509, decltype(&X509_free)> cert(
+      PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr), &X509_free);
+  if (!cert)
+    return failedPrecondition() << "tls.cert_file " << cert_path << " holds no PEM certificate";
+  auto key_bio = bio(key_pem);
+  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
+      PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr), &EVP_PKEY_free);
+  if (!key)
+    return failedPrecondition() << "tls.key_file " << key_path
+                                << " holds no PEM private key (or one with a passphrase)";
+  if (X509_check_private_key(cert.get(), key.get()) != 1)
+    return failedPrecondition() << "tls.key_file " << key_path
+                                << " is not the private key of the certificate in tls.cert_file "
+                                << cert_path;
+  return Status::ok();
+}
+
 Result<std::shared_ptr<grpc::ServerCredentials>> grpcServerCredentials(const TlsOptions &tls) {
   if (!tls.enabled())
     return grpc::InsecureServerCredentials();
@@ -31,6 +60,8 @@ Result<std::shared_ptr<grpc::ServerCredentials>> grpcServerCredentials(const Tls
   grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
   RS_ASSIGN_OR_RETURN(pair.cert_chain, readPemFile(tls.cert_file, "tls.cert_file"));
   RS_ASSIGN_OR_RETURN(pair.private_key, readPemFile(tls.key_file, "tls.key_file"));
+  RS_RETURN_IF_ERROR(
+      checkKeyMatchesCertificate(pair.cert_chain, pair.private_key, tls.cert_file, tls.key_file));
   o.pem_key_cert_pairs.push_back(std::move(pair));
   if (tls.mutual()) {
     RS_ASSIGN_OR_RETURN(o.pem_root_certs, readPemFile(tls.client_ca_file, "tls.client_ca_file"));

@@ -35,8 +35,16 @@ struct TlsOptions {
 
 /// The gRPC credentials for `tls`: insecure when it is off, else SSL credentials with
 /// the files' contents. FailedPrecondition naming the file (and its key) when one cannot
-/// be read. An unparsable PEM makes the server fail to start (GrpcServer::start()).
+/// be read, holds no PEM certificate / private key, or when the key is not the one of the
+/// certificate (the first of tls.cert_file's chain); checkKeyMatchesCertificate().
 Result<std::shared_ptr<grpc::ServerCredentials>> grpcServerCredentials(const TlsOptions &tls);
+
+/// Checks that `key_pem` holds a private key and `cert_pem` a certificate (the first of a
+/// chain), and that they belong together (OpenSSL X509_check_private_key).
+/// FailedPrecondition naming tls.cert_file / tls.key_file and their paths otherwise; a
+/// mismatched pair would otherwise surface as gRPC's "cannot bind".
+Status checkKeyMatchesCertificate(const std::string &cert_pem, const std::string &key_pem,
+                                  const std::string &cert_path, const std::string &key_path);
 
 /// Reads a whole file (a PEM). FailedPrecondition naming `what` and the path otherwise.
 Result<std::string> readPemFile(const std::string &path, std::string_view what);

@@ -211,5 +211,48 @@ TEST_F(Tls, ConfigurationErrorsNameTheKeyOrFile) {
   worker.shutdown();
 }
 
+TEST_F(Tls, KeyOfAnotherCertificateOrNoPemIsRefusedByName) {
+  // server.crt with client.key: both parse, but they are not a pair.
+  EXPECT_EQ(server::checkKeyMatchesCertificate(certs_->pem("server.crt"), certs_->pem("client.key"),
+                                               "server.crt", "client.key")
+                .toString(),
+            "FAILED_PRECONDITION: tls.key_file client.key is not the private key of the "
+            "certificate in tls.cert_file server.crt");
+  EXPECT_TRUE(server::checkKeyMatchesCertificate(
+                  certs_->pem("server.crt"), certs_->pem("server.key"), "server.crt", "server.key")
+                  .isOk());
+  // A chain: the leaf certificate first, then its CA; the key is the leaf's.
+  EXPECT_TRUE(server::checkKeyMatchesCertificate(certs_->pem("server.crt") + certs_->pem("ca.crt"),
+                                                 certs_->pem("server.key"), "chain.crt",
+                                                 "server.key")
+                  .isOk());
+  EXPECT_EQ(server::checkKeyMatchesCertificate("not a certificate", certs_->pem("server.key"),
+                                               "a.crt", "server.key")
+                .toString(),
+            "FAILED_PRECONDITION: tls.cert_file a.crt holds no PEM certificate");
+  EXPECT_EQ(server::checkKeyMatchesCertificate(certs_->pem("server.crt"), certs_->pem("server.crt"),
+                                               "server.crt", "server.crt")
+                .toString(),
+            "FAILED_PRECONDITION: tls.key_file server.crt holds no PEM private key (or one with "
+            "a passphrase)");
+
+  // The worker's start stops on it, naming both files (before: "cannot bind").
+  Result<config::NodeConfig> node = config::parseNodeFile(
+      "model_repo: \"" + kIrisRepo +
+          "\"\nglobal:\n  models_include: [iris_mlp]\n  runtime: {executable_cache: false}\n"
+          "  endpoints: {host: 127.0.0.1}\n  tls: {cert_file: \"" +
+          certs_->path("server.crt") + "\", key_file: \"" + certs_->path("client.key") + "\"}\n",
+      "node.yaml", {});
+  ASSERT_TRUE(node.isOk()) << node.status().toString();
+  Result<config::WorkerConfig> cfg = config::resolveWorker(*node, 0);
+  ASSERT_TRUE(cfg.isOk());
+  server::Worker worker(server::WorkerOptions{*cfg, true});
+  EXPECT_EQ(worker.start().toString(),
+            "FAILED_PRECONDITION: grpc server: tls.key_file " + certs_->path("client.key") +
+                " is not the private key of the certificate in tls.cert_file " +
+                certs_->path("server.crt"));
+  worker.shutdown();
+}
+
 } // namespace
 } // namespace rs::testing

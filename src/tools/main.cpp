@@ -55,7 +55,14 @@ int main(int argc, char **argv) {
   rs::tools::addValidateCommand(app);
   rs::tools::addCacheCommand(app);
   rs::tools::addBenchCommand(app);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    // --help: 0. Misuse (an unknown or missing option, a value that does not convert): the
+    // message and a hint go to stderr and the status is 2, the usual one for a usage error
+    // (CLI11's own codes, 105-109, say nothing to a shell script).
+    return app.exit(e) == 0 ? 0 : 2;
+  }
   if (version) {
     std::fputs(build.versionText().c_str(), stdout);
     return 0;

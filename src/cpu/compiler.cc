@@ -236,6 +236,10 @@ Result<RegionRef> OpView::compileRegion(size_t index) {
 }
 
 Result<std::shared_ptr<const Callable>> OpView::compileCallee(std::string_view callee) {
+  if (!compiler_.hasFunction(callee)) // the call's line, not just the file
+    return StatusBuilder(StatusCode::kNotFound)
+           << compiler_.location(op_) << ": '" << op_.name << "' op calls @" << callee
+           << ", which the module does not define";
   return compiler_.function(callee);
 }
 

@@ -80,6 +80,8 @@ public:
   /// The compiled function `name` (memoised). NotFound if missing; Unimplemented for a
   /// recursive call chain.
   Result<std::shared_ptr<const Callable>> function(std::string_view name);
+  /// Whether the module defines function `name`.
+  bool hasFunction(std::string_view name) const { return module_.lookupFunction(name) != nullptr; }
   /// Compiles a one-block region of `owner`.
   Result<std::shared_ptr<Callable>> region(const ir::Region &region, const ir::Operation &owner);
 

@@ -138,8 +138,11 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
       const std::string file = std::filesystem::path(program.path).filename().string();
       RS_RETURN_IF_ERROR(hashBundleFile(dir, file, model->file_sha256));
       Result<CachedProgram> compiled = cache.loadOrCompile(*backend_, program.module, file, parts);
-      if (!compiled.isOk())
-        return compiled.status().withPrefix(program.path);
+      if (!compiled.isOk()) { // a compiler message starts with the op's file:line:col already
+        const Status &failed = compiled.status();
+        return failed.message().rfind(program.path, 0) == 0 ? failed
+                                                            : failed.withPrefix(program.path);
+      }
       const CacheOutcome &outcome = compiled->outcome;
       if (outcome.hit) {
         ++cache_hits_;

@@ -228,6 +228,17 @@ TEST(CompileErrors, RecursionAndMissingEntry) {
   auto missing = compileText(text, 2, "serve");
   ASSERT_FALSE(missing.isOk());
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+
+  // A call of a function the module lacks names the call's line.
+  auto no_callee = compileText(R"(func.func @main(%x: tensor<f32>) -> tensor<f32> {
+  %0 = call @absent(%x) : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+)");
+  ASSERT_FALSE(no_callee.isOk());
+  EXPECT_EQ(no_callee.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(no_callee.status().message(), "test.mlir:2:3: 'func.call' op calls @absent, which the "
+                                          "module does not define (in function @main)");
 }
 
 TEST(RunErrors, ArgumentCountDtypeAndShape) {

@@ -15,6 +15,8 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace rs::runtime {
@@ -89,6 +91,25 @@ TEST(ModelRepositoryTest, LargestLoadsOnlyTheLargestProgram) {
   // A request of 1 row runs the batch-8 program padded (the scheduler pads; here the
   // repository refuses a size it did not load).
   EXPECT_EQ(m->run(1, {}).status().code(), StatusCode::kNotFound);
+}
+
+TEST(ModelRepositoryTest, CompileErrorNamesTheFileOnceWithTheLine) {
+  TempDir tmp;
+  const fs::path dir = tmp.copyBundle("iris_mlp");
+  // A call of a function the module does not define, as line 4 of model.b1.mlir.
+  std::ifstream in(dir / "model.b1.mlir");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  const size_t body = text.find('\n', text.find("func.func public @main")) + 1;
+  text.insert(body, "    %zz = func.call @absent(%arg0) : (tensor<1x4xf32>) -> tensor<1x4xf32>\n");
+  fs::permissions(dir / "model.b1.mlir", fs::perms::owner_write, fs::perm_options::add);
+  std::ofstream(dir / "model.b1.mlir") << text;
+  ModelRepository repo(cpuBackend(), options(passes::NumericsMode::kAuto, false));
+  Status s = repo.loadModel(dir.string());
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_EQ(s.message(), (dir / "model.b1.mlir").string() +
+                             ":4:5: 'func.call' op calls @absent, which the module does not "
+                             "define (in function @main)");
 }
 
 TEST(ModelRepositoryTest, AllLoadsEverySizeAndSumsTheNumericsCounts) {

@@ -8,11 +8,15 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace rs::tools {
 namespace {
 
-Status runInfer(const InferCommandOptions &o) {
+/// The request `o` describes, or why it cannot be sent (options, input file, url): those
+/// errors are found here, before anything reaches the server.
+Result<std::pair<std::unique_ptr<server::KServeClient>, runtime::InferRequest>>
+prepare(const InferCommandOptions &o) {
   server::KServeClientOptions co;
   if (o.protocol == "grpc")
     co.protocol = server::WireProtocol::kGrpc;
@@ -31,7 +35,18 @@ Status runInfer(const InferCommandOptions &o) {
     request.requested_outputs = o.outputs;
   if (!o.id.empty())
     request.id = o.id;
-  RS_ASSIGN_OR_RETURN(runtime::InferResponse response, client->infer(request));
+  return std::make_pair(std::move(client), std::move(request));
+}
+
+Status runInfer(const InferCommandOptions &o) {
+  auto prepared = prepare(o);
+  if (!prepared.isOk()) // say that the server never saw it
+    return prepared.status().withPrefix("request not sent");
+  auto &[client, request] = *prepared;
+  Result<runtime::InferResponse> answer = client->infer(request);
+  if (!answer.isOk()) // the server's answer, or why none came (connection, deadline)
+    return answer.status().withPrefix("request to " + o.url);
+  runtime::InferResponse &response = *answer;
   if (!o.output.empty()) {
     RS_RETURN_IF_ERROR(server::saveInferOutputs(o.output, response));
     std::printf("wrote %zu outputs to %s\n", response.outputs.size(), o.output.c_str());

@@ -12,8 +12,10 @@
 // --binary uses the binary tensor data extension both ways). The outputs are printed one
 // line each (name, datatype, shape, the first --max-values values), or written to
 // --output as safetensors.
-// Exit status: 0 on success; 1 when the request fails (the error, with its gRPC code name,
-// goes to stderr); 2 for bad command-line use (CLI11).
+// Exit status: 0 on success; 1 when the request fails: the error goes to stderr with its
+// gRPC code name and says where it arose, "request not sent: ..." (options, url, input file:
+// found here) or "request to URL: ..." (the server's answer, or why none came); 2 for bad
+// command-line use (CLI11).
 //
 //===----------------------------------------------------------------------===//
 #pragma once

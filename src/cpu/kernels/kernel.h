@@ -11,7 +11,7 @@
 // either preallocated by the executor (zero-filled, owned: OutputMode::kPreallocated), or
 // preallocated without the zero fill for kernels that write every output element
 // (OutputMode::kOverwritten: elementwise, convert, compare/select/clamp, broadcast, transpose,
-// reduce, dot_general), or assigned by the kernel itself (OutputMode::kAssigned: constants,
+// slice, reduce, dot_general), or assigned by the kernel itself (OutputMode::kAssigned: constants,
 // reshapes, control flow), which may then share storage with an input or a constant but never
 // write to it. Preallocated outputs may reuse the storage of a dead intermediate of the same
 // call (compiler.cc BufferPool).
@@ -53,6 +53,22 @@ struct KernelIo {
   std::span<Tensor> out;
 };
 
+/// A strided view of a row-major tensor: element (i_0, ..., i_{r-1}) of a view of `shape`
+/// is element offset + sum_d i_d * strides[d] (flat, in elements) of the viewed tensor.
+struct StridedView {
+  Shape shape;
+  std::vector<int64_t> strides;
+  int64_t offset = 0;
+
+  /// The view of a whole row-major tensor of `shape`.
+  static StridedView rowMajor(const Shape &shape);
+  /// Gives the view the shape `shape` (same element count), its elements taken in row-major
+  /// order (stablehlo.reshape of the viewed values). False, with the view unchanged, when
+  /// that is no strided view (dims split or merged across non-contiguous strides) or the
+  /// view has no elements.
+  bool reshape(const Shape &shape);
+};
+
 /// An elementwise pass fused into the kernel that produces its input (cpu/fusion.cc):
 /// run on each piece of the producer's output right after the producer wrote it, while the
 /// piece is still in cache.
@@ -85,6 +101,29 @@ public:
   virtual std::unique_ptr<Kernel>
   withEpilogue(std::shared_ptr<const OutputEpilogue> epilogue) const {
     (void)epilogue;
+    return nullptr;
+  }
+
+  /// View folding (cpu/view_folding.h). A kernel whose output is its operand 0 read through
+  /// strides (transpose, slice, reshape) maps `view`, a view of that operand's values in some
+  /// tensor, to the view of its output's values in the same tensor, and returns true; false
+  /// (view unspecified) when the kernel is no such view or the result is not strided.
+  virtual bool outputView(StridedView &view) const {
+    (void)view;
+    return false;
+  }
+  /// dot_general: a copy of the kernel that reads operand `operand` (0 or 1) as `view` (of
+  /// the operand's shape) of the tensor then passed in its place, every output element
+  /// computed as before. nullptr when it cannot.
+  virtual std::unique_ptr<Kernel> withOperandView(int operand, const StridedView &view) const {
+    (void)operand, (void)view;
+    return nullptr;
+  }
+  /// dot_general: a copy of the kernel that writes its result as `view` (of the result's
+  /// shape) of the output tensor it is then given (whose every element the view covers once),
+  /// every element computed as before. nullptr when it cannot.
+  virtual std::unique_ptr<Kernel> withResultView(const StridedView &view) const {
+    (void)view;
     return nullptr;
   }
 
@@ -238,6 +277,29 @@ Result<std::unique_ptr<Kernel>> makeKernel(OpView &view) {
   Plan plan;
   RS_RETURN_IF_ERROR(PlanF(view, plan));
   return std::unique_ptr<Kernel>(std::make_unique<PlannedKernel<Plan, RunF>>(std::move(plan)));
+}
+
+/// PlannedKernel of an op whose output is a strided view of its operand 0: ViewF(plan, view)
+/// is its Kernel::outputView.
+template <typename Plan, void (*RunFn)(const Plan &, const KernelIo &),
+          bool (*ViewFn)(const Plan &, StridedView &)>
+class PlannedViewKernel final : public Kernel {
+public:
+  explicit PlannedViewKernel(Plan plan) : plan_(std::move(plan)) {}
+  void run(const KernelIo &io) const override { RunFn(plan_, io); }
+  bool outputView(StridedView &view) const override { return ViewFn(plan_, view); }
+
+private:
+  Plan plan_;
+};
+
+template <typename Plan, Status (*PlanF)(OpView &, Plan &),
+          void (*RunF)(const Plan &, const KernelIo &), bool (*ViewF)(const Plan &, StridedView &)>
+Result<std::unique_ptr<Kernel>> makeViewKernel(OpView &view) {
+  Plan plan;
+  RS_RETURN_IF_ERROR(PlanF(view, plan));
+  return std::unique_ptr<Kernel>(
+      std::make_unique<PlannedViewKernel<Plan, RunF, ViewF>>(std::move(plan)));
 }
 
 //===----------------------------------------------------------------------===//

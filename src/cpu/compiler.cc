@@ -47,17 +47,18 @@ bool isTerminator(const ir::Operation &op) {
   return op.name == "stablehlo.return" || op.name == "func.return";
 }
 
-/// A broadcast_in_dim whose output element i is its operand's element (i / repeat) % period.
+/// A broadcast_in_dim whose output element i is its operand's element index.at(i).
 struct FoldableBroadcast {
   size_t step = 0;
   int32_t src = 0, slot = 0;
-  int64_t repeat = 1, period = 1;
+  BroadcastIndex index;
 };
 
-/// Whether a broadcast_in_dim reads its operand as (i / repeat) % period: ignoring size-1
-/// dims, the result dims are [leading dims not in the operand][the operand's dims, in
-/// order][trailing dims not in the operand] (a bias vector, a per-row scalar, a scalar).
-bool broadcastPattern(const OpView &v, int64_t &repeat, int64_t &period) {
+/// Whether a broadcast_in_dim reads its operand as a BroadcastIndex: ignoring size-1 dims,
+/// the result dims are [dims not read][operand dims][dims not read][operand dims][dims not
+/// read], the operand dims in order (a bias vector, a per-row scalar, a scalar; an attention
+/// mask [B, 1, 1, S] over [B, H, S, S]).
+bool broadcastPattern(const OpView &v, BroadcastIndex &index) {
   const TensorType &in = v.operand(0), &out = v.result(0);
   std::vector<int64_t> dims;
   if (in.dtype != out.dtype || !v.attr("broadcast_dimensions") ||
@@ -74,28 +75,44 @@ bool broadcastPattern(const OpView &v, int64_t &repeat, int64_t &period) {
       in_dim_of[static_cast<size_t>(dims[j])] = static_cast<int64_t>(j);
     }
   }
-  // Phases over non-size-1 out dims: 0 leading (not read), 1 read (operand dims ascending),
-  // 2 trailing (not read).
+  // Phases over non-size-1 out dims: 0 leading (not read), 1 first read group, 2 not read,
+  // 3 second read group, 4 trailing (not read).
   int phase = 0;
-  int64_t last_in = -1;
-  repeat = 1;
-  period = 1;
+  int64_t last_in = -1, first = 1, gap = 1, second = 1, trail = 1;
   for (size_t d = 0; d < out.shape.size(); ++d) {
-    if (out.shape[d] == 1)
+    const int64_t size = out.shape[d];
+    if (size == 1)
       continue;
-    const bool read = in_dim_of[d] >= 0;
-    if (read) {
-      if (phase == 2 || in_dim_of[d] <= last_in)
+    if (in_dim_of[d] >= 0) {
+      if (phase == 4 || in_dim_of[d] <= last_in)
         return false;
-      phase = 1;
       last_in = in_dim_of[d];
-      period *= out.shape[d];
-    } else if (phase >= 1) {
+      if (phase <= 1) {
+        phase = 1;
+        first *= size;
+      } else {
+        phase = 3;
+        second *= size;
+      }
+    } else if (phase == 1 || phase == 2) {
       phase = 2;
-      repeat *= out.shape[d];
+      gap *= size;
+    } else if (phase >= 3) {
+      phase = 4;
+      trail *= size;
     }
   }
-  return period == elementCount(in.shape) && elementCount(out.shape) > 0;
+  index = BroadcastIndex{};
+  if (phase <= 2) {
+    index.repeat = gap;
+    index.period = first;
+  } else {
+    index.repeat = trail;
+    index.period = second;
+    index.outer_repeat = trail * second * gap;
+    index.outer_period = first;
+  }
+  return index.period * index.outer_period == elementCount(in.shape) && elementCount(out.shape) > 0;
 }
 
 /// Folds each broadcast whose every use is operand 0 or 1 of an elementwise binary op into
@@ -120,7 +137,7 @@ void foldBroadcasts(const std::vector<FoldableBroadcast> &broadcasts, Callable &
           break;
         }
         std::unique_ptr<Kernel> fused =
-            s.kernel->withBroadcastOperand(static_cast<int>(q), b.repeat, b.period);
+            s.kernel->withBroadcastOperand(static_cast<int>(q), b.index);
         if (!fused)
           ok = false;
         else
@@ -410,7 +427,7 @@ Status Compiler::compileBlock(const ir::Block &block, const ir::Operation &owner
     if (op.name == "stablehlo.broadcast_in_dim" && step.inputs.size() == 1 &&
         step.num_outputs == 1) {
       FoldableBroadcast b;
-      if (broadcastPattern(view, b.repeat, b.period)) {
+      if (broadcastPattern(view, b.index)) {
         b.step = c.steps.size();
         b.src = step.inputs[0];
         b.slot = step.first_output;

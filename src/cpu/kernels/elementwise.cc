@@ -137,10 +137,10 @@ struct BinaryPlan {
   void (*scalar_fn[2])(const uint8_t *, const uint8_t *, uint8_t *, int64_t) = {nullptr, nullptr};
   int64_t n = 0;
   int64_t size = 0;
-  // A folded broadcast_in_dim (Kernel::withBroadcastOperand): operand `bcast` (-1: none)
-  // holds `period` elements; output element i reads its element (i / repeat) % period.
+  // A folded broadcast_in_dim (Kernel::withBroadcastOperand): operand `bcast` (-1: none);
+  // output element i reads its element index.at(i).
   int bcast = -1;
-  int64_t repeat = 1, period = 1;
+  BroadcastIndex index;
 };
 
 template <typename Op> Status planBinary(OpView &v, BinaryPlan &p) {
@@ -171,18 +171,19 @@ template <typename Op> Status planBinary(OpView &v, BinaryPlan &p) {
 void runBroadcastRange(const BinaryPlan &p, const uint8_t *full, const uint8_t *src, uint8_t *o,
                        int64_t begin, int64_t end) {
   const int64_t es = p.size;
+  const BroadcastIndex &b = p.index;
   for (int64_t i = begin; i < end;) {
     const int64_t at = (i - begin) * es;
-    if (p.repeat == 1) {
-      const int64_t j = i % p.period, len = std::min(p.period - j, end - i);
+    if (b.repeat == 1) { // a run within one period (outer_repeat is a multiple of it)
+      const int64_t j = i % b.period, len = std::min(b.period - j, end - i);
       if (p.bcast == 0)
-        p.fn(src + j * es, full + at, o + at, len);
+        p.fn(src + b.at(i) * es, full + at, o + at, len);
       else
-        p.fn(full + at, src + j * es, o + at, len);
+        p.fn(full + at, src + b.at(i) * es, o + at, len);
       i += len;
     } else {
-      const int64_t len = std::min(p.repeat - i % p.repeat, end - i);
-      p.scalar_fn[p.bcast](full + at, src + ((i / p.repeat) % p.period) * es, o + at, len);
+      const int64_t len = std::min(b.repeat - i % b.repeat, end - i);
+      p.scalar_fn[p.bcast](full + at, src + b.at(i) * es, o + at, len);
       i += len;
     }
   }
@@ -329,15 +330,21 @@ public:
     else
       plan_.fn(in[0], in[1], out, len);
   }
-  std::unique_ptr<Kernel> withBroadcastOperand(int operand, int64_t repeat,
-                                               int64_t period) const override {
-    if (plan_.bcast >= 0 || (operand != 0 && operand != 1) || plan_.n == 0 || repeat < 1 ||
-        period < 1 || repeat * period > plan_.n || plan_.n % (repeat * period) != 0)
+  std::unique_ptr<Kernel> withBroadcastOperand(int operand,
+                                               const BroadcastIndex &index) const override {
+    const int64_t inner = index.repeat * index.period;
+    if (plan_.bcast >= 0 || (operand != 0 && operand != 1) || plan_.n == 0 || index.repeat < 1 ||
+        index.period < 1 || inner > plan_.n || plan_.n % inner != 0 || index.outer_period < 1 ||
+        (index.outer_period > 1 &&
+         (index.outer_repeat % inner != 0 || plan_.n % (index.outer_repeat * index.outer_period))))
       return nullptr;
     BinaryPlan p = plan_;
     p.bcast = operand;
-    p.repeat = period == 1 ? p.n : repeat; // one element: a single run per tile
-    p.period = period;
+    p.index = index;
+    if (index.period == 1 && index.outer_period == 1)
+      p.index.repeat = p.n; // one element: a single run per tile
+    if (index.outer_period == 1)
+      p.index.outer_repeat = 1;
     return std::make_unique<BinaryKernel>(p);
   }
 

@@ -69,6 +69,21 @@ struct StridedView {
   bool reshape(const Shape &shape);
 };
 
+/// The element of a broadcast_in_dim's operand that output element i reads, for result dims
+/// (ignoring size-1 dims) [not read][read: outer_period][not read][read: period][not read:
+/// repeat], the read dims in operand order: at(i) = ((i / outer_repeat) % outer_period) *
+/// period + (i / repeat) % period, where outer_repeat = repeat * period * (the middle dims).
+/// outer_period 1: one read group (a bias vector, a per-row scalar, a scalar); two groups:
+/// e.g. an attention mask [B, 1, 1, S] over [B, H, S, S].
+struct BroadcastIndex {
+  int64_t repeat = 1, period = 1;
+  int64_t outer_repeat = 1, outer_period = 1;
+
+  int64_t at(int64_t i) const {
+    return ((i / outer_repeat) % outer_period) * period + (i / repeat) % period;
+  }
+};
+
 /// An elementwise pass fused into the kernel that produces its input (cpu/fusion.cc):
 /// run on each piece of the producer's output right after the producer wrote it, while the
 /// piece is still in cache.
@@ -86,12 +101,12 @@ public:
   virtual ~Kernel() = default;
   virtual void run(const KernelIo &io) const = 0;
   /// Elementwise binary kernels: the same op with operand `operand` (0 or 1) read from a
-  /// tensor of `period` elements, output element i using its element (i / repeat) % period
-  /// (a broadcast_in_dim folded into the op by the compiler; every element computed as
-  /// before). nullptr when the kernel cannot.
-  virtual std::unique_ptr<Kernel> withBroadcastOperand(int operand, int64_t repeat,
-                                                       int64_t period) const {
-    (void)operand, (void)repeat, (void)period;
+  /// tensor of index.period * index.outer_period elements, output element i using its element
+  /// index.at(i) (a broadcast_in_dim folded into the op by the compiler; every element
+  /// computed as before). nullptr when the kernel cannot.
+  virtual std::unique_ptr<Kernel> withBroadcastOperand(int operand,
+                                                       const BroadcastIndex &index) const {
+    (void)operand, (void)index;
     return nullptr;
   }
 

@@ -115,6 +115,23 @@ bool broadcastPattern(const OpView &v, BroadcastIndex &index) {
   return index.period * index.outer_period == elementCount(in.shape) && elementCount(out.shape) > 0;
 }
 
+/// Whether a broadcast_in_dim repeats nothing: each operand dim keeps its size and the
+/// dims stay in order, so the result is the operand's values in the same row-major order
+/// with size-1 dims added (a reshape).
+bool broadcastIsReshape(const OpView &v) {
+  const TensorType &in = v.operand(0), &out = v.result(0);
+  std::vector<int64_t> dims;
+  if (in.dtype != out.dtype || in.numElements() != out.numElements() ||
+      !v.attr("broadcast_dimensions") || !decodeIntList(*v.attr("broadcast_dimensions"), dims) ||
+      static_cast<int64_t>(dims.size()) != in.rank())
+    return false;
+  for (size_t j = 0; j < dims.size(); ++j)
+    if (dims[j] < 0 || dims[j] >= out.rank() || (j > 0 && dims[j] <= dims[j - 1]) ||
+        in.shape[j] != out.shape[static_cast<size_t>(dims[j])])
+      return false;
+  return true;
+}
+
 /// Folds each broadcast whose every use is operand 0 or 1 of an elementwise binary op into
 /// those ops (Kernel::withBroadcastOperand) and drops its step: the ops read the broadcast's
 /// operand directly, computing every element as before, and the broadcast result is never
@@ -401,12 +418,16 @@ Status Compiler::compileBlock(const ir::Block &block, const ir::Operation &owner
       result_types.push_back(std::move(t));
     }
     OpView view(op, std::move(operand_types), std::move(result_types), *this);
-    RS_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, entry->plan(view));
-    RS_ASSIGN_OR_RETURN(kernel, adaptSubByteKernel(view, std::move(kernel), entry->mode));
+    // A broadcast_in_dim that only adds size-1 dims is a reshape: it shares the operand's
+    // storage and is a view for view folding.
+    const bool reshape = op.name == "stablehlo.broadcast_in_dim" && broadcastIsReshape(view);
+    const KernelEntry *planner = reshape ? registry.find("stablehlo.reshape") : entry;
+    RS_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, planner->plan(view));
+    RS_ASSIGN_OR_RETURN(kernel, adaptSubByteKernel(view, std::move(kernel), planner->mode));
 
     Step step;
     step.kernel = std::move(kernel);
-    step.mode = entry->mode;
+    step.mode = planner->mode;
     for (ir::ValueId v : op.operands) {
       RS_ASSIGN_OR_RETURN(int32_t s, use(v, op));
       step.inputs.push_back(s);
@@ -424,7 +445,7 @@ Status Compiler::compileBlock(const ir::Block &block, const ir::Operation &owner
       RS_ASSIGN_OR_RETURN(int32_t s, define(v, op));
       (void)s;
     }
-    if (op.name == "stablehlo.broadcast_in_dim" && step.inputs.size() == 1 &&
+    if (op.name == "stablehlo.broadcast_in_dim" && !reshape && step.inputs.size() == 1 &&
         step.num_outputs == 1) {
       FoldableBroadcast b;
       if (broadcastPattern(view, b.index)) {

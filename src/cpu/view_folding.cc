@@ -10,6 +10,7 @@ namespace {
 struct Graph {
   std::vector<int> defined_by; // slot -> step, or -1 (parameters)
   std::vector<int> reads;      // slot -> number of step inputs that name it
+  std::vector<int> reader;     // slot -> the last step that reads it, or -1
   std::unordered_set<int32_t> results;
 };
 
@@ -17,12 +18,15 @@ Graph graphOf(const Callable &c) {
   Graph g;
   g.defined_by.assign(static_cast<size_t>(c.num_slots), -1);
   g.reads.assign(static_cast<size_t>(c.num_slots), 0);
+  g.reader.assign(static_cast<size_t>(c.num_slots), -1);
   for (size_t i = 0; i < c.steps.size(); ++i) {
     const Step &s = c.steps[i];
     for (int32_t o = s.first_output; o < s.first_output + s.num_outputs; ++o)
       g.defined_by[static_cast<size_t>(o)] = static_cast<int>(i);
-    for (int32_t in : s.inputs)
+    for (int32_t in : s.inputs) {
       ++g.reads[static_cast<size_t>(in)];
+      g.reader[static_cast<size_t>(in)] = static_cast<int>(i);
+    }
   }
   g.results.insert(c.results.begin(), c.results.end());
   return g;
@@ -106,34 +110,45 @@ std::optional<StridedView> invertPermutation(const Shape &from, const StridedVie
   return out;
 }
 
-/// Lets step `i` write its result in the layout of the view step that alone reads it (and
-/// drops that step); true when it did.
+/// Lets step `i` write its result in the layout of the longest chain of view steps after it
+/// (each the only reader of the value before it) that it accepts (Kernel::withResultView),
+/// and drops those steps; true when it did. A chain of reshapes only gives the product its
+/// consumer's shape (so that an elementwise epilogue can follow it).
 bool foldResult(Callable &c, const Graph &g, size_t i, std::vector<bool> &dropped) {
   Step &s = c.steps[i];
-  if (s.num_outputs != 1 || g.reads[static_cast<size_t>(s.first_output)] != 1 ||
-      g.results.count(s.first_output))
+  if (s.num_outputs != 1)
     return false;
-  int reader = -1;
-  for (size_t j = i + 1; j < c.steps.size() && reader < 0; ++j)
-    if (!dropped[j] && !c.steps[j].inputs.empty() && c.steps[j].inputs[0] == s.first_output)
-      reader = static_cast<int>(j);
-  if (reader < 0 || c.steps[static_cast<size_t>(reader)].mode == OutputMode::kAssigned ||
-      !viewStep(c, g, reader, dropped) || c.steps[static_cast<size_t>(reader)].inputs.size() != 1)
-    return false;
-  const Step &t = c.steps[static_cast<size_t>(reader)];
+  std::vector<size_t> chain;
+  for (int32_t slot = s.first_output;
+       g.reads[static_cast<size_t>(slot)] == 1 && !g.results.count(slot);) {
+    const int r = g.reader[static_cast<size_t>(slot)];
+    if (r < 0 || dropped[static_cast<size_t>(r)])
+      break;
+    const Step &t = c.steps[static_cast<size_t>(r)];
+    if (t.inputs.size() != 1 || t.num_outputs != 1)
+      break;
+    chain.push_back(static_cast<size_t>(r));
+    slot = t.first_output;
+  }
   const Shape &from = c.slot_types[static_cast<size_t>(s.first_output)].shape;
   StridedView view = StridedView::rowMajor(from);
-  if (!t.kernel->outputView(view))
+  std::unique_ptr<Kernel> best;
+  size_t best_len = 0;
+  for (size_t n = 0; n < chain.size(); ++n) {
+    if (!c.steps[chain[n]].kernel->outputView(view))
+      break;
+    if (std::optional<StridedView> inverse = invertPermutation(from, view))
+      if (std::unique_ptr<Kernel> k = s.kernel->withResultView(*inverse)) {
+        best = std::move(k);
+        best_len = n + 1;
+      }
+  }
+  if (!best)
     return false;
-  std::optional<StridedView> inverse = invertPermutation(from, view);
-  if (!inverse)
-    return false;
-  std::unique_ptr<Kernel> k = s.kernel->withResultView(*inverse);
-  if (!k)
-    return false;
-  s.kernel = std::move(k);
-  s.first_output = t.first_output;
-  dropped[static_cast<size_t>(reader)] = true;
+  s.kernel = std::move(best);
+  s.first_output = c.steps[chain[best_len - 1]].first_output;
+  for (size_t n = 0; n < best_len; ++n)
+    dropped[chain[n]] = true;
   return true;
 }
 

@@ -320,8 +320,16 @@ std::unique_ptr<Kernel> DotGeneralKernel::withOperandView(int operand,
 std::unique_ptr<Kernel> DotGeneralKernel::withResultView(const StridedView &view) const {
   const DotGeneralPlan &p = *plan_;
   const size_t nb = p.lb.size(), nl = p.lf.size(), nr = p.rf.size();
-  if (epilogue_ || p.types.out || !p.out.row_major || view.shape.size() != nb + nl + nr ||
-      view.strides.size() != view.shape.size() || elementCount(view.shape) == 0)
+  if (view.shape.size() != nb + nl + nr || view.strides.size() != view.shape.size() ||
+      elementCount(view.shape) == 0)
+    return nullptr;
+  bool row_major = view.offset == 0;
+  const std::vector<int64_t> natural = rowMajorStrides(view.shape);
+  for (size_t d = 0; d < view.shape.size(); ++d)
+    row_major = row_major && (view.shape[d] == 1 || view.strides[d] == natural[d]);
+  if (row_major && p.out.row_major) // the same bytes: the output only gets another shape
+    return std::make_unique<DotGeneralKernel>(plan_, epilogue_);
+  if (epilogue_ || p.types.out || !p.out.row_major)
     return nullptr;
   std::vector<int64_t> batch_dims(nb), row_dims(nl), col_dims(nr);
   std::iota(batch_dims.begin(), batch_dims.end(), 0);

@@ -167,25 +167,34 @@ template <typename Op> Status planBinary(OpView &v, BinaryPlan &p) {
 /// Output elements [begin, end) of a binary op with a folded broadcast operand, in runs that
 /// read either a contiguous stretch of the broadcast operand (repeat 1) or one element of it.
 /// `full` and `o` point at element `begin` of the full-size operand and of the output; `src`
-/// at the broadcast operand's first element.
+/// at the broadcast operand's first element. The runs after the first start at a period
+/// (repeat 1) or repeat boundary, so their index into the operand advances without divisions.
 void runBroadcastRange(const BinaryPlan &p, const uint8_t *full, const uint8_t *src, uint8_t *o,
                        int64_t begin, int64_t end) {
   const int64_t es = p.size;
   const BroadcastIndex &b = p.index;
-  for (int64_t i = begin; i < end;) {
-    const int64_t at = (i - begin) * es;
-    if (b.repeat == 1) { // a run within one period (outer_repeat is a multiple of it)
-      const int64_t j = i % b.period, len = std::min(b.period - j, end - i);
+  auto outer = [&](int64_t i) {
+    return b.outer_period == 1 ? 0 : ((i / b.outer_repeat) % b.outer_period) * b.period;
+  };
+  if (b.repeat == 1) { // runs within one period (outer_repeat is a multiple of it)
+    for (int64_t i = begin, j = begin % b.period; i < end; j = 0) {
+      const int64_t at = (i - begin) * es, len = std::min(b.period - j, end - i);
+      const uint8_t *s = src + (outer(i) + j) * es;
       if (p.bcast == 0)
-        p.fn(src + b.at(i) * es, full + at, o + at, len);
+        p.fn(s, full + at, o + at, len);
       else
-        p.fn(full + at, src + b.at(i) * es, o + at, len);
-      i += len;
-    } else {
-      const int64_t len = std::min(b.repeat - i % b.repeat, end - i);
-      p.scalar_fn[p.bcast](full + at, src + b.at(i) * es, o + at, len);
+        p.fn(full + at, s, o + at, len);
       i += len;
     }
+    return;
+  }
+  const int64_t q = begin / b.repeat;
+  for (int64_t i = begin, r = begin - q * b.repeat, k = q % b.period; i < end; r = 0) {
+    const int64_t at = (i - begin) * es, len = std::min(b.repeat - r, end - i);
+    p.scalar_fn[p.bcast](full + at, src + (outer(i) + k) * es, o + at, len);
+    i += len;
+    if (++k == b.period)
+      k = 0;
   }
 }
 

@@ -2,6 +2,7 @@
 #include "cpu/compiler.h"
 
 #include "cpu/fusion.h"
+#include "cpu/row_fusion.h"
 #include "cpu/view_folding.h"
 
 #include <algorithm>
@@ -469,6 +470,7 @@ Status Compiler::compileBlock(const ir::Block &block, const ir::Operation &owner
 
   foldBroadcasts(broadcasts, c);
   foldViewsIntoProducts(c);
+  fuseRowSteps(c);
   fuseElementwiseSteps(c);
 
   // Liveness: release each slot after the last step that reads it (or, for a result

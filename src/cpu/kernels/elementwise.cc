@@ -332,6 +332,9 @@ public:
   void run(const KernelIo &io) const override { runBinary(plan_, io); }
   bool elementwise() const override { return true; }
   int broadcastOperand() const override { return plan_.bcast; }
+  const BroadcastIndex *broadcastIndex() const override {
+    return plan_.bcast >= 0 ? &plan_.index : nullptr;
+  }
   void runElements(const uint8_t *const *in, uint8_t *out, int64_t begin,
                    int64_t len) const override {
     if (plan_.bcast >= 0)

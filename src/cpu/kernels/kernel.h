@@ -142,6 +142,18 @@ public:
     return nullptr;
   }
 
+  /// Row fusion (cpu/row_fusion.h). A reduce of the trailing dims of one input, R rows of
+  /// `width` elements -> R results, gives its row width (> 0); 0 for any other kernel.
+  virtual int64_t reducedRowWidth() const { return 0; }
+  /// Computes results [r, r + count) of such a reduce, the same bits as run(): `rows` points
+  /// at the first element of input row r, `init` at the init value, `out` at result r.
+  virtual void runReducedRows(const uint8_t *rows, const uint8_t *init, uint8_t *out,
+                              int64_t count) const {
+    (void)rows, (void)init, (void)out, (void)count;
+  }
+  /// An elementwise binary kernel with a folded broadcast operand: its index; else nullptr.
+  virtual const BroadcastIndex *broadcastIndex() const { return nullptr; }
+
   /// Loop fusion (cpu/fusion.cc). True for an elementwise kernel: one output whose element i
   /// is computed from element i of each operand alone, except operand broadcastOperand() (a
   /// folded broadcast_in_dim), which is read by element index as a whole tensor.

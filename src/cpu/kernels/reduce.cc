@@ -268,11 +268,35 @@ void runReduce(const ReducePlan &p, const KernelIo &io) {
   });
 }
 
+/// reduce's kernel; a reduce of the trailing dims on the fast path computes rows on demand
+/// (Kernel::runReducedRows).
+class ReduceKernel final : public Kernel {
+public:
+  explicit ReduceKernel(ReducePlan plan) : plan_(std::move(plan)) {}
+  void run(const KernelIo &io) const override { runReduce(plan_, io); }
+  int64_t reducedRowWidth() const override {
+    const bool rows = plan_.fast && plan_.n == 1 && plan_.inner == 1 && plan_.red_contiguous;
+    return rows ? plan_.red_count : 0;
+  }
+  void runReducedRows(const uint8_t *rows, const uint8_t *init, uint8_t *out,
+                      int64_t count) const override {
+    plan_.fast(plan_, rows, init, out, 0, count); // result o reads input row o (inner 1)
+  }
+
+private:
+  ReducePlan plan_;
+};
+
+Result<std::unique_ptr<Kernel>> makeReduce(OpView &v) {
+  ReducePlan plan;
+  RS_RETURN_IF_ERROR(planReduce(v, plan));
+  return std::unique_ptr<Kernel>(std::make_unique<ReduceKernel>(std::move(plan)));
+}
+
 } // namespace
 
 void registerReduceKernels(KernelRegistry &r) {
-  r.add("stablehlo.reduce", &makeKernel<ReducePlan, planReduce, runReduce>,
-        OutputMode::kOverwritten);
+  r.add("stablehlo.reduce", &makeReduce, OutputMode::kOverwritten);
 }
 
 } // namespace rs::cpu

@@ -117,14 +117,15 @@ void fastReduce(const ReducePlan &p, const uint8_t *in_bytes, const uint8_t *ini
   T *out = reinterpret_cast<T *>(out_bytes);
   std::vector<int64_t> idx;
   T acc[kChunk];
+  if constexpr (!ops::kComplex<T>) {
+    if (p.inner == 1 && p.red_contiguous) { // rows of the trailing dims: row o at o * count
+      for (int64_t o = o_begin; o < o_end; ++o)
+        out[o] = reduceRow<Op>(in + o * p.red_count, p.red_count, init);
+      return;
+    }
+  }
   for (int64_t o = o_begin; o < o_end; ++o) {
     const T *base = in + outerOffset(p, o);
-    if constexpr (!ops::kComplex<T>) {
-      if (p.inner == 1 && p.red_contiguous) {
-        out[o] = reduceRow<Op>(base, p.red_count, init);
-        continue;
-      }
-    }
     if (p.inner == 1) {
       T a = init;
       forEachReduced(p, idx, [&](int64_t off) { a = ops::applyBinary<Op>(a, base[off]); });

@@ -540,11 +540,8 @@ public:
       }
     if (!block) {
       block = cache_.take(n);
-      if (!block) {
-        auto *p = static_cast<uint8_t *>(::operator new[](n ? n : 1, std::align_val_t(64)));
-        block = std::shared_ptr<uint8_t>(
-            p, [](uint8_t *q) { ::operator delete[](q, std::align_val_t(64)); });
-      }
+      if (!block)
+        block = cache_.allocate(n);
       blocks_.push_back(Block{n, block});
     }
     if (zero)
@@ -576,6 +573,8 @@ std::shared_ptr<uint8_t> BlockCache::take(size_t bytes) {
       std::shared_ptr<uint8_t> block = std::move(free_[i].second);
       free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
       cached_bytes_ -= bytes;
+      out_bytes_ += bytes;
+      peak_out_bytes_ = std::max(peak_out_bytes_, out_bytes_);
       return block;
     }
   return nullptr;
@@ -583,13 +582,43 @@ std::shared_ptr<uint8_t> BlockCache::take(size_t bytes) {
 
 void BlockCache::give(std::vector<std::pair<size_t, std::shared_ptr<uint8_t>>> blocks,
                       size_t call_bytes) {
+  // Blocks not kept are dropped after the lock is released (their deleter recycles them).
+  std::vector<std::pair<size_t, std::shared_ptr<uint8_t>>> dropped;
   std::lock_guard<std::mutex> lock(mutex_);
   limit_bytes_ = std::max(limit_bytes_, call_bytes);
-  for (auto &b : blocks)
-    if (cached_bytes_ + b.first <= limit_bytes_) {
+  for (auto &b : blocks) {
+    if (cached_bytes_ + b.first <= std::max(limit_bytes_, peak_out_bytes_)) {
       cached_bytes_ += b.first;
+      out_bytes_ -= b.first;
       free_.push_back(std::move(b));
+    } else {
+      dropped.push_back(std::move(b));
     }
+  }
+}
+
+std::shared_ptr<uint8_t> BlockCache::allocate(size_t bytes) {
+  auto *p = static_cast<uint8_t *>(::operator new[](bytes ? bytes : 1, std::align_val_t(64)));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    out_bytes_ += bytes;
+    peak_out_bytes_ = std::max(peak_out_bytes_, out_bytes_);
+  }
+  return std::shared_ptr<uint8_t>(p, [this, bytes](uint8_t *q) { recycle(q, bytes); });
+}
+
+void BlockCache::recycle(uint8_t *block, size_t bytes) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    out_bytes_ -= bytes;
+    if (cached_bytes_ + bytes <= std::max(limit_bytes_, peak_out_bytes_)) {
+      cached_bytes_ += bytes;
+      free_.emplace_back(
+          bytes, std::shared_ptr<uint8_t>(block, [this, bytes](uint8_t *q) { recycle(q, bytes); }));
+      return;
+    }
+  }
+  ::operator delete[](block, std::align_val_t(64));
 }
 
 std::vector<Tensor> runCallable(const Callable &c, std::span<const Tensor> block_args,

@@ -37,9 +37,10 @@ struct Step {
 /// Intermediate buffers that finished calls released, kept for later calls, so that a
 /// steady stream of executes touches no fresh pages (no page faults, no zeroing by the
 /// kernel) after the first. One cache for the process (every model and batch size): it holds
-/// at most the bytes of the largest single call seen, so serving several programs keeps one
-/// call's worth of activations, not one per program. Thread-safe: concurrent calls each take
-/// distinct blocks.
+/// at most the bytes of the largest single call seen, or of the most blocks in use at once
+/// (a call's own blocks and its callees' results), so serving several programs keeps about
+/// one call's worth of activations, not one per program. Thread-safe: concurrent calls each
+/// take distinct blocks.
 class BlockCache {
 public:
   /// The process's cache.
@@ -50,11 +51,23 @@ public:
   /// Keeps (bytes, block) pairs of one finished call that nothing else refers to any more,
   /// while the cache holds at most the largest `call_bytes` (all blocks of one call) seen.
   void give(std::vector<std::pair<size_t, std::shared_ptr<uint8_t>>> blocks, size_t call_bytes);
+  /// A new block of `bytes` (64-byte aligned) that, once its last reference goes, comes back
+  /// to the cache by recycle() instead of being freed: the results of a call (a callee's
+  /// output, dropped by its caller a few steps later) are then reused, not given back to
+  /// malloc, which would trim them and fault fresh pages in on the next call.
+  std::shared_ptr<uint8_t> allocate(size_t bytes);
 
 private:
+  /// Keeps an allocate()d block whose last reference went away, within the same bound as
+  /// give(), or frees it.
+  void recycle(uint8_t *block, size_t bytes);
+
   std::mutex mutex_;
   std::vector<std::pair<size_t, std::shared_ptr<uint8_t>>> free_;
   size_t cached_bytes_ = 0, limit_bytes_ = 0;
+  // Bytes of allocate()d blocks outside the cache now, and their most at once: the cache
+  // also keeps up to that many (a call's blocks plus its callees' results still in use).
+  size_t out_bytes_ = 0, peak_out_bytes_ = 0;
 };
 
 struct Callable {

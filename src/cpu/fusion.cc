@@ -18,6 +18,8 @@ constexpr int64_t kScratchBytes = 32 * 1024;
 constexpr size_t kMaxMembers = 48;
 /// Most operands of a fusable kernel (unary and binary ops).
 constexpr size_t kMaxArity = 2;
+/// Largest output of a step that moves ahead of a group it does not depend on.
+constexpr int64_t kMaxHoistedElements = 4096;
 
 alignas(64) thread_local uint8_t t_scratch[kScratchBytes];
 
@@ -320,7 +322,12 @@ void fuseElementwiseSteps(Callable &c) {
     const bool joins = f && !group.empty() && group.size() < kMaxMembers &&
                        outputElements(s, c) == outputElements(c.steps[group.front()], c) &&
                        (bcast < 0 || !group_defs.count(s.inputs[static_cast<size_t>(bcast)]));
-    const bool hoisted = !f && s.inputs.empty() && !group.empty(); // a constant: runs first
+    // A constant, or a small step that reads nothing the group defines (a bias vector's
+    // reshape): runs first, so that it does not cut the group in two.
+    bool independent = !f && !group.empty() && outputElements(s, c) <= kMaxHoistedElements;
+    for (int32_t in : s.inputs)
+      independent = independent && !group_defs.count(in);
+    const bool hoisted = !f && !group.empty() && (s.inputs.empty() || independent);
     if (!joins && !hoisted)
       close(); // first: this step may read what the group defines (renamed by close)
     for (int32_t &in : s.inputs)

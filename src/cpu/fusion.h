@@ -20,7 +20,8 @@ namespace rs::cpu {
 
 /// Fuses runs of two or more consecutive elementwise steps of `c` that produce the same
 /// element count (at least kMinFusedElements); steps without inputs (constants) between
-/// them move ahead of the run. Every value a fused run defines that a later step or the
+/// them, and steps of at most 4096 elements that read no value of the run (a bias vector's
+/// reshape), move ahead of the run. Every value a fused run defines that a later step or the
 /// callable's results read gets a new slot (outputs of one step must be consecutive slots);
 /// later steps and the results are renamed to it. Call before liveness is computed
 /// (Compiler::compileBlock).

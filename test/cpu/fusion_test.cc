@@ -100,8 +100,9 @@ TEST(Fusion, ChainBecomesOneStepPerRun) {
   ASSERT_TRUE(main.isOk()) << main.status().toString();
   // Unfused: add, constant, multiply, negate, exponential, multiply, constant, reduce,
   // exponential, subtract (the broadcasts fold into their users). Fused: the two constants
-  // first, then [add .. multiply], the reduce, [exponential, subtract].
-  EXPECT_EQ((*main)->steps.size(), 5u);
+  // first, then [add .. multiply], and the reduce with [exponential, subtract] row by row
+  // (cpu/row_fusion.h).
+  EXPECT_EQ((*main)->steps.size(), 4u);
 }
 
 /// Operands of the dot_general tests: a [16, 64], w [64, 300], bias b [300]; the product
@@ -220,6 +221,51 @@ func.func @main(%x: tensor<16xf32>) -> tensor<16xf32> {
   auto main = compiler.function("main");
   ASSERT_TRUE(main.isOk()) << main.status().toString();
   EXPECT_EQ((*main)->steps.size(), 2u);
+}
+
+TEST(Fusion, TwoGroupBroadcastsFoldIntoTheChain) {
+  // An attention mask [2, 1, 1, 50] over [2, 3, 40, 50] (contiguous runs of the mask row)
+  // and m [2, 40] over dims 0 and 2 (one mask element per run of 50). 12000 elements: three
+  // parallel tiles whose boundaries fall inside rows. Integer-valued floats: exact sums.
+  const char *text = R"(
+func.func @main(%x: tensor<2x3x40x50xf32>, %mask: tensor<2x1x1x50xf32>, %m: tensor<2x40xf32>) -> tensor<2x3x40x50xf32> {
+  %mb = stablehlo.broadcast_in_dim %mask, dims = [0, 1, 2, 3] : (tensor<2x1x1x50xf32>) -> tensor<2x3x40x50xf32>
+  %0 = stablehlo.add %x, %mb : tensor<2x3x40x50xf32>
+  %b = stablehlo.broadcast_in_dim %m, dims = [0, 2] : (tensor<2x40xf32>) -> tensor<2x3x40x50xf32>
+  %1 = stablehlo.multiply %b, %0 : tensor<2x3x40x50xf32>
+  return %1 : tensor<2x3x40x50xf32>
+}
+)";
+  constexpr int64_t kA = 2, kH = 3, kS = 40, kT = 50, kAll = kA * kH * kS * kT;
+  std::vector<float> x(kAll), mask(kA * kT), m(kA * kS), want(kAll);
+  for (int64_t i = 0; i < kAll; ++i)
+    x[static_cast<size_t>(i)] = static_cast<float>(i % 97 - 48);
+  for (size_t i = 0; i < mask.size(); ++i)
+    mask[i] = static_cast<float>(static_cast<int64_t>(i % 7) - 3);
+  for (size_t i = 0; i < m.size(); ++i)
+    m[i] = static_cast<float>(static_cast<int64_t>(i % 5) - 2);
+  for (int64_t a = 0; a < kA; ++a)
+    for (int64_t h = 0; h < kH; ++h)
+      for (int64_t s = 0; s < kS; ++s)
+        for (int64_t t = 0; t < kT; ++t) {
+          const size_t i = static_cast<size_t>(((a * kH + h) * kS + s) * kT + t);
+          want[i] =
+              m[static_cast<size_t>(a * kS + s)] * (x[i] + mask[static_cast<size_t>(a * kT + t)]);
+        }
+  for (int threads : {1, 2, 4}) {
+    auto out = runText(text,
+                       {makeTensor<float>({kA, kH, kS, kT}, x),
+                        makeTensor<float>({kA, 1, 1, kT}, mask), makeTensor<float>({kA, kS}, m)},
+                       threads);
+    ASSERT_EQ(out.size(), 1u);
+    expectSameBits(flat(out[0]), want, "%1");
+  }
+  auto module = ir::parseModule(text, "test.mlir");
+  ASSERT_TRUE(module.isOk()) << module.status().toString();
+  Compiler compiler(*module, kernelRegistry());
+  auto main = compiler.function("main");
+  ASSERT_TRUE(main.isOk()) << main.status().toString();
+  EXPECT_EQ((*main)->steps.size(), 1u); // both broadcasts folded, add and multiply fused
 }
 
 } // namespace

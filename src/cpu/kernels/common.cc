@@ -79,6 +79,50 @@ std::vector<int64_t> rowMajorStrides(const Shape &shape) {
   return s;
 }
 
+StridedView StridedView::rowMajor(const Shape &shape) {
+  return StridedView{shape, rowMajorStrides(shape), 0};
+}
+
+bool StridedView::reshape(const Shape &to) {
+  if (elementCount(to) != elementCount(shape) || elementCount(shape) == 0)
+    return false;
+  // Dims of size 1 are skipped (any stride fits them: 0 in the result). The others are cut
+  // into groups of equal product, old dims [i, i1) against new dims [j, j1); within a group
+  // the old dims must be contiguous, and the new ones then get contiguous strides.
+  std::vector<int64_t> old_size, old_stride;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] != 1) {
+      old_size.push_back(shape[d]);
+      old_stride.push_back(strides[d]);
+    }
+  std::vector<size_t> to_dims;
+  for (size_t d = 0; d < to.size(); ++d)
+    if (to[d] != 1)
+      to_dims.push_back(d);
+  std::vector<int64_t> to_strides(to.size(), 0);
+  for (size_t i = 0, j = 0; i < old_size.size() && j < to_dims.size();) {
+    size_t i1 = i + 1, j1 = j + 1;
+    int64_t pi = old_size[i], pj = to[to_dims[j]];
+    while (pi != pj) {
+      if (pi < pj)
+        pi *= old_size[i1++];
+      else
+        pj *= to[to_dims[j1++]];
+    }
+    for (size_t k = i; k + 1 < i1; ++k)
+      if (old_stride[k] != old_stride[k + 1] * old_size[k + 1])
+        return false;
+    to_strides[to_dims[j1 - 1]] = old_stride[i1 - 1];
+    for (size_t k = j1 - 1; k > j; --k)
+      to_strides[to_dims[k - 1]] = to_strides[to_dims[k]] * to[to_dims[k]];
+    i = i1;
+    j = j1;
+  }
+  shape = to;
+  strides = std::move(to_strides);
+  return true;
+}
+
 bool validDims(std::span<const int64_t> dims, int64_t rank) {
   std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(rank, 0)), false);
   for (int64_t d : dims) {

@@ -114,6 +114,8 @@ void runReshape(const ReshapePlan &p, const KernelIo &io) {
   io.out[0] = io.in[0]->reshaped(p.shape);
 }
 
+bool reshapeView(const ReshapePlan &p, StridedView &view) { return view.reshape(p.shape); }
+
 //===----------------------------------------------------------------------===//
 // Ops that are one strided copy: broadcast_in_dim, transpose, reverse
 //===----------------------------------------------------------------------===//
@@ -153,7 +155,28 @@ Status planBroadcastInDim(OpView &v, CopyPlan &p) {
   return Status::ok();
 }
 
-Status planTranspose(OpView &v, CopyPlan &p) {
+/// transpose: the copy, and the permutation for its view (result dim d is operand dim
+/// perm[d]).
+struct TransposePlan : CopyPlan {
+  std::vector<int64_t> perm;
+};
+
+void runTranspose(const TransposePlan &p, const KernelIo &io) { runCopy(p, io); }
+
+bool transposeView(const TransposePlan &p, StridedView &view) {
+  if (view.shape.size() != p.perm.size())
+    return false;
+  StridedView out;
+  for (int64_t d : p.perm) {
+    out.shape.push_back(view.shape[static_cast<size_t>(d)]);
+    out.strides.push_back(view.strides[static_cast<size_t>(d)]);
+  }
+  out.offset = view.offset;
+  view = std::move(out);
+  return true;
+}
+
+Status planTranspose(OpView &v, TransposePlan &p) {
   RS_RETURN_IF_ERROR(v.expectArity(1, 1));
   const TensorType &in = v.operand(0), &out = v.result(0);
   RS_RETURN_IF_ERROR(checkElementSize(v, in.dtype));
@@ -172,6 +195,7 @@ Status planTranspose(OpView &v, CopyPlan &p) {
   p.copy.out_strides = rowMajorStrides(out.shape);
   p.copy.elem_size = dtypeSize(in.dtype);
   p.copy.simplify();
+  p.perm = std::move(perm);
   return Status::ok();
 }
 
@@ -332,11 +356,12 @@ void registerDataMovementKernels(KernelRegistry &r) {
   r.add("stablehlo.constant", &makeKernel<ConstantPlan, planConstant, runConstant>,
         OutputMode::kAssigned);
   r.add("stablehlo.iota", &makeKernel<IotaPlan, planIota, runIota>);
-  r.add("stablehlo.reshape", &makeKernel<ReshapePlan, planReshape, runReshape>,
+  r.add("stablehlo.reshape", &makeViewKernel<ReshapePlan, planReshape, runReshape, reshapeView>,
         OutputMode::kAssigned);
   r.add("stablehlo.broadcast_in_dim", &makeKernel<CopyPlan, planBroadcastInDim, runCopy>,
         OutputMode::kOverwritten);
-  r.add("stablehlo.transpose", &makeKernel<CopyPlan, planTranspose, runCopy>,
+  r.add("stablehlo.transpose",
+        &makeViewKernel<TransposePlan, planTranspose, runTranspose, transposeView>,
         OutputMode::kOverwritten);
   r.add("stablehlo.reverse", &makeKernel<CopyPlan, planReverse, runCopy>);
   r.add("stablehlo.concatenate", &makeKernel<ConcatenatePlan, planConcatenate, runConcatenate>);

@@ -28,23 +28,41 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 namespace rs::cpu {
 namespace {
 
-/// How one operand is read as B matrices.
+/// How one operand is read as B matrices [rows, cols] (the lhs [M, K], the rhs [K, N]):
+/// element (r, c) of matrix b (the row-major index over the batch dims) is element
+/// offset + sum_d b_d * batch_strides[d] + r * row_stride + c * col_stride of the tensor.
 struct OperandLayout {
-  bool copy = false;   // permute into [B, rows, cols] row-major first
+  bool copy = false;   // permute into [B, rows, cols] row-major first (then read that)
   StridedCopy permute; // when copy
-  int64_t batch_stride = 0;
-  int64_t row_stride = 0, col_stride = 0; // of the [rows, cols] matrix (rows = M or K)
+  std::vector<int64_t> batch_strides;
+  int64_t offset = 0;
+  int64_t row_stride = 0, col_stride = 0; // one of them 1
+};
+
+/// Where the result's [M, N] matrices lie: element (i, j) of matrix b at offset +
+/// sum_d b_d * batch_strides[d] + i * row_stride + j of the output tensor.
+struct ResultLayout {
+  std::vector<int64_t> batch_strides;
+  int64_t offset = 0;
+  int64_t row_stride = 0; // >= N
+  bool row_major = true;  // the result tensor itself (no Kernel::withResultView)
 };
 
 struct DotGeneralPlan {
   GemmTypes types;
   int64_t elem_size = 4; // of the compute type
   int64_t batch = 1, m = 1, n = 1, k = 1;
+  Shape batch_shape;
+  // Dimension numbers: batching, contracting and free dims (increasing) of lhs and rhs.
+  std::vector<int64_t> lb, rb, lc, rc, lf, rf;
+  Shape lhs_shape, rhs_shape;
   OperandLayout lhs, rhs; // lhs: [M, K]; rhs: [K, N]
+  ResultLayout out;
 };
 
 int64_t product(const Shape &shape, const std::vector<int64_t> &dims) {
@@ -54,13 +72,6 @@ int64_t product(const Shape &shape, const std::vector<int64_t> &dims) {
   return p;
 }
 
-bool isIota(const std::vector<int64_t> &v) {
-  for (size_t i = 0; i < v.size(); ++i)
-    if (v[i] != static_cast<int64_t>(i))
-      return false;
-  return true;
-}
-
 std::vector<int64_t> concat(std::initializer_list<const std::vector<int64_t> *> parts) {
   std::vector<int64_t> out;
   for (const auto *p : parts)
@@ -68,40 +79,87 @@ std::vector<int64_t> concat(std::initializer_list<const std::vector<int64_t> *> 
   return out;
 }
 
-/// Lays out one operand. `outer` are the dims that become matrix rows for the lhs
-/// (free dims) or columns for the rhs; `contract` the contracting dims. For the lhs the
-/// matrix is [outer, contract]; for the rhs [contract, outer].
-void layoutOperand(const TensorType &t, const std::vector<int64_t> &batch,
-                   const std::vector<int64_t> &outer, const std::vector<int64_t> &contract,
-                   bool is_lhs, int64_t elem_size, OperandLayout &l) {
-  const int64_t outer_n = product(t.shape, outer), contract_n = product(t.shape, contract);
+std::vector<int64_t> pick(const std::vector<int64_t> &strides, const std::vector<int64_t> &dims) {
+  std::vector<int64_t> out;
+  for (int64_t d : dims)
+    out.push_back(strides[static_cast<size_t>(d)]);
+  return out;
+}
+
+/// The one stride that walks dims `dims` (in this order) as a single row-major dim: the
+/// stride of the last dim of size > 1, when each such dim's stride is the next one's times
+/// that one's size; 0 when every dim has size 1; nullopt when they are not contiguous.
+std::optional<int64_t> mergedStride(const Shape &shape, const std::vector<int64_t> &strides,
+                                    const std::vector<int64_t> &dims) {
+  std::optional<size_t> last;
+  for (int64_t d : dims) {
+    const size_t u = static_cast<size_t>(d);
+    if (shape[u] == 1)
+      continue;
+    if (strides[u] <= 0 || (last && strides[*last] != strides[u] * shape[u]))
+      return std::nullopt;
+    last = u;
+  }
+  return last ? strides[*last] : 0;
+}
+
+/// Lays out one operand of `shape`, read through `strides` and `offset` (elements). `outer`
+/// are the dims that become matrix rows for the lhs (free dims) or columns for the rhs;
+/// `contract` the contracting dims. For the lhs the matrix is [outer, contract]; for the
+/// rhs [contract, outer]. Read in place when rows and cols each walk with one stride and one
+/// of those is 1; otherwise copied to [batch, rows, cols] first.
+void layoutOperand(const Shape &shape, const std::vector<int64_t> &strides, int64_t offset,
+                   const std::vector<int64_t> &batch, const std::vector<int64_t> &outer,
+                   const std::vector<int64_t> &contract, bool is_lhs, int64_t elem_size,
+                   OperandLayout &l) {
+  const int64_t outer_n = product(shape, outer), contract_n = product(shape, contract);
   const int64_t rows = is_lhs ? outer_n : contract_n, cols = is_lhs ? contract_n : outer_n;
-  l.batch_stride = rows * cols;
-  // Natural order: rows dims then cols dims, in memory order.
   const std::vector<int64_t> &row_dims = is_lhs ? outer : contract;
   const std::vector<int64_t> &col_dims = is_lhs ? contract : outer;
-  if (isIota(concat({&batch, &row_dims, &col_dims}))) {
-    l.row_stride = cols;
-    l.col_stride = 1;
-    return;
+  l = OperandLayout{};
+  if (elementCount(shape) > 0) {
+    const std::optional<int64_t> rs = mergedStride(shape, strides, row_dims),
+                                 cs = mergedStride(shape, strides, col_dims);
+    if (rs && cs && (*cs == 1 || cols == 1)) {
+      l.batch_strides = pick(strides, batch);
+      l.offset = offset;
+      l.row_stride = rows == 1 ? cols : *rs;
+      l.col_stride = 1;
+      return;
+    }
+    if (rs && cs && (*rs == 1 || rows == 1)) { // column-major
+      l.batch_strides = pick(strides, batch);
+      l.offset = offset;
+      l.row_stride = 1;
+      l.col_stride = cols == 1 ? rows : *cs;
+      return;
+    }
+    l.copy = true;
   }
-  if (isIota(concat({&batch, &col_dims, &row_dims}))) { // transposed: column-major
-    l.row_stride = 1;
-    l.col_stride = rows;
-    return;
-  }
-  l.copy = true;
-  std::vector<int64_t> order = concat({&batch, &row_dims, &col_dims});
-  std::vector<int64_t> strides = rowMajorStrides(t.shape);
+  // Row-major [batch, rows, cols]: a copy, or the tensor itself when it has no elements.
+  const std::vector<int64_t> order = concat({&batch, &row_dims, &col_dims});
   for (int64_t d : order) {
-    l.permute.shape.push_back(t.shape[static_cast<size_t>(d)]);
+    l.permute.shape.push_back(shape[static_cast<size_t>(d)]);
     l.permute.in_strides.push_back(strides[static_cast<size_t>(d)]);
   }
+  l.permute.in_offset = offset;
   l.permute.out_strides = rowMajorStrides(l.permute.shape);
   l.permute.elem_size = elem_size;
+  l.batch_strides.assign(l.permute.out_strides.begin(),
+                         l.permute.out_strides.begin() + static_cast<std::ptrdiff_t>(batch.size()));
   l.permute.simplify();
   l.row_stride = cols;
   l.col_stride = 1;
+}
+
+/// Element offset of matrix `b` (row-major over `batch_shape`) at `strides`.
+int64_t batchOffset(const Shape &batch_shape, const std::vector<int64_t> &strides, int64_t b) {
+  int64_t off = 0;
+  for (size_t d = batch_shape.size(); d-- > 0;) {
+    off += (b % batch_shape[d]) * strides[d];
+    b /= batch_shape[d];
+  }
+  return off;
 }
 
 Status planDotGeneral(OpView &v, DotGeneralPlan &p) {
@@ -157,8 +215,19 @@ Status planDotGeneral(OpView &v, DotGeneralPlan &p) {
   p.m = product(lhs.shape, lf);
   p.k = product(lhs.shape, lc);
   p.n = product(rhs.shape, rf);
-  layoutOperand(lhs, lb, lf, lc, /*is_lhs=*/true, p.elem_size, p.lhs);
-  layoutOperand(rhs, rb, rf, rc, /*is_lhs=*/false, p.elem_size, p.rhs);
+  for (int64_t d : lb)
+    p.batch_shape.push_back(lhs.shape[static_cast<size_t>(d)]);
+  p.lb = lb, p.rb = rb, p.lc = lc, p.rc = rc, p.lf = lf, p.rf = rf;
+  p.lhs_shape = lhs.shape;
+  p.rhs_shape = rhs.shape;
+  layoutOperand(lhs.shape, rowMajorStrides(lhs.shape), 0, lb, lf, lc, /*is_lhs=*/true, p.elem_size,
+                p.lhs);
+  layoutOperand(rhs.shape, rowMajorStrides(rhs.shape), 0, rb, rf, rc, /*is_lhs=*/false, p.elem_size,
+                p.rhs);
+  p.out.batch_strides = rowMajorStrides(p.batch_shape);
+  for (int64_t &s : p.out.batch_strides)
+    s *= p.m * p.n;
+  p.out.row_stride = p.n;
   return Status::ok();
 }
 
@@ -190,12 +259,15 @@ void runDotGeneral(const DotGeneralPlan &p, const KernelIo &io, const OutputEpil
   io.rc.cpu->parallelFor(p.batch * tiles_m * tiles_n, [&](int64_t t) {
     const int64_t bi = t / (tiles_m * tiles_n), mi = (t / tiles_n) % tiles_m, ni = t % tiles_n;
     const int64_t i0 = mi * tile_m, j0 = ni * tile_n;
-    const uint8_t *at = a + (bi * p.lhs.batch_stride + i0 * p.lhs.row_stride) * es;
-    const uint8_t *bt = b + (bi * p.rhs.batch_stride + j0 * p.rhs.col_stride) * es;
-    uint8_t *ct = c + (bi * p.m * p.n + i0 * p.n + j0) * es;
+    const int64_t a_off = p.lhs.offset + batchOffset(p.batch_shape, p.lhs.batch_strides, bi);
+    const int64_t b_off = p.rhs.offset + batchOffset(p.batch_shape, p.rhs.batch_strides, bi);
+    const int64_t c_off = p.out.offset + batchOffset(p.batch_shape, p.out.batch_strides, bi);
+    const uint8_t *at = a + (a_off + i0 * p.lhs.row_stride) * es;
+    const uint8_t *bt = b + (b_off + j0 * p.rhs.col_stride) * es;
+    uint8_t *ct = c + (c_off + i0 * p.out.row_stride + j0) * es;
     const int64_t rows = std::min(tile_m, p.m - i0), cols = std::min(tile_n, p.n - j0);
     p.types.gemm(at, p.lhs.row_stride, p.lhs.col_stride, bt, p.rhs.row_stride, p.rhs.col_stride, ct,
-                 p.n, rows, cols, p.k);
+                 p.out.row_stride, rows, cols, p.k);
     if (epilogue)
       for (int64_t i = 0; i < rows; ++i)
         epilogue->runRange(io, (bi * p.m + i0 + i) * p.n + j0, cols);
@@ -213,15 +285,67 @@ public:
   void run(const KernelIo &io) const override { runDotGeneral(*plan_, io, epilogue_.get()); }
   std::unique_ptr<Kernel>
   withEpilogue(std::shared_ptr<const OutputEpilogue> epilogue) const override {
-    if (epilogue_ || plan_->types.out) // one epilogue; the tiles must be the result itself
+    // One epilogue; the tiles must be the row-major result itself.
+    if (epilogue_ || plan_->types.out || !plan_->out.row_major)
       return nullptr;
     return std::make_unique<DotGeneralKernel>(plan_, std::move(epilogue));
   }
+  std::unique_ptr<Kernel> withOperandView(int operand, const StridedView &view) const override;
+  std::unique_ptr<Kernel> withResultView(const StridedView &view) const override;
 
 private:
   std::shared_ptr<const DotGeneralPlan> plan_;
   std::shared_ptr<const OutputEpilogue> epilogue_;
 };
+
+std::unique_ptr<Kernel> DotGeneralKernel::withOperandView(int operand,
+                                                          const StridedView &view) const {
+  const DotGeneralPlan &p = *plan_;
+  const bool is_lhs = operand == 0;
+  if ((operand != 0 && operand != 1) || (is_lhs ? p.types.lhs : p.types.rhs) ||
+      view.shape != (is_lhs ? p.lhs_shape : p.rhs_shape) ||
+      view.strides.size() != view.shape.size() || elementCount(view.shape) == 0)
+    return nullptr;
+  auto plan = std::make_shared<DotGeneralPlan>(p);
+  OperandLayout &l = is_lhs ? plan->lhs : plan->rhs;
+  if (is_lhs)
+    layoutOperand(view.shape, view.strides, view.offset, p.lb, p.lf, p.lc, true, p.elem_size, l);
+  else
+    layoutOperand(view.shape, view.strides, view.offset, p.rb, p.rf, p.rc, false, p.elem_size, l);
+  if (l.copy) // a copy here saves nothing over the view's own step
+    return nullptr;
+  return std::make_unique<DotGeneralKernel>(std::move(plan), epilogue_);
+}
+
+std::unique_ptr<Kernel> DotGeneralKernel::withResultView(const StridedView &view) const {
+  const DotGeneralPlan &p = *plan_;
+  const size_t nb = p.lb.size(), nl = p.lf.size(), nr = p.rf.size();
+  if (view.shape.size() != nb + nl + nr || view.strides.size() != view.shape.size() ||
+      elementCount(view.shape) == 0)
+    return nullptr;
+  bool row_major = view.offset == 0;
+  const std::vector<int64_t> natural = rowMajorStrides(view.shape);
+  for (size_t d = 0; d < view.shape.size(); ++d)
+    row_major = row_major && (view.shape[d] == 1 || view.strides[d] == natural[d]);
+  if (row_major && p.out.row_major) // the same bytes: the output only gets another shape
+    return std::make_unique<DotGeneralKernel>(plan_, epilogue_);
+  if (epilogue_ || p.types.out || !p.out.row_major)
+    return nullptr;
+  std::vector<int64_t> batch_dims(nb), row_dims(nl), col_dims(nr);
+  std::iota(batch_dims.begin(), batch_dims.end(), 0);
+  std::iota(row_dims.begin(), row_dims.end(), static_cast<int64_t>(nb));
+  std::iota(col_dims.begin(), col_dims.end(), static_cast<int64_t>(nb + nl));
+  const std::optional<int64_t> rs = mergedStride(view.shape, view.strides, row_dims),
+                               cs = mergedStride(view.shape, view.strides, col_dims);
+  if (!rs || !cs || (p.n > 1 && *cs != 1) || (p.m > 1 && *rs < p.n))
+    return nullptr;
+  auto plan = std::make_shared<DotGeneralPlan>(p);
+  plan->out.batch_strides = pick(view.strides, batch_dims);
+  plan->out.offset = view.offset;
+  plan->out.row_stride = p.m > 1 ? *rs : p.n;
+  plan->out.row_major = false;
+  return std::make_unique<DotGeneralKernel>(std::move(plan), nullptr);
+}
 
 Result<std::unique_ptr<Kernel>> makeDotGeneral(OpView &v) {
   auto plan = std::make_shared<DotGeneralPlan>();

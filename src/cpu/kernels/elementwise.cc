@@ -137,10 +137,10 @@ struct BinaryPlan {
   void (*scalar_fn[2])(const uint8_t *, const uint8_t *, uint8_t *, int64_t) = {nullptr, nullptr};
   int64_t n = 0;
   int64_t size = 0;
-  // A folded broadcast_in_dim (Kernel::withBroadcastOperand): operand `bcast` (-1: none)
-  // holds `period` elements; output element i reads its element (i / repeat) % period.
+  // A folded broadcast_in_dim (Kernel::withBroadcastOperand): operand `bcast` (-1: none);
+  // output element i reads its element index.at(i).
   int bcast = -1;
-  int64_t repeat = 1, period = 1;
+  BroadcastIndex index;
 };
 
 template <typename Op> Status planBinary(OpView &v, BinaryPlan &p) {
@@ -167,24 +167,34 @@ template <typename Op> Status planBinary(OpView &v, BinaryPlan &p) {
 /// Output elements [begin, end) of a binary op with a folded broadcast operand, in runs that
 /// read either a contiguous stretch of the broadcast operand (repeat 1) or one element of it.
 /// `full` and `o` point at element `begin` of the full-size operand and of the output; `src`
-/// at the broadcast operand's first element.
+/// at the broadcast operand's first element. The runs after the first start at a period
+/// (repeat 1) or repeat boundary, so their index into the operand advances without divisions.
 void runBroadcastRange(const BinaryPlan &p, const uint8_t *full, const uint8_t *src, uint8_t *o,
                        int64_t begin, int64_t end) {
   const int64_t es = p.size;
-  for (int64_t i = begin; i < end;) {
-    const int64_t at = (i - begin) * es;
-    if (p.repeat == 1) {
-      const int64_t j = i % p.period, len = std::min(p.period - j, end - i);
+  const BroadcastIndex &b = p.index;
+  auto outer = [&](int64_t i) {
+    return b.outer_period == 1 ? 0 : ((i / b.outer_repeat) % b.outer_period) * b.period;
+  };
+  if (b.repeat == 1) { // runs within one period (outer_repeat is a multiple of it)
+    for (int64_t i = begin, j = begin % b.period; i < end; j = 0) {
+      const int64_t at = (i - begin) * es, len = std::min(b.period - j, end - i);
+      const uint8_t *s = src + (outer(i) + j) * es;
       if (p.bcast == 0)
-        p.fn(src + j * es, full + at, o + at, len);
+        p.fn(s, full + at, o + at, len);
       else
-        p.fn(full + at, src + j * es, o + at, len);
-      i += len;
-    } else {
-      const int64_t len = std::min(p.repeat - i % p.repeat, end - i);
-      p.scalar_fn[p.bcast](full + at, src + ((i / p.repeat) % p.period) * es, o + at, len);
+        p.fn(full + at, s, o + at, len);
       i += len;
     }
+    return;
+  }
+  const int64_t q = begin / b.repeat;
+  for (int64_t i = begin, r = begin - q * b.repeat, k = q % b.period; i < end; r = 0) {
+    const int64_t at = (i - begin) * es, len = std::min(b.repeat - r, end - i);
+    p.scalar_fn[p.bcast](full + at, src + (outer(i) + k) * es, o + at, len);
+    i += len;
+    if (++k == b.period)
+      k = 0;
   }
 }
 
@@ -322,6 +332,9 @@ public:
   void run(const KernelIo &io) const override { runBinary(plan_, io); }
   bool elementwise() const override { return true; }
   int broadcastOperand() const override { return plan_.bcast; }
+  const BroadcastIndex *broadcastIndex() const override {
+    return plan_.bcast >= 0 ? &plan_.index : nullptr;
+  }
   void runElements(const uint8_t *const *in, uint8_t *out, int64_t begin,
                    int64_t len) const override {
     if (plan_.bcast >= 0)
@@ -329,15 +342,21 @@ public:
     else
       plan_.fn(in[0], in[1], out, len);
   }
-  std::unique_ptr<Kernel> withBroadcastOperand(int operand, int64_t repeat,
-                                               int64_t period) const override {
-    if (plan_.bcast >= 0 || (operand != 0 && operand != 1) || plan_.n == 0 || repeat < 1 ||
-        period < 1 || repeat * period > plan_.n || plan_.n % (repeat * period) != 0)
+  std::unique_ptr<Kernel> withBroadcastOperand(int operand,
+                                               const BroadcastIndex &index) const override {
+    const int64_t inner = index.repeat * index.period;
+    if (plan_.bcast >= 0 || (operand != 0 && operand != 1) || plan_.n == 0 || index.repeat < 1 ||
+        index.period < 1 || inner > plan_.n || plan_.n % inner != 0 || index.outer_period < 1 ||
+        (index.outer_period > 1 &&
+         (index.outer_repeat % inner != 0 || plan_.n % (index.outer_repeat * index.outer_period))))
       return nullptr;
     BinaryPlan p = plan_;
     p.bcast = operand;
-    p.repeat = period == 1 ? p.n : repeat; // one element: a single run per tile
-    p.period = period;
+    p.index = index;
+    if (index.period == 1 && index.outer_period == 1)
+      p.index.repeat = p.n; // one element: a single run per tile
+    if (index.outer_period == 1)
+      p.index.outer_repeat = 1;
     return std::make_unique<BinaryKernel>(p);
   }
 

@@ -11,7 +11,7 @@
 // either preallocated by the executor (zero-filled, owned: OutputMode::kPreallocated), or
 // preallocated without the zero fill for kernels that write every output element
 // (OutputMode::kOverwritten: elementwise, convert, compare/select/clamp, broadcast, transpose,
-// reduce, dot_general), or assigned by the kernel itself (OutputMode::kAssigned: constants,
+// slice, reduce, dot_general), or assigned by the kernel itself (OutputMode::kAssigned: constants,
 // reshapes, control flow), which may then share storage with an input or a constant but never
 // write to it. Preallocated outputs may reuse the storage of a dead intermediate of the same
 // call (compiler.cc BufferPool).
@@ -53,6 +53,37 @@ struct KernelIo {
   std::span<Tensor> out;
 };
 
+/// A strided view of a row-major tensor: element (i_0, ..., i_{r-1}) of a view of `shape`
+/// is element offset + sum_d i_d * strides[d] (flat, in elements) of the viewed tensor.
+struct StridedView {
+  Shape shape;
+  std::vector<int64_t> strides;
+  int64_t offset = 0;
+
+  /// The view of a whole row-major tensor of `shape`.
+  static StridedView rowMajor(const Shape &shape);
+  /// Gives the view the shape `shape` (same element count), its elements taken in row-major
+  /// order (stablehlo.reshape of the viewed values). False, with the view unchanged, when
+  /// that is no strided view (dims split or merged across non-contiguous strides) or the
+  /// view has no elements.
+  bool reshape(const Shape &shape);
+};
+
+/// The element of a broadcast_in_dim's operand that output element i reads, for result dims
+/// (ignoring size-1 dims) [not read][read: outer_period][not read][read: period][not read:
+/// repeat], the read dims in operand order: at(i) = ((i / outer_repeat) % outer_period) *
+/// period + (i / repeat) % period, where outer_repeat = repeat * period * (the middle dims).
+/// outer_period 1: one read group (a bias vector, a per-row scalar, a scalar); two groups:
+/// e.g. an attention mask [B, 1, 1, S] over [B, H, S, S].
+struct BroadcastIndex {
+  int64_t repeat = 1, period = 1;
+  int64_t outer_repeat = 1, outer_period = 1;
+
+  int64_t at(int64_t i) const {
+    return ((i / outer_repeat) % outer_period) * period + (i / repeat) % period;
+  }
+};
+
 /// An elementwise pass fused into the kernel that produces its input (cpu/fusion.cc):
 /// run on each piece of the producer's output right after the producer wrote it, while the
 /// piece is still in cache.
@@ -70,12 +101,12 @@ public:
   virtual ~Kernel() = default;
   virtual void run(const KernelIo &io) const = 0;
   /// Elementwise binary kernels: the same op with operand `operand` (0 or 1) read from a
-  /// tensor of `period` elements, output element i using its element (i / repeat) % period
-  /// (a broadcast_in_dim folded into the op by the compiler; every element computed as
-  /// before). nullptr when the kernel cannot.
-  virtual std::unique_ptr<Kernel> withBroadcastOperand(int operand, int64_t repeat,
-                                                       int64_t period) const {
-    (void)operand, (void)repeat, (void)period;
+  /// tensor of index.period * index.outer_period elements, output element i using its element
+  /// index.at(i) (a broadcast_in_dim folded into the op by the compiler; every element
+  /// computed as before). nullptr when the kernel cannot.
+  virtual std::unique_ptr<Kernel> withBroadcastOperand(int operand,
+                                                       const BroadcastIndex &index) const {
+    (void)operand, (void)index;
     return nullptr;
   }
 
@@ -87,6 +118,41 @@ public:
     (void)epilogue;
     return nullptr;
   }
+
+  /// View folding (cpu/view_folding.h). A kernel whose output is its operand 0 read through
+  /// strides (transpose, slice, reshape) maps `view`, a view of that operand's values in some
+  /// tensor, to the view of its output's values in the same tensor, and returns true; false
+  /// (view unspecified) when the kernel is no such view or the result is not strided.
+  virtual bool outputView(StridedView &view) const {
+    (void)view;
+    return false;
+  }
+  /// dot_general: a copy of the kernel that reads operand `operand` (0 or 1) as `view` (of
+  /// the operand's shape) of the tensor then passed in its place, every output element
+  /// computed as before. nullptr when it cannot.
+  virtual std::unique_ptr<Kernel> withOperandView(int operand, const StridedView &view) const {
+    (void)operand, (void)view;
+    return nullptr;
+  }
+  /// dot_general: a copy of the kernel that writes its result as `view` (of the result's
+  /// shape) of the output tensor it is then given (whose every element the view covers once),
+  /// every element computed as before. nullptr when it cannot.
+  virtual std::unique_ptr<Kernel> withResultView(const StridedView &view) const {
+    (void)view;
+    return nullptr;
+  }
+
+  /// Row fusion (cpu/row_fusion.h). A reduce of the trailing dims of one input, R rows of
+  /// `width` elements -> R results, gives its row width (> 0); 0 for any other kernel.
+  virtual int64_t reducedRowWidth() const { return 0; }
+  /// Computes results [r, r + count) of such a reduce, the same bits as run(): `rows` points
+  /// at the first element of input row r, `init` at the init value, `out` at result r.
+  virtual void runReducedRows(const uint8_t *rows, const uint8_t *init, uint8_t *out,
+                              int64_t count) const {
+    (void)rows, (void)init, (void)out, (void)count;
+  }
+  /// An elementwise binary kernel with a folded broadcast operand: its index; else nullptr.
+  virtual const BroadcastIndex *broadcastIndex() const { return nullptr; }
 
   /// Loop fusion (cpu/fusion.cc). True for an elementwise kernel: one output whose element i
   /// is computed from element i of each operand alone, except operand broadcastOperand() (a
@@ -238,6 +304,29 @@ Result<std::unique_ptr<Kernel>> makeKernel(OpView &view) {
   Plan plan;
   RS_RETURN_IF_ERROR(PlanF(view, plan));
   return std::unique_ptr<Kernel>(std::make_unique<PlannedKernel<Plan, RunF>>(std::move(plan)));
+}
+
+/// PlannedKernel of an op whose output is a strided view of its operand 0: ViewF(plan, view)
+/// is its Kernel::outputView.
+template <typename Plan, void (*RunFn)(const Plan &, const KernelIo &),
+          bool (*ViewFn)(const Plan &, StridedView &)>
+class PlannedViewKernel final : public Kernel {
+public:
+  explicit PlannedViewKernel(Plan plan) : plan_(std::move(plan)) {}
+  void run(const KernelIo &io) const override { RunFn(plan_, io); }
+  bool outputView(StridedView &view) const override { return ViewFn(plan_, view); }
+
+private:
+  Plan plan_;
+};
+
+template <typename Plan, Status (*PlanF)(OpView &, Plan &),
+          void (*RunF)(const Plan &, const KernelIo &), bool (*ViewF)(const Plan &, StridedView &)>
+Result<std::unique_ptr<Kernel>> makeViewKernel(OpView &view) {
+  Plan plan;
+  RS_RETURN_IF_ERROR(PlanF(view, plan));
+  return std::unique_ptr<Kernel>(
+      std::make_unique<PlannedViewKernel<Plan, RunF, ViewF>>(std::move(plan)));
 }
 
 //===----------------------------------------------------------------------===//

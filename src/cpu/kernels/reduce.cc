@@ -117,14 +117,15 @@ void fastReduce(const ReducePlan &p, const uint8_t *in_bytes, const uint8_t *ini
   T *out = reinterpret_cast<T *>(out_bytes);
   std::vector<int64_t> idx;
   T acc[kChunk];
+  if constexpr (!ops::kComplex<T>) {
+    if (p.inner == 1 && p.red_contiguous) { // rows of the trailing dims: row o at o * count
+      for (int64_t o = o_begin; o < o_end; ++o)
+        out[o] = reduceRow<Op>(in + o * p.red_count, p.red_count, init);
+      return;
+    }
+  }
   for (int64_t o = o_begin; o < o_end; ++o) {
     const T *base = in + outerOffset(p, o);
-    if constexpr (!ops::kComplex<T>) {
-      if (p.inner == 1 && p.red_contiguous) {
-        out[o] = reduceRow<Op>(base, p.red_count, init);
-        continue;
-      }
-    }
     if (p.inner == 1) {
       T a = init;
       forEachReduced(p, idx, [&](int64_t off) { a = ops::applyBinary<Op>(a, base[off]); });
@@ -268,11 +269,35 @@ void runReduce(const ReducePlan &p, const KernelIo &io) {
   });
 }
 
+/// reduce's kernel; a reduce of the trailing dims on the fast path computes rows on demand
+/// (Kernel::runReducedRows).
+class ReduceKernel final : public Kernel {
+public:
+  explicit ReduceKernel(ReducePlan plan) : plan_(std::move(plan)) {}
+  void run(const KernelIo &io) const override { runReduce(plan_, io); }
+  int64_t reducedRowWidth() const override {
+    const bool rows = plan_.fast && plan_.n == 1 && plan_.inner == 1 && plan_.red_contiguous;
+    return rows ? plan_.red_count : 0;
+  }
+  void runReducedRows(const uint8_t *rows, const uint8_t *init, uint8_t *out,
+                      int64_t count) const override {
+    plan_.fast(plan_, rows, init, out, 0, count); // result o reads input row o (inner 1)
+  }
+
+private:
+  ReducePlan plan_;
+};
+
+Result<std::unique_ptr<Kernel>> makeReduce(OpView &v) {
+  ReducePlan plan;
+  RS_RETURN_IF_ERROR(planReduce(v, plan));
+  return std::unique_ptr<Kernel>(std::make_unique<ReduceKernel>(std::move(plan)));
+}
+
 } // namespace
 
 void registerReduceKernels(KernelRegistry &r) {
-  r.add("stablehlo.reduce", &makeKernel<ReducePlan, planReduce, runReduce>,
-        OutputMode::kOverwritten);
+  r.add("stablehlo.reduce", &makeReduce, OutputMode::kOverwritten);
 }
 
 } // namespace rs::cpu

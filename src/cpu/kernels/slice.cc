@@ -20,6 +20,8 @@ namespace {
 
 struct SlicePlan {
   StridedCopy copy;
+  Shape shape; // of the result
+  std::vector<int64_t> start, strides;
 };
 
 Status planSlice(OpView &v, SlicePlan &p) {
@@ -52,11 +54,25 @@ Status planSlice(OpView &v, SlicePlan &p) {
   p.copy.out_strides = rowMajorStrides(out.shape);
   p.copy.elem_size = dtypeSize(in.dtype);
   p.copy.simplify();
+  p.shape = out.shape;
+  p.start = std::move(start);
+  p.strides = std::move(strides);
   return Status::ok();
 }
 
 void runSlice(const SlicePlan &p, const KernelIo &io) {
   p.copy.run(io.rc, io.in[0]->data(), io.out[0].mutableData());
+}
+
+bool sliceView(const SlicePlan &p, StridedView &view) {
+  if (view.shape.size() != p.shape.size())
+    return false;
+  for (size_t d = 0; d < p.shape.size(); ++d) {
+    view.offset += p.start[d] * view.strides[d];
+    view.strides[d] *= p.strides[d];
+  }
+  view.shape = p.shape;
+  return true;
 }
 
 /// Start indices read from rank-0 operands at run time, clamped to [0, dim - size].
@@ -159,7 +175,8 @@ void runDynamicUpdateSlice(const DynamicUpdateSlicePlan &p, const KernelIo &io) 
 } // namespace
 
 void registerSliceKernels(KernelRegistry &r) {
-  r.add("stablehlo.slice", &makeKernel<SlicePlan, planSlice, runSlice>);
+  r.add("stablehlo.slice", &makeViewKernel<SlicePlan, planSlice, runSlice, sliceView>,
+        OutputMode::kOverwritten);
   r.add("stablehlo.dynamic_slice",
         &makeKernel<DynamicSlicePlan, planDynamicSlice, runDynamicSlice>);
   r.add("stablehlo.dynamic_update_slice",

@@ -54,9 +54,9 @@ public:
         fitToWidth(outputs_[i], io.out[i].mutableData(), io.out[i].numElements(), saturate_);
   }
 
-  std::unique_ptr<Kernel> withBroadcastOperand(int operand, int64_t repeat,
-                                               int64_t period) const override {
-    std::unique_ptr<Kernel> k = inner_->withBroadcastOperand(operand, repeat, period);
+  std::unique_ptr<Kernel> withBroadcastOperand(int operand,
+                                               const BroadcastIndex &index) const override {
+    std::unique_ptr<Kernel> k = inner_->withBroadcastOperand(operand, index);
     if (!k)
       return nullptr;
     return std::make_unique<SubByteKernel>(std::move(k), outputs_, saturate_);

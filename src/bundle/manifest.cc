@@ -1,13 +1,12 @@
 //===- bundle/manifest.cc - manifest.yaml (bundle format 2.0) --------------===//
 #include "bundle/manifest.h"
+#include "support/file.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <fstream>
 #include <iterator>
 #include <set>
-#include <sstream>
 
 namespace rs::bundle {
 
@@ -468,12 +467,7 @@ Result<Manifest> parseManifest(std::string_view yaml, std::string_view file,
 }
 
 Result<Manifest> loadManifest(const std::string &path, std::string_view model_name) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return notFound() << path << ": cannot read";
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad())
-    return internalError() << path << ": read failed";
+  RS_ASSIGN_OR_RETURN(std::string text, readWholeFile(path));
   return parseManifest(text, path, model_name);
 }
 

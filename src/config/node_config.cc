@@ -1,5 +1,6 @@
 //===- config/node_config.cc - Node file and per-worker resolution ---------===//
 #include "config/node_config.h"
+#include "support/file.h"
 #include "support/text.h"
 
 #include "config/worker_build_impl.h"
@@ -8,7 +9,6 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <set>
 
@@ -303,12 +303,7 @@ Result<NodeConfig> parseNodeFile(std::string_view text, const std::string &path,
 }
 
 Result<NodeConfig> loadNodeFile(const std::string &path, const Environment &env) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return notFound() << path << ": cannot read";
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad())
-    return internalError() << path << ": read failed";
+  RS_ASSIGN_OR_RETURN(std::string text, readWholeFile(path));
   return parseNodeFile(text, path, env);
 }
 

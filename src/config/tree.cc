@@ -1,9 +1,9 @@
 //===- config/tree.cc - YAML values with their origin ----------------------===//
 #include "config/tree.h"
+#include "support/file.h"
 
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
 #include <iterator>
 
 namespace rs::config {
@@ -96,12 +96,7 @@ Result<ConfigValue> parseYaml(std::string_view text, std::string_view file) {
 }
 
 Result<ConfigValue> loadYamlFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return notFound() << path << ": cannot read";
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad())
-    return internalError() << path << ": read failed";
+  RS_ASSIGN_OR_RETURN(std::string text, readWholeFile(path));
   return parseYaml(text, path);
 }
 

@@ -1,5 +1,6 @@
 //===- gateway/gateway_config.cc - gateway.yml and its environment ----------===//
 #include "gateway/gateway_config.h"
+#include "support/file.h"
 
 #include "gateway/gateway_config_impl.h"
 #include "support/text.h"
@@ -106,10 +107,7 @@ Result<GatewayConfig> parseGatewayConfig(std::string_view text, const std::strin
 }
 
 Result<GatewayConfig> loadGatewayConfig(const std::string &path, const Environment &env) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return notFound() << path << ": cannot read";
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  RS_ASSIGN_OR_RETURN(std::string text, readWholeFile(path));
   return parseGatewayConfig(text, path, env);
 }
 

@@ -7,12 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/parser.h"
+#include "support/file.h"
 
 #include "ir/parser_impl.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 namespace rs::ir {
 namespace detail {
@@ -157,14 +156,7 @@ Result<Module> parseModule(std::string_view text, std::string_view file, int fir
 }
 
 Result<Module> parseModuleFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return notFound() << path << ": cannot open file";
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad())
-    return notFound() << path << ": cannot read file";
-  std::string text = std::move(buf).str();
+  RS_ASSIGN_OR_RETURN(std::string text, readWholeFile(path));
   if (text.size() >= 4 && text.compare(0, 4, "ML\xefR") == 0)
     return unimplemented() << path
                            << ": StableHLO portable artifacts (MLIR bytecode) are not supported "

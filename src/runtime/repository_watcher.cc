@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <filesystem>
 #include <regex>
 #include <set>
@@ -141,11 +142,15 @@ std::vector<WatcherChange> RepositoryWatcher::poll() {
     spdlog::info("watcher: change detected action={} name={}{}", watcherActionName(c.action),
                  c.name, c.from.empty() ? "" : " from=" + c.from);
     Status s;
-    switch (c.action) {
-    case WatcherChange::Action::kLoad:
-    case WatcherChange::Action::kReload: s = actions_.load(c.name, c.dir); break;
-    case WatcherChange::Action::kUnload: s = actions_.unload(c.name); break;
-    case WatcherChange::Action::kRename: s = actions_.rename(c.from, c.name, c.dir); break;
+    try { // whatever a bundle holds, a failed action must not end the server
+      switch (c.action) {
+      case WatcherChange::Action::kLoad:
+      case WatcherChange::Action::kReload: s = actions_.load(c.name, c.dir); break;
+      case WatcherChange::Action::kUnload: s = actions_.unload(c.name); break;
+      case WatcherChange::Action::kRename: s = actions_.rename(c.from, c.name, c.dir); break;
+      }
+    } catch (const std::exception &e) {
+      s = internalError() << "unexpected error: " << e.what();
     }
     if (!s.isOk()) {
       spdlog::warn("watcher: action failed action={} name={} reason={}",

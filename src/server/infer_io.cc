@@ -1,13 +1,12 @@
 //===- server/infer_io.cc - Request files and output display for `infer` ----===//
 #include "server/infer_io.h"
+#include "support/file.h"
 
 #include "bundle/safetensors.h"
 #include "protocol/http_codec.h"
 
 #include <charconv>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace rs::server {
 namespace {
@@ -72,13 +71,9 @@ void appendElement(const Tensor &t, int64_t i, std::string &out) {
 }
 
 Result<runtime::InferRequest> loadJson(const std::string &path, const std::string &model) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return notFound() << path << ": cannot open";
-  std::ostringstream text;
-  text << in.rdbuf();
-  Result<protocol::HttpInferRequest> r = protocol::decodeHttpInferRequest(
-      {model, ""}, text.str(), std::nullopt, runtime::Clock::now());
+  RS_ASSIGN_OR_RETURN(std::string text, readWholeFile(path));
+  Result<protocol::HttpInferRequest> r =
+      protocol::decodeHttpInferRequest({model, ""}, text, std::nullopt, runtime::Clock::now());
   if (!r.isOk())
     return r.status().withPrefix(path);
   runtime::InferRequest request = std::move(r->request);

@@ -1,5 +1,6 @@
 //===- server/tls.cc - TLS for the gRPC and HTTP front-ends -----------------===//
 #include "server/tls.h"
+#include "support/file.h"
 
 #include <grpcpp/security/server_credentials.h>
 #include <openssl/bio.h>
@@ -7,24 +8,18 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
-#include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 namespace rs::server {
 
 Result<std::string> readPemFile(const std::string &path, std::string_view what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return failedPrecondition() << what << " " << path
-                                << " cannot be read: " << std::strerror(errno);
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (s.str().empty())
+  Result<std::string> text = readWholeFile(path);
+  if (!text.isOk()) // "tls.cert_file PATH: cannot open: REASON"
+    return failedPrecondition() << what << " " << text.status().message();
+  if (text->empty())
     return failedPrecondition() << what << " " << path << " is empty";
-  return s.str();
+  return std::move(text).value();
 }
 
 Status checkKeyMatchesCertificate(const std::string &cert_pem, const std::string &key_pem,

@@ -407,7 +407,11 @@ TEST(Bundle, MissingDirectoryOrManifest) {
               tmp.file("nope") + ": not a bundle directory");
   fs::create_directories(tmp.file("empty"));
   expectError(loadBundle(tmp.file("empty")), StatusCode::kNotFound,
-              tmp.file("empty") + "/manifest.yaml: cannot read");
+              tmp.file("empty") + "/manifest.yaml: cannot open: No such file or directory");
+  // A directory where the manifest should be: an error naming it, not an exception.
+  fs::create_directories(tmp.file("dir_manifest") + "/manifest.yaml");
+  expectError(loadBundle(tmp.file("dir_manifest")), StatusCode::kInvalidArgument,
+              tmp.file("dir_manifest") + "/manifest.yaml: is a directory, not a file");
 }
 
 } // namespace

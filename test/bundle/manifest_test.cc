@@ -314,7 +314,7 @@ TEST(Manifest, MissingFileIsNotFound) {
   auto m = loadManifest("/nonexistent/manifest.yaml");
   ASSERT_FALSE(m.isOk());
   EXPECT_EQ(m.status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(m.status().message(), "/nonexistent/manifest.yaml: cannot read");
+  EXPECT_EQ(m.status().message(), "/nonexistent/manifest.yaml: cannot open: No such file or directory");
 }
 
 } // namespace

@@ -95,7 +95,7 @@ TEST(NodeConfig, MissingFileIsNotFound) {
   auto node = loadNodeFile("/nonexistent/node.yaml", {});
   ASSERT_FALSE(node.isOk());
   EXPECT_EQ(node.status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(node.status().message(), "/nonexistent/node.yaml: cannot read");
+  EXPECT_EQ(node.status().message(), "/nonexistent/node.yaml: cannot open: No such file or directory");
 }
 
 TEST(NodeConfig, LoadsFromDiskAndResolvesRelativeRepo) {

@@ -207,7 +207,7 @@ TEST_F(Tls, ConfigurationErrorsNameTheKeyOrFile) {
   server::Worker worker(server::WorkerOptions{*cfg, true});
   Status s = worker.start();
   EXPECT_EQ(s.toString(), "FAILED_PRECONDITION: grpc server: tls.cert_file "
-                          "/nonexistent/server.crt cannot be read: No such file or directory");
+                          "/nonexistent/server.crt: cannot open: No such file or directory");
   worker.shutdown();
 }
 

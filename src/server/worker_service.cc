@@ -44,6 +44,16 @@ std::string requestPrefix(const runtime::InferRequest &r) {
   return p;
 }
 
+/// A scheduler failure with the request's prefix. The scheduler names the model itself
+/// ("model 'm': deadline exceeded ...", "model 'm' was unloaded"): that name is replaced by
+/// the prefix (which adds the request id) instead of repeated.
+Status withRequestPrefix(const Status &s, const std::string &model, const std::string &prefix) {
+  const std::string named = "model '" + model + "'";
+  if (std::string_view(s.message()).starts_with(named))
+    return Status(s.code(), prefix + s.message().substr(named.size()));
+  return s.withPrefix(prefix);
+}
+
 /// `options` with every dispatch reported to `metrics` and `statistics`, and the weight
 /// cache acquired before each dispatch.
 scheduler::SchedulerOptions observedBy(scheduler::SchedulerOptions options, WorkerMetrics &metrics,
@@ -396,7 +406,7 @@ void WorkerService::infer(runtime::InferRequest request, runtime::InferCallback 
       [this, gate, model, response, selected, prefix, done](Result<std::vector<Tensor>> outputs) {
         if (!outputs.isOk()) {
           leave(gate);
-          done(outputs.status().withPrefix(prefix));
+          done(withRequestPrefix(outputs.status(), response->model_name, prefix));
           return;
         }
         for (size_t o : selected)

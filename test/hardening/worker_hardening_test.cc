@@ -449,3 +449,30 @@ TEST(WorkerRequestLog, EveryFailedRequestIsLoggedOnce) {
 
 } // namespace
 } // namespace rs::testing
+
+namespace rs::testing {
+namespace {
+
+// An already expired `reactant_timeout_ns` is answered 504 before running, with the model
+// and request named once (the scheduler's own "model '...'" is not repeated).
+TEST(WorkerDeadline, ExpiredBudgetNamesTheModelOnce) {
+  auto w = TestWorker::start(kIrisRepo);
+  ASSERT_NE(w, nullptr);
+  const std::string row = R"("inputs":[{"name":"features","shape":[1,4],"datatype":"FP32",)"
+                          R"("data":[1,2,3,4]}]})";
+  auto res = w->http()->Post("/v2/models/iris_mlp/infer",
+                             R"({"id":"t1","parameters":{"reactant_timeout_ns":0},)" + row,
+                             "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 504);
+  EXPECT_EQ(res->body,
+            R"({"error":"model 'iris_mlp', request 't1': deadline exceeded before execution"})");
+  res = w->http()->Post("/v2/models/iris_mlp/infer",
+                        R"({"parameters":{"reactant_timeout_ns":-5},)" + row, "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 504);
+  EXPECT_EQ(res->body, R"({"error":"model 'iris_mlp': deadline exceeded before execution"})");
+}
+
+} // namespace
+} // namespace rs::testing

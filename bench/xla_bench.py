@@ -25,6 +25,9 @@ import statistics
 import sys
 import time
 
+if "-h" in sys.argv or "--help" in sys.argv or len(sys.argv) < 4:
+    print(__doc__.strip())
+    sys.exit(0 if len(sys.argv) >= 2 and sys.argv[1] in ("-h", "--help") else 2)
 PLATFORM = sys.argv[sys.argv.index("--platform") + 1] if "--platform" in sys.argv else "cpu"
 os.environ.setdefault("JAX_PLATFORMS", PLATFORM)
 import jax  # noqa: E402

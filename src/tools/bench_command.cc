@@ -210,7 +210,8 @@ void addBenchCommand(CLI::App &app) {
   CLI::App *cmd = app.add_subcommand("bench", "Time the built-in CPU executor on a bundle");
   cmd->add_option("bundle", opts->bundle_dir, "Bundle directory")->required();
   cmd->add_option("--golden", opts->golden_dir,
-                  "Directory of golden files b{N}.safetensors (inputs); zeros without it");
+                  "Directory of golden files b{N}.safetensors: their inputs are used (zeros "
+                  "without it); outputs are not compared (docs/accuracy.md)");
   cmd->add_option("--threads", opts->threads, "Executor threads (0 = every core)")
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--batch", opts->batches, "Only these compiled batch sizes");

@@ -9,6 +9,8 @@
 // context of --threads threads (0 = every core) and run on its golden inputs
 // (DIR/b{N}.safetensors, tensors named as the manifest's executable_inputs, reshaped to
 // the program's argument shapes) or, without --golden or a file for that size, on zeros.
+// Timing only: the outputs are not compared with the golden outputs (the golden tests of
+// the test suite do that; docs/accuracy.md).
 // After --warmup untimed runs it runs --iterations times, or when that is 0 until
 // --min-seconds have passed (at least 5 runs), and prints one line per batch size: the
 // median and min milliseconds per execute (Program::run wall time, weights as zero-copy

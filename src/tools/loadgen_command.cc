@@ -32,16 +32,21 @@ void addLoadgenCommand(CLI::App &app) {
       ->check(CLI::IsMember({"grpc", "http", "both"}));
   cmd->add_option("--grpc-url", o->grpc_url, "gRPC host:port (default 127.0.0.1:8001)");
   cmd->add_option("--http-url", o->http_url, "HTTP host:port (default 127.0.0.1:8000)");
-  cmd->add_option("-c,--concurrency", o->concurrency, "Concurrent clients (default 4)");
+  cmd->add_option("-c,--concurrency", o->concurrency, "Concurrent clients (default 4)")
+      ->check(CLI::Range(1, 4096));
   cmd->add_option("--duration", o->duration_s,
-                  "Seconds to run (default 10; 0 with --requests to stop on the count)");
+                  "Seconds to run (default 10; 0 with --requests to stop on the count)")
+      ->check(CLI::Range(0.0, 1e7));
   cmd->add_option("--requests", o->requests, "Stop after this many requests (0: no limit)");
   cmd->add_option("--malformed", o->malformed_fraction,
-                  "Share of malformed requests, 0..1 (default 0)");
+                  "Share of malformed requests, 0..1 (default 0)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--shm", o->shared_memory,
                 "Include system shared memory requests, valid and malformed (same host)");
-  cmd->add_option("--rows", o->rows, "Rows per valid request (default 1)");
-  cmd->add_option("--payloads", o->payloads, "Distinct random payloads (default 8)");
+  cmd->add_option("--rows", o->rows, "Rows per valid request (default 1)")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--payloads", o->payloads, "Distinct random payloads (default 8)")
+      ->check(CLI::Range(1, 1 << 16));
   cmd->add_flag("--no-verify", *no_verify, "Do not compare answers with the first answer");
   cmd->add_option("--rtol", o->rtol,
                   "Relative tolerance for floating-point outputs (default 0: bit-exact)");

@@ -107,11 +107,18 @@ void addServeCommand(CLI::App &app) {
   cmd->add_option("-c,--config", args->config, "Node file (YAML)");
   cmd->add_option("--worker", args->worker, "Worker name in the node file (default: the first)");
   cmd->add_option("--model-repo", args->model_repo, "Model repository (overrides model_repo)");
-  cmd->add_option("--log-format", args->log_format, "Log format: text or json");
-  cmd->add_option("--log-level", args->log_level, "Log level: debug, info, warn, error");
+  cmd->add_option("--log-format", args->log_format, "Log format: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--log-level", args->log_level, "Log level: debug, info, warn, error")
+      ->check(
+          CLI::IsMember({"trace", "debug", "info", "warn", "warning", "error", "critical", "off"}));
   cmd->add_option("--exit-timeout-secs", args->exit_timeout_secs,
                   "On SIGTERM/SIGINT, how long in-flight requests may finish (default 30)");
-  cmd->callback([args] { std::exit(runServe(*args)); });
+  cmd->callback([args] {
+    if (args->config.empty() && args->model_repo.empty()) // a usage error: exit 2 (main.cpp)
+      throw CLI::ValidationError("serve", "needs --config FILE or --model-repo DIR");
+    std::exit(runServe(*args));
+  });
 }
 
 } // namespace rs::tools

@@ -3,7 +3,7 @@
 // The command-line client against a real worker (iris_mlp): an error says whether the
 // request reached the server ("request to URL: ..." with the server's answer or the
 // transport's error) or was never sent ("request not sent: ..." for a bad input file), and
-// the exit status is 1; a usage error exits 2.
+// the exit status is 1; a usage error exits 2, for `serve` and `loadgen` too.
 //
 //===----------------------------------------------------------------------===//
 #include "process_util.h"
@@ -13,6 +13,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace rs::testing {
 namespace {
@@ -56,6 +59,25 @@ TEST(InferCommand, ErrorsSayWhetherTheRequestReachedTheServer) {
   EXPECT_NE(out.find("--input is required"), std::string::npos) << out;
 
   fs::remove_all(dir);
+}
+
+TEST(CommandLine, UsageErrorsExitTwoWithTheReason) {
+  const std::string bin = RS_SERVER_BINARY;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {" serve", "serve: needs --config FILE or --model-repo DIR"},
+      {" serve --model-repo /nonexistent --log-level chatty", "--log-level: chatty not in"},
+      {" serve --model-repo /nonexistent --log-format xml", "--log-format: xml not in {text,json}"},
+      {" loadgen --model m -c 0", "--concurrency: Value 0 not in range 1 to 4096"},
+      {" loadgen --model m --malformed 2", "--malformed: Value 2 not in range"},
+      {" loadgen --model m --rows 0", "--rows: Value 0 not in range"},
+      {" serve --no-such-flag", "The following argument was not expected: --no-such-flag"},
+  };
+  for (const auto &[args, why] : cases) {
+    auto [rc, out] = runCommand(bin + args);
+    EXPECT_EQ(rc, 2) << args << ": " << out;
+    EXPECT_NE(out.find(why), std::string::npos) << args << ": " << out;
+  }
+  EXPECT_EQ(runCommand(bin + " serve --help").first, 0);
 }
 
 } // namespace

@@ -14,8 +14,14 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
+#include <cstring>
 #include <memory>
+
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace rs::server {
 
@@ -383,6 +389,31 @@ private:
   std::function<std::string()> evidence_;
 };
 
+namespace {
+/// Why binding `host`:`port` fails, found by trying it with a plain socket (gRPC does not
+/// say): ": Address already in use" and the like, or "" when a plain bind succeeds.
+std::string bindFailureReason(const std::string &host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo *found = nullptr;
+  if (int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0)
+    return std::string(": ") + ::gai_strerror(rc);
+  std::string reason;
+  for (addrinfo *a = found; a && reason.empty(); a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0)
+      continue;
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) != 0)
+      reason = std::string(": ") + std::strerror(errno);
+    ::close(fd);
+  }
+  ::freeaddrinfo(found);
+  return reason;
+}
+} // namespace
+
 GrpcServer::GrpcServer(GrpcServerOptions options, runtime::InferenceService &service)
     : options_(std::move(options)), service_(service) {}
 
@@ -424,7 +455,8 @@ Status GrpcServer::start() {
     impl_.reset();
     control_.reset();
     evidence_.reset();
-    return unavailable() << "grpc server: cannot bind " << address;
+    return unavailable() << "grpc server: cannot bind " << address
+                         << bindFailureReason(options_.host, options_.port);
   }
   port_ = selected_port;
   spdlog::info("grpc server listening on {}:{}", options_.host, port_);

@@ -22,18 +22,29 @@ Result<std::string> readPemFile(const std::string &path, std::string_view what) 
   return std::move(text).value();
 }
 
+namespace {
+
+using BioPtr = std::unique_ptr<BIO, decltype(&BIO_free)>;
+
+/// A read-only memory BIO over `pem` (which must outlive it).
+BioPtr memoryBio(const std::string &pem) {
+  return BioPtr(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
+}
+
+/// The first PEM certificate of `pem`, or null.
+std::unique_ptr<X509, decltype(&X509_free)> firstCertificate(const std::string &pem) {
+  BioPtr bio = memoryBio(pem);
+  return {PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr), &X509_free};
+}
+
+} // namespace
+
 Status checkKeyMatchesCertificate(const std::string &cert_pem, const std::string &key_pem,
                                   const std::string &cert_path, const std::string &key_path) {
-  auto bio = [](const std::string &pem) {
-    return std::unique_ptr<BIO, decltype(&BIO_free)>(
-        BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
-  };
-  auto cert_bio = bio(cert_pem);
-  std::unique_ptr<X509, decltype(&X509_free)> cert(
-      PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr), &X509_free);
+  auto cert = firstCertificate(cert_pem);
   if (!cert)
     return failedPrecondition() << "tls.cert_file " << cert_path << " holds no PEM certificate";
-  auto key_bio = bio(key_pem);
+  BioPtr key_bio = memoryBio(key_pem);
   std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
       PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr), &EVP_PKEY_free);
   if (!key)
@@ -60,6 +71,9 @@ Result<std::shared_ptr<grpc::ServerCredentials>> grpcServerCredentials(const Tls
   o.pem_key_cert_pairs.push_back(std::move(pair));
   if (tls.mutual()) {
     RS_ASSIGN_OR_RETURN(o.pem_root_certs, readPemFile(tls.client_ca_file, "tls.client_ca_file"));
+    if (!firstCertificate(o.pem_root_certs))
+      return failedPrecondition() << "tls.client_ca_file " << tls.client_ca_file
+                                  << " holds no PEM certificate";
   }
   return grpc::SslServerCredentials(o);
 }

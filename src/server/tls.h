@@ -35,8 +35,9 @@ struct TlsOptions {
 
 /// The gRPC credentials for `tls`: insecure when it is off, else SSL credentials with
 /// the files' contents. FailedPrecondition naming the file (and its key) when one cannot
-/// be read, holds no PEM certificate / private key, or when the key is not the one of the
-/// certificate (the first of tls.cert_file's chain); checkKeyMatchesCertificate().
+/// be read, holds no PEM certificate / private key (tls.client_ca_file: no certificate), or
+/// when the key is not the one of the certificate (the first of tls.cert_file's chain);
+/// checkKeyMatchesCertificate().
 Result<std::shared_ptr<grpc::ServerCredentials>> grpcServerCredentials(const TlsOptions &tls);
 
 /// Checks that `key_pem` holds a private key and `cert_pem` a certificate (the first of a

@@ -366,6 +366,16 @@ Status Worker::start() {
   for (const auto &s : repository_->states())
     (s.model ? ready : failed)++;
   spdlog::info("models ready loaded={} failed={}", ready, failed);
+  if (ready + failed == 0) // serving nothing is allowed (models may arrive), but say why
+    for (const std::string &dir : config_.model_dirs)
+      spdlog::warn("model repository {} holds no bundle: a bundle is a subdirectory with a "
+                   "manifest.yaml{}{}",
+                   dir,
+                   std::filesystem::exists(std::filesystem::path(dir) / "manifest.yaml")
+                       ? "; this directory is itself a bundle, so model_repo should name its parent"
+                       : "",
+                   config_.models_include.empty() ? ""
+                                                  : "; models_include may exclude every bundle");
 
   GrpcServerOptions grpc_options;
   grpc_options.host = config_.endpoints.host;

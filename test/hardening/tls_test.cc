@@ -236,6 +236,13 @@ TEST_F(Tls, KeyOfAnotherCertificateOrNoPemIsRefusedByName) {
             "FAILED_PRECONDITION: tls.key_file server.crt holds no PEM private key (or one with "
             "a passphrase)");
 
+  // A client CA file with no certificate in it (before: gRPC's "cannot bind").
+  server::TlsOptions bad_ca{certs_->path("server.crt"), certs_->path("server.key"),
+                            certs_->path("server.key")};
+  EXPECT_EQ(server::grpcServerCredentials(bad_ca).status().toString(),
+            "FAILED_PRECONDITION: tls.client_ca_file " + certs_->path("server.key") +
+                " holds no PEM certificate");
+
   // The worker's start stops on it, naming both files (before: "cannot bind").
   Result<config::NodeConfig> node = config::parseNodeFile(
       "model_repo: \"" + kIrisRepo +

@@ -314,7 +314,8 @@ TEST(Manifest, MissingFileIsNotFound) {
   auto m = loadManifest("/nonexistent/manifest.yaml");
   ASSERT_FALSE(m.isOk());
   EXPECT_EQ(m.status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(m.status().message(), "/nonexistent/manifest.yaml: cannot open: No such file or directory");
+  EXPECT_EQ(m.status().message(),
+            "/nonexistent/manifest.yaml: cannot open: No such file or directory");
 }
 
 } // namespace

@@ -95,7 +95,8 @@ TEST(NodeConfig, MissingFileIsNotFound) {
   auto node = loadNodeFile("/nonexistent/node.yaml", {});
   ASSERT_FALSE(node.isOk());
   EXPECT_EQ(node.status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(node.status().message(), "/nonexistent/node.yaml: cannot open: No such file or directory");
+  EXPECT_EQ(node.status().message(),
+            "/nonexistent/node.yaml: cannot open: No such file or directory");
 }
 
 TEST(NodeConfig, LoadsFromDiskAndResolvesRelativeRepo) {

@@ -169,7 +169,8 @@ TEST(Files, BytecodeIsRejectedWithAClearMessage) {
   EXPECT_EQ(parseModuleFile(real.string()).status().code(), StatusCode::kUnimplemented);
   Result<Module> missing = parseModuleFile((dir / "nope.mlir").string());
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(missing.status().message(), (dir / "nope.mlir").string() + ": cannot open: No such file or directory");
+  EXPECT_EQ(missing.status().message(),
+            (dir / "nope.mlir").string() + ": cannot open: No such file or directory");
   fs::remove_all(dir);
 }
 

@@ -77,7 +77,8 @@ TEST_F(InferIoTest, BadFiles) {
   r = loadInferRequest((dir_ / "missing.json").string(), "m");
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(r.status().message(), (dir_ / "missing.json").string() + ": cannot open: No such file or directory");
+  EXPECT_EQ(r.status().message(),
+            (dir_ / "missing.json").string() + ": cannot open: No such file or directory");
 
   std::string path =
       write("bad.json", R"({"inputs":[{"name":"x","shape":[3],"datatype":"INT8","data":[1,2]}]})");

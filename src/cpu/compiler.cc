@@ -283,6 +283,14 @@ Result<std::shared_ptr<const Callable>> OpView::compileCallee(std::string_view c
 // Compiler
 //===----------------------------------------------------------------------===//
 
+std::vector<std::vector<size_t>> slotReaders(const Callable &c) {
+  std::vector<std::vector<size_t>> readers(static_cast<size_t>(c.num_slots));
+  for (size_t i = 0; i < c.steps.size(); ++i)
+    for (int32_t in : c.steps[i].inputs)
+      readers[static_cast<size_t>(in)].push_back(i);
+  return readers;
+}
+
 std::string Compiler::location(const ir::Operation &op) const { return locationOf(op, module_); }
 
 Result<TensorType> Compiler::tensorType(ir::ValueId v, const ir::Operation &user) const {

@@ -85,6 +85,10 @@ struct Callable {
   TensorType resultType(size_t i) const { return slot_types[static_cast<size_t>(results[i])]; }
 };
 
+/// For each slot of `c`, the indices of the steps that read it, in step order (a step that
+/// reads a slot twice is listed twice). For the planning passes (fusion, row fusion).
+std::vector<std::vector<size_t>> slotReaders(const Callable &c);
+
 class Compiler {
 public:
   Compiler(const ir::Module &module, const KernelRegistry &registry)

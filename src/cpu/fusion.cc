@@ -252,10 +252,7 @@ std::optional<Step> fuseGroup(Callable &c, const std::vector<size_t> &group,
 } // namespace
 
 void fuseElementwiseSteps(Callable &c) {
-  std::vector<std::vector<size_t>> readers(static_cast<size_t>(c.num_slots));
-  for (size_t i = 0; i < c.steps.size(); ++i)
-    for (int32_t in : c.steps[i].inputs)
-      readers[static_cast<size_t>(in)].push_back(i);
+  const std::vector<std::vector<size_t>> readers = slotReaders(c);
   const std::unordered_set<int32_t> results(c.results.begin(), c.results.end());
 
   std::unordered_map<int32_t, int32_t> rename; // value -> its slot as a fused step's output

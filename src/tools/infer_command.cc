@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <utility>
@@ -24,6 +25,13 @@ prepare(const InferCommandOptions &o) {
     co.protocol = server::WireProtocol::kHttp;
   else
     return invalidArgument() << "--protocol must be grpc or http, got '" << o.protocol << "'";
+  if (!o.output.empty()) { // a reply with nowhere to go would be computed for nothing
+    const std::filesystem::path parent =
+        std::filesystem::absolute(std::filesystem::path(o.output)).parent_path();
+    if (!std::filesystem::is_directory(parent))
+      return notFound() << "--output " << o.output << ": directory " << parent.string()
+                        << " does not exist";
+  }
   co.url = o.url;
   co.binary = o.binary;
   co.timeout_ms = o.timeout_ms;

@@ -54,6 +54,12 @@ TEST(InferCommand, ErrorsSayWhetherTheRequestReachedTheServer) {
   EXPECT_EQ(rc, 1);
   EXPECT_EQ(out.rfind("error: NOT_FOUND: request not sent: " + missing, 0), 0u) << out;
 
+  std::tie(rc, out) =
+      runCommand(infer + "--model iris_mlp --input " + good + " --output /nonexistent/o.st");
+  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(out, "error: NOT_FOUND: request not sent: --output /nonexistent/o.st: directory "
+                 "/nonexistent does not exist\n");
+
   std::tie(rc, out) = runCommand(infer + "--model iris_mlp");
   EXPECT_EQ(rc, 2) << out;
   EXPECT_NE(out.find("--input is required"), std::string::npos) << out;

@@ -58,7 +58,7 @@ bool nonNegativeInt(const nlohmann::json &v, int64_t *out) {
 } // namespace
 
 Result<SafetensorsFile> SafetensorsFile::open(const std::string &path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK); // a FIFO must not block
   if (fd < 0)
     return notFound() << path << ": cannot open: " << std::strerror(errno);
   struct stat st {};
@@ -66,6 +66,12 @@ Result<SafetensorsFile> SafetensorsFile::open(const std::string &path) {
     int err = errno;
     ::close(fd);
     return internalError() << path << ": cannot stat: " << std::strerror(err);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return invalidArgument() << path
+                             << (S_ISDIR(st.st_mode) ? ": is a directory, not a file"
+                                                     : ": is not a regular file");
   }
   const uint64_t file_size = static_cast<uint64_t>(st.st_size);
   if (file_size < kHeaderLengthBytes) {

@@ -90,6 +90,14 @@ TEST(Safetensors, MissingFileIsNotFound) {
             std::string::npos);
 }
 
+TEST(Safetensors, DirectoryIsRefusedByName) {
+  TempDir dir;
+  auto file = SafetensorsFile::open(dir.path());
+  ASSERT_FALSE(file.isOk());
+  EXPECT_EQ(file.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(file.status().message(), dir.path() + ": is a directory, not a file");
+}
+
 TEST(Safetensors, WriteThenReadRoundTrips) {
   TempDir dir;
   std::vector<float> a_values = {1.5f, -2.0f, 3.25f, 0.0f, 7.0f, -0.5f};

@@ -115,6 +115,12 @@ void HttpServer::handleInfer(const httplib::Request &req, std::string body,
   std::optional<std::string> header;
   if (req.has_header(protocol::kInferenceHeaderContentLength))
     header = req.get_header_value(protocol::kInferenceHeaderContentLength);
+  // An unknown model is 404 whatever the body holds (KServe: the path names the resource).
+  if (Result<runtime::ModelReadiness> known = service_.modelReady(modelRef(req).name);
+      !known.isOk() && known.status().code() == StatusCode::kNotFound) {
+    report(req, idOfUndecodedRequest(body, header), known.status(), false);
+    return replyError(res, known.status());
+  }
   protocol::DecodeOptions options;
   options.now = runtime::Clock::now();
   options.shared_memory = options_.shared_memory;

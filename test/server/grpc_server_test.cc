@@ -9,11 +9,6 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <cstring>
 #include <future>
 
@@ -367,37 +362,10 @@ TEST(GrpcServer, BindFailureIsUnavailable) {
   GrpcServer second(options, service);
   Status s = second.start();
   EXPECT_EQ(s.code(), StatusCode::kUnavailable);
-  EXPECT_EQ(s.message(), "grpc server: cannot bind 127.0.0.1:" + std::to_string(first.port()));
+  // The OS's reason, from a plain bind (gRPC's own error does not reach the caller).
+  EXPECT_EQ(s.message(), "grpc server: cannot bind 127.0.0.1:" + std::to_string(first.port()) +
+                             ": Address already in use");
   EXPECT_EQ(second.port(), 0);
-}
-
-} // namespace
-} // namespace rs::server
-
-namespace rs::server {
-namespace {
-
-// A port another socket holds: start() says so, not only "cannot bind".
-TEST(GrpcServerBind, PortInUseSaysWhy) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ASSERT_GE(fd, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(fd, 1), 0);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len), 0);
-  const int port = ntohs(addr.sin_port);
-  testing::FakeService service;
-  GrpcServerOptions options;
-  options.host = "127.0.0.1";
-  options.port = port;
-  GrpcServer server(options, service);
-  Status s = server.start();
-  EXPECT_EQ(s.toString(), "UNAVAILABLE: grpc server: cannot bind 127.0.0.1:" +
-                              std::to_string(port) + ": Address already in use");
-  ::close(fd);
 }
 
 } // namespace

@@ -209,6 +209,9 @@ TEST_F(HttpServerTest, BadRequestsGetClearErrorsAndServingContinues) {
                    R"({"inputs":[{"name":"x","shape":[2],"datatype":"INT32","data":[1,1.5]}]})"),
               400, "model 'double': input 'x': element 1 (1.5) is not an integer, as INT32 needs");
   expectError(post("/v2/models/nope/infer", kDoubleBody), 404, "model 'nope' not found");
+  // An unknown model is 404 before its body is looked at.
+  expectError(post("/v2/models/nope/infer", "{}"), 404, "model 'nope' not found");
+  expectError(post("/v2/models/nope/infer", R"({"inputs":[)"), 404, "model 'nope' not found");
   expectError(post("/v2/models/broken/infer", kDoubleBody), 503,
               "model 'broken' is not loaded: load failed: bad mlir");
   expectError(post("/v2/models/double/infer",

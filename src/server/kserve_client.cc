@@ -100,11 +100,12 @@ public:
     if (body.json_length)
       headers.emplace(protocol::kInferenceHeaderContentLength, std::to_string(*body.json_length));
     httplib::Client cli = client();
+    const auto sent = std::chrono::steady_clock::now();
     httplib::Result r =
         cli.Post(path.c_str(), headers, body.body,
                  body.json_length ? "application/octet-stream" : "application/json");
     if (!r)
-      return transportError(r.error());
+      return transportError(r.error(), sent);
     if (r->status != 200)
       return protocol::fromHttpError(r->status, r->body);
     std::optional<std::string> header;
@@ -116,9 +117,10 @@ public:
 
   Result<bool> serverReady() override {
     httplib::Client cli = client();
+    const auto sent = std::chrono::steady_clock::now();
     httplib::Result r = cli.Get("/v2/health/ready");
     if (!r)
-      return transportError(r.error());
+      return transportError(r.error(), sent);
     if (r->status == 200)
       return true;
     if (r->status == 400 || r->status == 503)
@@ -139,10 +141,25 @@ private:
     return cli;
   }
 
-  Status transportError(httplib::Error e) const {
+  /// A request sent at `sent` got no HTTP reply. A read that failed well before the read
+  /// timeout is a connection closed or answered in another protocol (a gRPC or TLS port),
+  /// not a deadline.
+  Status transportError(httplib::Error e, std::chrono::steady_clock::time_point sent) const {
     std::string where = displayUrl(hp_, WireProtocol::kHttp);
+    const int64_t timeout_ms =
+        options_.timeout_ms > 0 ? options_.timeout_ms : kNoTimeoutHttpSeconds * int64_t{1000};
+    const bool early =
+        std::chrono::steady_clock::now() - sent < std::chrono::milliseconds(timeout_ms) * 9 / 10;
+    if (e == httplib::Error::Read && early)
+      return unavailable() << where
+                           << ": the connection closed without an HTTP reply (is it the server's "
+                              "HTTP port, in plain HTTP?)";
     if (e == httplib::Error::Read || e == httplib::Error::ConnectionTimeout)
       return deadlineExceeded() << where << ": no reply in time (" << httplib::to_string(e) << ")";
+    if (e == httplib::Error::Connection)
+      return unavailable() << "cannot reach " << where
+                           << ": connection failed (nothing listening there, or the host is "
+                              "unknown or unreachable)";
     return unavailable() << "cannot reach " << where << ": " << httplib::to_string(e);
   }
 

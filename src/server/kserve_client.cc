@@ -5,6 +5,7 @@
 #include "protocol/http_codec.h"
 #include "protocol/proto/grpc_service.grpc.pb.h"
 #include "protocol/status_mapping.h"
+#include "server/tls.h"
 
 #include <grpcpp/grpcpp.h>
 #include <httplib.h>
@@ -18,11 +19,22 @@ namespace {
 
 constexpr int64_t kNoTimeoutHttpSeconds = 24 * 3600; // httplib needs some read timeout
 
-std::string displayUrl(const HostPort &hp, WireProtocol protocol) {
+/// "host:port", the host bracketed when it is an IPv6 literal.
+std::string hostPort(const HostPort &hp) {
   bool v6 = hp.host.find(':') != std::string::npos;
-  return std::string(protocol == WireProtocol::kGrpc ? "grpc://" : "http://") +
-         (v6 ? "[" + hp.host + "]" : hp.host) + ":" + std::to_string(hp.port);
+  return (v6 ? "[" + hp.host + "]" : hp.host) + ":" + std::to_string(hp.port);
 }
+
+std::string displayUrl(const HostPort &hp, WireProtocol protocol, bool tls = false) {
+  return std::string(protocol == WireProtocol::kGrpc ? (tls ? "grpcs://" : "grpc://")
+                                                     : (tls ? "https://" : "http://")) +
+         hostPort(hp);
+}
+
+/// The PEM contents of the TLS files of `options` (read once, when the client is made).
+struct TlsPems {
+  std::string ca, cert, key;
+};
 
 /// Percent-encodes the characters that would change the meaning of a URL path segment
 /// (httplib encodes spaces and non-ASCII itself).
@@ -42,14 +54,22 @@ std::string pathSegment(const std::string &s) {
 
 class GrpcClient final : public KServeClient {
 public:
-  GrpcClient(const KServeClientOptions &options, const HostPort &hp) : options_(options) {
+  GrpcClient(const KServeClientOptions &options, const HostPort &hp, const TlsPems &pems)
+      : options_(options) {
     grpc::ChannelArguments args;
     int max = static_cast<int>(std::clamp<int64_t>(options.max_message_bytes, 0, INT_MAX));
     args.SetMaxReceiveMessageSize(max);
     args.SetMaxSendMessageSize(max);
-    std::string host = hp.host.find(':') != std::string::npos ? "[" + hp.host + "]" : hp.host;
-    stub_ = inference::GRPCInferenceService::NewStub(grpc::CreateCustomChannel(
-        host + ":" + std::to_string(hp.port), grpc::InsecureChannelCredentials(), args));
+    std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+    if (options.tls) {
+      grpc::SslCredentialsOptions o;
+      o.pem_root_certs = pems.ca; // "" = gRPC's default roots
+      o.pem_cert_chain = pems.cert;
+      o.pem_private_key = pems.key;
+      credentials = grpc::SslCredentials(o);
+    }
+    stub_ = inference::GRPCInferenceService::NewStub(
+        grpc::CreateCustomChannel(hostPort(hp), credentials, args));
   }
 
   Result<runtime::InferResponse> infer(const runtime::InferRequest &request) override {
@@ -130,7 +150,15 @@ public:
 
 private:
   httplib::Client client() const {
-    httplib::Client cli(hp_.host, hp_.port);
+    httplib::Client cli = options_.tls
+                              ? httplib::Client("https://" + hostPort(hp_), options_.tls_cert_file,
+                                                options_.tls_key_file)
+                              : httplib::Client(hp_.host, hp_.port);
+    if (options_.tls) {
+      cli.enable_server_certificate_verification(true);
+      if (!options_.tls_ca_file.empty())
+        cli.set_ca_cert_path(options_.tls_ca_file);
+    }
     cli.set_tcp_nodelay(true);
     time_t seconds = options_.timeout_ms > 0
                          ? static_cast<time_t>((options_.timeout_ms + 999) / 1000)
@@ -145,7 +173,7 @@ private:
   /// timeout is a connection closed or answered in another protocol (a gRPC or TLS port),
   /// not a deadline.
   Status transportError(httplib::Error e, std::chrono::steady_clock::time_point sent) const {
-    std::string where = displayUrl(hp_, WireProtocol::kHttp);
+    std::string where = displayUrl(hp_, WireProtocol::kHttp, options_.tls);
     const int64_t timeout_ms =
         options_.timeout_ms > 0 ? options_.timeout_ms : kNoTimeoutHttpSeconds * int64_t{1000};
     const bool early =
@@ -210,8 +238,21 @@ Result<HostPort> parseServerUrl(const std::string &url, WireProtocol protocol) {
 
 Result<std::unique_ptr<KServeClient>> KServeClient::create(KServeClientOptions options) {
   RS_ASSIGN_OR_RETURN(HostPort hp, parseServerUrl(options.url, options.protocol));
+  TlsPems pems;
+  if (options.tls) {
+    if (options.tls_cert_file.empty() != options.tls_key_file.empty())
+      return invalidArgument() << "a TLS client certificate needs its key and the other way "
+                                  "round (--cert-file and --key-file)";
+    if (!options.tls_ca_file.empty()) {
+      RS_ASSIGN_OR_RETURN(pems.ca, readPemFile(options.tls_ca_file, "CA file"));
+    }
+    if (!options.tls_cert_file.empty()) {
+      RS_ASSIGN_OR_RETURN(pems.cert, readPemFile(options.tls_cert_file, "client certificate"));
+      RS_ASSIGN_OR_RETURN(pems.key, readPemFile(options.tls_key_file, "client key"));
+    }
+  }
   if (options.protocol == WireProtocol::kGrpc)
-    return std::unique_ptr<KServeClient>(std::make_unique<GrpcClient>(options, hp));
+    return std::unique_ptr<KServeClient>(std::make_unique<GrpcClient>(options, hp, pems));
   return std::unique_ptr<KServeClient>(std::make_unique<HttpClient>(options, hp));
 }
 

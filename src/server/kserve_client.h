@@ -38,6 +38,14 @@ struct KServeClientOptions {
   int64_t timeout_ms = 0;
   /// Largest message either way, in bytes (gRPC).
   int64_t max_message_bytes = int64_t{512} << 20;
+  /// TLS (gRPC over TLS, HTTPS) to a worker whose `tls:` keys are set (docs/operations.md).
+  bool tls = false;
+  /// PEM CA certificates the server's certificate must chain to; "" = the system's roots.
+  std::string tls_ca_file;
+  /// PEM client certificate and its key, for a worker that asks for one (mutual TLS);
+  /// both or neither.
+  std::string tls_cert_file;
+  std::string tls_key_file;
 };
 
 /// A parsed "host:port".
@@ -52,7 +60,9 @@ Result<HostPort> parseServerUrl(const std::string &url, WireProtocol protocol);
 
 class KServeClient {
 public:
-  /// Validates the URL; no connection is made yet.
+  /// Validates the URL and reads the TLS files (FailedPrecondition naming one that cannot be
+  /// read; InvalidArgument for a client certificate without its key or the other way round);
+  /// no connection is made yet.
   static Result<std::unique_ptr<KServeClient>> create(KServeClientOptions options);
   virtual ~KServeClient() = default;
 

@@ -33,6 +33,10 @@ prepare(const InferCommandOptions &o) {
                         << " does not exist";
   }
   co.url = o.url;
+  co.tls = o.tls || !o.ca_file.empty() || !o.cert_file.empty() || !o.key_file.empty();
+  co.tls_ca_file = o.ca_file;
+  co.tls_cert_file = o.cert_file;
+  co.tls_key_file = o.key_file;
   co.binary = o.binary;
   co.timeout_ms = o.timeout_ms;
   RS_ASSIGN_OR_RETURN(std::unique_ptr<server::KServeClient> client,
@@ -104,6 +108,11 @@ void addInferCommand(CLI::App &app) {
   cmd->add_flag("--binary", opts->binary, "HTTP: send and receive binary tensor data");
   cmd->add_option("--timeout-ms", opts->timeout_ms, "Deadline for the call in milliseconds");
   cmd->add_option("--max-values", opts->max_values, "Values printed per output (default 16)");
+  cmd->add_flag("--tls", opts->tls, "gRPC over TLS / HTTPS (a worker with tls: keys)");
+  cmd->add_option("--ca-file", opts->ca_file,
+                  "TLS: PEM CAs the server's certificate must chain to (default: the system's)");
+  cmd->add_option("--cert-file", opts->cert_file, "TLS: PEM client certificate (mutual TLS)");
+  cmd->add_option("--key-file", opts->key_file, "TLS: PEM key of --cert-file");
   cmd->callback([opts] { std::exit(runInferCommand(*opts)); });
 }
 

@@ -5,13 +5,16 @@
 //   reactant-server infer --model NAME --input FILE [--protocol grpc|http]
 //       [--url host:port] [--model-version V] [--output FILE.safetensors]
 //       [--outputs name,name] [--id ID] [--binary] [--timeout-ms N] [--max-values N]
+//       [--tls [--ca-file PEM] [--cert-file PEM --key-file PEM]]
 //
 // The request comes from a `.safetensors` file (every tensor an input) or a `.json` file in
 // the KServe V2 REST request form (server/infer_io.h); --outputs and --id override what a
 // JSON file says. It is sent over gRPC (default, 127.0.0.1:8001) or HTTP (127.0.0.1:8000;
-// --binary uses the binary tensor data extension both ways). The outputs are printed one
-// line each (name, datatype, shape, the first --max-values values), or written to
-// --output as safetensors.
+// --binary uses the binary tensor data extension both ways). --tls is for a worker with
+// `tls:` keys: gRPC over TLS or HTTPS, the server's certificate checked against --ca-file
+// (or the system's CAs), --cert-file/--key-file for one that asks for a client certificate.
+// The outputs are printed one line each (name, datatype, shape, the first --max-values
+// values), or written to --output as safetensors.
 // Exit status: 0 on success; 1 when the request fails: the error goes to stderr with its
 // gRPC code name and says where it arose, "request not sent: ..." (options, url, input file:
 // found here) or "request to URL: ..." (the server's answer, or why none came); 2 for bad
@@ -40,6 +43,11 @@ struct InferCommandOptions {
   bool binary = false;
   int64_t timeout_ms = 0;
   size_t max_values = 16;
+  /// TLS (--tls; implied by any of the files): server CAs, client certificate and key.
+  bool tls = false;
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
 };
 
 /// Runs the command with parsed options; returns the exit status.

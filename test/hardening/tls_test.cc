@@ -8,6 +8,7 @@
 // refused; the CA's client certificate succeeds. Plus the configuration errors.
 //
 //===----------------------------------------------------------------------===//
+#include "process_util.h"
 #include "worker_util.h"
 
 #include <gtest/gtest.h>
@@ -178,6 +179,54 @@ TEST_F(Tls, MutualTlsNeedsAClientCertificateFromTheConfiguredCa) {
   EXPECT_EQ(rogue.error_code(), grpc::StatusCode::UNAVAILABLE) << rogue.error_message();
   EXPECT_EQ(httpsInfer(w->worker(), "", &why), -1);
   EXPECT_EQ(httpsInfer(w->worker(), "rogue_client", &why), -1);
+}
+
+TEST_F(Tls, InferCommandSpeaksTlsOnBothProtocols) {
+  const std::string input = certs_->path("request.json");
+  std::ofstream(input) << irisJson(irisRow());
+  const std::string infer = std::string(RS_SERVER_BINARY) + " infer --model iris_mlp --input " +
+                            input + " --ca-file " + certs_->path("ca.crt") + " ";
+  {
+    auto w = start(false);
+    ASSERT_NE(w, nullptr);
+    const std::string grpc_url = "127.0.0.1:" + std::to_string(w->worker().grpcPort());
+    const std::string http_url = "127.0.0.1:" + std::to_string(w->worker().httpPort());
+    auto [rc, out] = runCommand(infer + "--url " + grpc_url);
+    EXPECT_EQ(rc, 0) << out;
+    EXPECT_NE(out.find("logits"), std::string::npos) << out;
+    std::tie(rc, out) = runCommand(infer + "--protocol http --url " + http_url);
+    EXPECT_EQ(rc, 0) << out;
+    EXPECT_NE(out.find("logits"), std::string::npos) << out;
+    // Without TLS the TLS port answers nothing usable.
+    std::tie(rc, out) =
+        runCommand(std::string(RS_SERVER_BINARY) + " infer --model iris_mlp --input " + input +
+                   " --url " + grpc_url);
+    EXPECT_EQ(rc, 1) << out;
+    // A CA that did not sign the server's certificate.
+    std::tie(rc, out) =
+        runCommand(std::string(RS_SERVER_BINARY) + " infer --model iris_mlp --input " + input +
+                   " --url " + grpc_url + " --ca-file " + certs_->path("rogue_ca.crt"));
+    EXPECT_EQ(rc, 1) << out;
+  }
+  {
+    auto w = start(true); // mutual TLS: the client certificate is needed
+    ASSERT_NE(w, nullptr);
+    const std::string grpc_url = "127.0.0.1:" + std::to_string(w->worker().grpcPort());
+    const std::string http_url = "127.0.0.1:" + std::to_string(w->worker().httpPort());
+    const std::string client =
+        " --cert-file " + certs_->path("client.crt") + " --key-file " + certs_->path("client.key");
+    auto [rc, out] = runCommand(infer + "--url " + grpc_url + client);
+    EXPECT_EQ(rc, 0) << out;
+    std::tie(rc, out) = runCommand(infer + "--protocol http --url " + http_url + client);
+    EXPECT_EQ(rc, 0) << out;
+    std::tie(rc, out) = runCommand(infer + "--url " + grpc_url);
+    EXPECT_EQ(rc, 1) << out;
+    std::tie(rc, out) =
+        runCommand(infer + "--url " + grpc_url + " --cert-file " + certs_->path("client.crt"));
+    EXPECT_EQ(rc, 1);
+    EXPECT_EQ(out, "error: INVALID_ARGUMENT: request not sent: a TLS client certificate needs "
+                   "its key and the other way round (--cert-file and --key-file)\n");
+  }
 }
 
 TEST_F(Tls, ConfigurationErrorsNameTheKeyOrFile) {

@@ -25,10 +25,9 @@ std::string hostPort(const HostPort &hp) {
   return (v6 ? "[" + hp.host + "]" : hp.host) + ":" + std::to_string(hp.port);
 }
 
-std::string displayUrl(const HostPort &hp, WireProtocol protocol, bool tls = false) {
-  return std::string(protocol == WireProtocol::kGrpc ? (tls ? "grpcs://" : "grpc://")
-                                                     : (tls ? "https://" : "http://")) +
-         hostPort(hp);
+/// "http://host:port" or "https://host:port", for messages.
+std::string httpUrl(const HostPort &hp, bool tls) {
+  return (tls ? "https://" : "http://") + hostPort(hp);
 }
 
 /// The PEM contents of the TLS files of `options` (read once, when the client is made).
@@ -55,7 +54,7 @@ std::string pathSegment(const std::string &s) {
 class GrpcClient final : public KServeClient {
 public:
   GrpcClient(const KServeClientOptions &options, const HostPort &hp, const TlsPems &pems)
-      : options_(options) {
+      : options_(options), target_(hostPort(hp)) {
     grpc::ChannelArguments args;
     int max = static_cast<int>(std::clamp<int64_t>(options.max_message_bytes, 0, INT_MAX));
     args.SetMaxReceiveMessageSize(max);
@@ -69,7 +68,7 @@ public:
       credentials = grpc::SslCredentials(o);
     }
     stub_ = inference::GRPCInferenceService::NewStub(
-        grpc::CreateCustomChannel(hostPort(hp), credentials, args));
+        grpc::CreateCustomChannel(target_, credentials, args));
   }
 
   Result<runtime::InferResponse> infer(const runtime::InferRequest &request) override {
@@ -92,6 +91,8 @@ public:
     return resp.ready();
   }
 
+  std::string target() const override { return target_; }
+
 private:
   void setDeadline(grpc::ClientContext &ctx) const {
     if (options_.timeout_ms > 0)
@@ -100,6 +101,7 @@ private:
   }
 
   KServeClientOptions options_;
+  std::string target_; // "host:port"
   std::unique_ptr<inference::GRPCInferenceService::Stub> stub_;
 };
 
@@ -148,6 +150,8 @@ public:
     return protocol::fromHttpError(r->status, r->body);
   }
 
+  std::string target() const override { return hostPort(hp_); }
+
 private:
   httplib::Client client() const {
     httplib::Client cli = options_.tls
@@ -173,7 +177,7 @@ private:
   /// timeout is a connection closed or answered in another protocol (a gRPC or TLS port),
   /// not a deadline.
   Status transportError(httplib::Error e, std::chrono::steady_clock::time_point sent) const {
-    std::string where = displayUrl(hp_, WireProtocol::kHttp, options_.tls);
+    std::string where = httpUrl(hp_, options_.tls);
     const int64_t timeout_ms =
         options_.timeout_ms > 0 ? options_.timeout_ms : kNoTimeoutHttpSeconds * int64_t{1000};
     const bool early =

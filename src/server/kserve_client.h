@@ -70,6 +70,9 @@ public:
   virtual Result<runtime::InferResponse> infer(const runtime::InferRequest &request) = 0;
   /// ServerReady (gRPC) or GET /v2/health/ready (HTTP): true, false, or the error.
   virtual Result<bool> serverReady() = 0;
+  /// The server's "host:port" that the URL resolved to (the protocol's default when the URL
+  /// was empty), for messages.
+  virtual std::string target() const = 0;
 };
 
 } // namespace rs::server

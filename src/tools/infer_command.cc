@@ -56,13 +56,8 @@ Status runInfer(const InferCommandOptions &o) {
     return prepared.status().withPrefix("request not sent");
   auto &[client, request] = *prepared;
   Result<runtime::InferResponse> answer = client->infer(request);
-  if (!answer.isOk()) { // the server's answer, or why none came (connection, deadline)
-    const server::WireProtocol protocol =
-        o.protocol == "http" ? server::WireProtocol::kHttp : server::WireProtocol::kGrpc;
-    Result<server::HostPort> where = server::parseServerUrl(o.url, protocol); // checked above
-    return answer.status().withPrefix(
-        "request to " + (where.isOk() ? where->host + ":" + std::to_string(where->port) : o.url));
-  }
+  if (!answer.isOk()) // the server's answer, or why none came (connection, deadline)
+    return answer.status().withPrefix("request to " + client->target());
   runtime::InferResponse &response = *answer;
   if (!o.output.empty()) {
     RS_RETURN_IF_ERROR(server::saveInferOutputs(o.output, response));

@@ -115,12 +115,6 @@ void HttpServer::handleInfer(const httplib::Request &req, std::string body,
   std::optional<std::string> header;
   if (req.has_header(protocol::kInferenceHeaderContentLength))
     header = req.get_header_value(protocol::kInferenceHeaderContentLength);
-  // An unknown model is 404 whatever the body holds (KServe: the path names the resource).
-  if (Result<runtime::ModelReadiness> known = service_.modelReady(modelRef(req).name);
-      !known.isOk() && known.status().code() == StatusCode::kNotFound) {
-    report(req, idOfUndecodedRequest(body, header), known.status(), false);
-    return replyError(res, known.status());
-  }
   protocol::DecodeOptions options;
   options.now = runtime::Clock::now();
   options.shared_memory = options_.shared_memory;
@@ -129,8 +123,14 @@ void HttpServer::handleInfer(const httplib::Request &req, std::string body,
       modelRef(req), body, header ? std::optional<std::string_view>(*header) : std::nullopt,
       options);
   if (!decoded.isOk()) {
-    report(req, idOfUndecodedRequest(body, header), decoded.status(), false);
-    return replyError(res, decoded.status());
+    // An unknown model is 404 whatever the body holds (KServe: the path names the resource);
+    // a body that decodes reaches the service, which says so itself.
+    Status failed = decoded.status();
+    if (Result<runtime::ModelReadiness> known = service_.modelReady(modelRef(req).name);
+        !known.isOk() && known.status().code() == StatusCode::kNotFound)
+      failed = known.status();
+    report(req, idOfUndecodedRequest(body, header), failed, false);
+    return replyError(res, failed);
   }
   std::string().swap(body); // the tensors hold copies; free the body before running
   protocol::OutputEncoding encoding = std::move(decoded->output_encoding);

@@ -8,7 +8,6 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
-#include <cstring>
 #include <memory>
 
 namespace rs::server {

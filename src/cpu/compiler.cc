@@ -174,12 +174,7 @@ void foldBroadcasts(const std::vector<FoldableBroadcast> &broadcasts, Callable &
     }
     drop[b.step] = true;
   }
-  std::vector<Step> kept;
-  kept.reserve(c.steps.size());
-  for (size_t k = 0; k < c.steps.size(); ++k)
-    if (!drop[k])
-      kept.push_back(std::move(c.steps[k]));
-  c.steps = std::move(kept);
+  eraseSteps(c, drop);
 }
 
 } // namespace
@@ -282,6 +277,15 @@ Result<std::shared_ptr<const Callable>> OpView::compileCallee(std::string_view c
 //===----------------------------------------------------------------------===//
 // Compiler
 //===----------------------------------------------------------------------===//
+
+void eraseSteps(Callable &c, const std::vector<bool> &drop) {
+  std::vector<Step> kept;
+  kept.reserve(c.steps.size());
+  for (size_t k = 0; k < c.steps.size(); ++k)
+    if (!drop[k])
+      kept.push_back(std::move(c.steps[k]));
+  c.steps = std::move(kept);
+}
 
 std::vector<std::vector<size_t>> slotReaders(const Callable &c) {
   std::vector<std::vector<size_t>> readers(static_cast<size_t>(c.num_slots));

@@ -89,6 +89,9 @@ struct Callable {
 /// reads a slot twice is listed twice). For the planning passes (fusion, row fusion).
 std::vector<std::vector<size_t>> slotReaders(const Callable &c);
 
+/// Removes the steps `drop` marks (drop[k] for step k), keeping the others in order.
+void eraseSteps(Callable &c, const std::vector<bool> &drop);
+
 class Compiler {
 public:
   Compiler(const ir::Module &module, const KernelRegistry &registry)

@@ -167,14 +167,8 @@ void foldViewsIntoProducts(Callable &c) {
   for (size_t i = 0; i < c.steps.size(); ++i)
     if (!dropped[i])
       changed = foldResult(c, g, i, dropped) || changed;
-  if (!changed)
-    return;
-  std::vector<Step> kept;
-  kept.reserve(c.steps.size());
-  for (size_t i = 0; i < c.steps.size(); ++i)
-    if (!dropped[i])
-      kept.push_back(std::move(c.steps[i]));
-  c.steps = std::move(kept);
+  if (changed)
+    eraseSteps(c, dropped);
 }
 
 } // namespace rs::cpu

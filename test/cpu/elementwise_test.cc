@@ -11,7 +11,9 @@
 #include "cpu/kernels/erfc_f32.h"
 
 #include <cmath>
+#include <iterator>
 #include <limits>
+#include <random>
 
 namespace rs::cpu::testing {
 namespace {
@@ -164,6 +166,51 @@ TEST(Elementwise, ErfcKernelEqualsTheScalarErfcF32InEveryLane) {
   ASSERT_EQ(out.size(), x.size());
   for (size_t i = 0; i < x.size(); ++i)
     ASSERT_EQ(bitsOf(out[i]), bitsOf(ops::erfcF32(x[i]))) << "erfc(" << x[i] << ")";
+}
+
+TEST(Elementwise, ErfcKernelEqualsTheScalarErfcF32OnMixedChunks) {
+  // The AVX-512 loop runs the |x| < 1 piece on every element and the others on gathered
+  // elements, choosing per chunk of 512 whether the |x| >= 3 piece runs at all: chunks that are
+  // all small, small with a few near, one far element among many, and every kind (NaN, +-inf,
+  // +-0, subnormals) mixed; a length that leaves a partial chunk and a scalar remainder. Also
+  // through a fused chain (negate, erfc, negate), where erfc may run in place.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> small(-0.999f, 0.999f), near(1.0f, 2.999f),
+      far(3.0f, 12.0f);
+  const float specials[] = {kNaN, kInf,  -kInf, 0.0f,  -0.0f, 1e-40f, -1e-40f,
+                            1.0f, -1.0f, 3.0f,  -3.0f, 1e30f, -1e30f, std::nextafter(1.0f, 0.0f)};
+  std::vector<float> x(512 * 6 + 300 + 7);
+  for (size_t i = 0; i < x.size(); ++i) {
+    const size_t chunk = i / 512;
+    const float sign = rng() % 2 ? -1.0f : 1.0f;
+    if (chunk == 0)
+      x[i] = small(rng);
+    else if (chunk == 1)
+      x[i] = rng() % 16 ? small(rng) : sign * near(rng);
+    else if (chunk == 2)
+      x[i] = i == 2 * 512 + 300 ? -far(rng) : small(rng);
+    else if (chunk == 3)
+      x[i] = sign * near(rng);
+    else if (chunk == 4)
+      x[i] = sign * far(rng);
+    else
+      x[i] = rng() % 4 ? specials[rng() % std::size(specials)]
+                       : sign * (rng() % 2 ? near(rng) : far(rng));
+  }
+  const std::string type = "tensor<" + std::to_string(x.size()) + "xf32>";
+  auto out = unary<float>("chlo.erfc", type, type, x);
+  ASSERT_EQ(out.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    ASSERT_EQ(bitsOf(out[i]), bitsOf(ops::erfcF32(x[i]))) << "erfc(" << x[i] << ") at " << i;
+  auto chained = runText(
+      "func.func @main(%a: " + type + ") -> " + type + " {\n  %0 = stablehlo.negate %a : " + type +
+          "\n  %1 = chlo.erfc %0 : " + type + " -> " + type +
+          "\n  %2 = stablehlo.negate %1 : " + type + "\n  return %2 : " + type + "\n}\n",
+      {makeTensor<float>({static_cast<int64_t>(x.size())}, x)});
+  ASSERT_EQ(chained.size(), 1u);
+  auto values = valuesOf<float>(chained[0]);
+  for (size_t i = 0; i < x.size(); ++i)
+    ASSERT_EQ(bitsOf(values[i]), bitsOf(-ops::erfcF32(-x[i]))) << "-erfc(-" << x[i] << ") at " << i;
 }
 
 TEST(Elementwise, TranscendentalsMatchStd) {

@@ -24,6 +24,10 @@
 #include "cpu/kernels/element_ops.h"
 #include "cpu/kernels/kernel.h"
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#endif
+
 namespace rs::cpu {
 namespace {
 
@@ -47,6 +51,46 @@ f32LoopAvx512(const uint8_t *in, uint8_t *out, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     o[i] = Op::apply(a[i]);
 }
+
+/// f32 erfc for AVX-512, chunk by chunk: the elements with |x| >= 1 (and NaNs) are gathered
+/// with vector compresses, then ops::erfcF32Scattered runs every element through its own piece
+/// only. Each element gets erfcF32's bits.
+[[gnu::target("arch=x86-64-v4,prefer-vector-width=512")]] void
+erfcLoopAvx512(const uint8_t *in, uint8_t *out, int64_t n) {
+  constexpr int64_t kChunk = 512;
+  // 16 lanes of slack: a compress stores a whole vector at the running count.
+  alignas(64) int32_t index[kChunk + 16];
+  alignas(64) float gathered[kChunk + 16];
+  const float *a = reinterpret_cast<const float *>(in);
+  float *o = reinterpret_cast<float *>(out);
+  const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512 one = _mm512_set1_ps(1.0f), three = _mm512_set1_ps(3.0f);
+  for (int64_t begin = 0; begin < n; begin += kChunk) {
+    const int64_t len = std::min(kChunk, n - begin);
+    const float *x = a + begin;
+    int64_t m = 0, j = 0;
+    __mmask16 far = 0;
+    // Gathered before the output is written: it may be the input.
+    for (; j + 16 <= len; j += 16) {
+      const __m512 v = _mm512_loadu_ps(x + j);
+      const __m512 abs_v = _mm512_abs_ps(v);
+      const __mmask16 tail = _mm512_cmp_ps_mask(abs_v, one, _CMP_NLT_UQ); // !(|x| < 1)
+      far |= _mm512_mask_cmp_ps_mask(tail, abs_v, three, _CMP_NLT_UQ);
+      const __m512i pos = _mm512_add_epi32(lanes, _mm512_set1_epi32(static_cast<int>(j)));
+      _mm512_storeu_si512(index + m, _mm512_maskz_compress_epi32(tail, pos));
+      _mm512_storeu_ps(gathered + m, _mm512_maskz_compress_ps(tail, v));
+      m += __builtin_popcount(tail);
+    }
+    bool has_far = far != 0;
+    for (; j < len; ++j)
+      if (!(std::fabs(x[j]) < 1.0f)) {
+        has_far |= !(std::fabs(x[j]) < 3.0f);
+        index[m] = static_cast<int32_t>(j);
+        gathered[m++] = x[j];
+      }
+    ops::erfcF32Scattered(x, o + begin, len, index, gathered, m, has_far);
+  }
+}
 #endif
 
 /// The loop of unary Op over T: unaryLoop, or a wider build of it where the CPU has one.
@@ -56,6 +100,8 @@ auto unaryLoopFor() -> void (*)(const uint8_t *, uint8_t *, int64_t) {
   if constexpr ((std::is_same_v<Op, ops::Erfc> ||
                  std::is_same_v<Op, ops::Exponential>)&&std::is_same_v<T, float>) {
     static const bool avx512 = __builtin_cpu_supports("x86-64-v4");
+    if (avx512 && std::is_same_v<Op, ops::Erfc>)
+      return &erfcLoopAvx512;
     if (avx512)
       return &f32LoopAvx512<Op>;
   }

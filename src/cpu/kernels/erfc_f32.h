@@ -5,6 +5,8 @@
 // multiply-adds) that GCC vectorises in the elementwise loops: no
 // call, no table, no branch. Every element is computed by the same operations whether it lands
 // in a vector lane or the scalar remainder, so results do not depend on the thread count.
+// The AVX-512 kernel loop runs each element through its own piece only (erfcF32Scattered: the
+// pieces for |x| >= 1 on gathered elements); the bits stay erfcF32's.
 //
 // Method, in double (x is exact as a double, so is x * x):
 //   |x| < 1:       erfc(x) = 1 - x * P(x^2), P the Maclaurin series of erf(x) / x to x^28
@@ -62,8 +64,12 @@ inline constexpr auto kErfSeries = [] {
 
 } // namespace erfc_detail
 
-/// erfc(x) for f32 (see the file comment). NaN gives NaN, -inf 2, +inf 0.
-[[gnu::always_inline]] inline float erfcF32(float xf) {
+/// erfc(x) for f32 computing only the pieces selected by the template flags: kWithSmall the
+/// series for |x| < 1, kWithNear the polynomial for 1 <= |x| < 3, kWithFar the one for |x| >= 3
+/// (and NaN). For an x whose piece is computed the result has erfcF32's bits: the operations
+/// are the same, a piece left out only feeds selects that x does not take.
+template <bool kWithSmall, bool kWithNear, bool kWithFar>
+[[gnu::always_inline]] inline float erfcF32Pieces(float xf) {
   using namespace erfc_detail;
   using vecmath::horner;
   const double x = xf;
@@ -71,15 +77,54 @@ inline constexpr auto kErfSeries = [] {
   // -ftrapping-math GCC does not if-convert a branch that holds floating-point arithmetic,
   // and a branch keeps the loop scalar.
   const double abs_x = __builtin_fabs(x);
-  const double ax = abs_x < 11.0 ? abs_x : 11.0;
-  const double small = __builtin_fma(-x, horner(kErfSeries.c, x * x), 1.0);
-  const double g_near = horner(kNear, ax - 2.0);
-  const double g_far = horner(kFar, (1.0 / ax - kMid) * kInvHalf);
-  const double tail = vecmath::expDouble(-(ax * ax)) * (ax < 3.0 ? g_near : g_far);
-  const double reflected = 2.0 - tail;
-  const double big = x < 0 ? reflected : tail;
+  double small = 0.0, big = 0.0;
+  if constexpr (kWithSmall)
+    small = __builtin_fma(-x, horner(kErfSeries.c, x * x), 1.0);
+  if constexpr (kWithNear || kWithFar) {
+    const double ax = abs_x < 11.0 ? abs_x : 11.0;
+    double g;
+    if constexpr (kWithNear && kWithFar) {
+      const double g_near = horner(kNear, ax - 2.0);
+      const double g_far = horner(kFar, (1.0 / ax - kMid) * kInvHalf);
+      g = ax < 3.0 ? g_near : g_far;
+    } else if constexpr (kWithNear) {
+      g = horner(kNear, ax - 2.0);
+    } else {
+      g = horner(kFar, (1.0 / ax - kMid) * kInvHalf);
+    }
+    const double tail = vecmath::expDouble(-(ax * ax)) * g;
+    const double reflected = 2.0 - tail;
+    big = x < 0 ? reflected : tail;
+  }
   const float r = static_cast<float>(abs_x < 1.0 ? small : big);
   return xf != xf ? xf : r;
+}
+
+/// erfc(x) for f32 (see the file comment). NaN gives NaN, -inf 2, +inf 0.
+[[gnu::always_inline]] inline float erfcF32(float xf) {
+  return erfcF32Pieces<true, true, true>(xf);
+}
+
+/// y[j] = erfcF32(x[j]) for j < len (y may be x), given the elements with !(|x| < 1) (NaN
+/// included) gathered beforehand: `index` their positions, `gathered` their values (m of
+/// each; overwritten), `has_far` whether one of them has !(|x| < 3). The series piece runs over
+/// every element; the gathered ones then go through the other pieces (the far one only when
+/// has_far) and are scattered back. Each element gets erfcF32's operations for its own piece,
+/// so the bits are erfcF32's. GELU's inputs mostly lie below 1 in magnitude (bert_bench: about
+/// 92%): most elements skip exp and two polynomials.
+[[gnu::always_inline]] inline void erfcF32Scattered(const float *x, float *y, int64_t len,
+                                                    const int32_t *index, float *gathered,
+                                                    int64_t m, bool has_far) {
+  for (int64_t j = 0; j < len; ++j)
+    y[j] = erfcF32Pieces<true, false, false>(x[j]);
+  if (has_far)
+    for (int64_t k = 0; k < m; ++k)
+      gathered[k] = erfcF32Pieces<false, true, true>(gathered[k]);
+  else
+    for (int64_t k = 0; k < m; ++k)
+      gathered[k] = erfcF32Pieces<false, true, false>(gathered[k]);
+  for (int64_t k = 0; k < m; ++k)
+    y[index[k]] = gathered[k];
 }
 
 } // namespace rs::cpu::ops

@@ -57,6 +57,7 @@ constexpr KeyInfo kKeys[] = {
     {"runtime.batch_sizes", KeyType::kEnum, true, true},
     {"runtime.cpu_threads", KeyType::kInt, true, true},
     {"runtime.device_ordinal", KeyType::kInt, true, true},
+    {"runtime.event_spin_us", KeyType::kInt, true, true},
     {"runtime.executable_cache", KeyType::kBool, true, true},
     {"runtime.mem_fraction", KeyType::kFloat, true, true},
     {"runtime.numerics", KeyType::kEnum, true, true},

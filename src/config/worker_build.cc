@@ -239,6 +239,7 @@ Status buildRuntime(const Builder &b, RuntimeConfig &r) {
   RS_RETURN_IF_ERROR(b.integer("runtime.device_ordinal", &r.device_ordinal, 0, 1 << 20));
   RS_RETURN_IF_ERROR(b.number("runtime.mem_fraction", &r.mem_fraction, {0, 1, true, false}));
   RS_RETURN_IF_ERROR(b.boolean("runtime.preallocate", &r.preallocate));
+  RS_RETURN_IF_ERROR(b.integer("runtime.event_spin_us", &r.event_spin_us, 0, 1000000));
   RS_RETURN_IF_ERROR(b.boolean("runtime.allow_cpu_fallback", &r.allow_cpu_fallback));
   RS_RETURN_IF_ERROR(
       b.number("runtime.weight_cache_fraction", &r.weight_cache_fraction, {0, 1, false, false}));

@@ -98,6 +98,7 @@ std::vector<std::pair<std::string, std::string>> effectiveSettings(const WorkerC
   add("runtime.batch_sizes", std::string(batchSizesName(r.batch_sizes)));
   add("runtime.cpu_threads", std::to_string(r.cpu_threads));
   add("runtime.device_ordinal", std::to_string(r.device_ordinal));
+  add("runtime.event_spin_us", std::to_string(r.event_spin_us));
   add("runtime.executable_cache", boolText(r.executable_cache));
   add("runtime.mem_fraction", numberText(r.mem_fraction));
   add("runtime.numerics", std::string(numericsName(r.numerics)));

@@ -64,6 +64,9 @@ struct RuntimeConfig {
   bool executable_cache = true; // runtime.executable_cache
   std::string pjrt_plugin;      // runtime.pjrt_plugin: plugin .so path; "" = default
   int64_t cpu_threads = 0;      // runtime.cpu_threads in [0, 4096]; 0 = all cores
+  /// runtime.event_spin_us in [0, 1000000]: how long a GPU worker's thread polls a PJRT event
+  /// before it sleeps (pjrt::ClientOptions::event_spin); 0 = sleep at once.
+  int64_t event_spin_us = 20000;
 };
 
 /// `scheduler.models.<name>:` block.

@@ -137,7 +137,7 @@ Result<Tensor> DeviceBuffer::toHost() const {
   args.dst = out.mutableData();
   args.dst_size = static_cast<size_t>(expected);
   RS_RETURN_IF_ERROR(plugin.call(Slot::kBufferToHostBuffer, &args, "PJRT_Buffer_ToHostBuffer"));
-  RS_RETURN_IF_ERROR(plugin.awaitEvent(args.event, "PJRT_Buffer_ToHostBuffer"));
+  RS_RETURN_IF_ERROR(client_->awaitEvent(args.event, "PJRT_Buffer_ToHostBuffer"));
   return out;
 }
 
@@ -237,8 +237,7 @@ LoadedExecutable::execute(std::span<const DeviceBuffer *const> args) const {
   }
   PJRT_Event *done = nullptr;
   auto results = launch(arg_ptrs, &done);
-  Status done_status =
-      client_->plugin().awaitEvent(done, "PJRT_LoadedExecutable_Execute (completion)");
+  Status done_status = client_->awaitEvent(done, "PJRT_LoadedExecutable_Execute (completion)");
   if (!results.isOk())
     return results.status();
   RS_RETURN_IF_ERROR(done_status);
@@ -258,13 +257,13 @@ Result<std::vector<Tensor>> LoadedExecutable::run(std::span<const DeviceBuffer *
 
 namespace {
 
-/// Owns events; awaitAll() waits for each and keeps the first error.
+/// Owns events; awaitAll() waits for each (Client::awaitEvent) and keeps the first error.
 class EventSet {
 public:
-  explicit EventSet(const Plugin &plugin) : plugin_(plugin) {}
+  explicit EventSet(const Client &client) : client_(client) {}
   ~EventSet() {
     for (PJRT_Event *e : events_)
-      plugin_.destroyEvent(e);
+      client_.plugin().destroyEvent(e);
   }
   EventSet(const EventSet &) = delete;
   EventSet &operator=(const EventSet &) = delete;
@@ -276,7 +275,7 @@ public:
   Status awaitAll(std::string_view what) {
     Status first;
     for (PJRT_Event *e : events_) {
-      Status st = plugin_.awaitEvent(e, what);
+      Status st = client_.awaitEvent(e, what);
       if (first.isOk())
         first = st;
     }
@@ -285,7 +284,7 @@ public:
   }
 
 private:
-  const Plugin &plugin_;
+  const Client &client_;
   std::vector<PJRT_Event *> events_;
 };
 
@@ -300,7 +299,7 @@ LoadedExecutable::runHost(std::span<const Tensor> host_args,
   std::vector<DeviceBuffer> uploaded;
   uploaded.reserve(host_args.size());
   // Every path below awaits these before returning: no upload outlives its host bytes.
-  EventSet uploads_done(plugin);
+  EventSet uploads_done(*client_);
   for (const Tensor &t : host_args) {
     PJRT_Event *done = nullptr;
     auto b = client_->startUpload(t, &done);
@@ -326,7 +325,7 @@ LoadedExecutable::runHost(std::span<const Tensor> host_args,
     return results.status();
   }
 
-  EventSet copies_done(plugin);
+  EventSet copies_done(*client_);
   std::vector<Tensor> out;
   out.reserve(results->size());
   Status status;
@@ -437,6 +436,7 @@ Result<std::shared_ptr<const Client>> Client::create(std::shared_ptr<const Plugi
 
   std::shared_ptr<Client> client(new Client());
   client->plugin_ = std::move(plugin);
+  client->event_spin_ = options.event_spin;
   const Plugin &p = *client->plugin_;
 
   PJRT_Client_Create_Args create{};
@@ -570,11 +570,15 @@ Result<DeviceBuffer> Client::upload(const Tensor &tensor) const {
   PJRT_Event *done = nullptr;
   auto buffer = startUpload(tensor, &done);
   // The host bytes must stay untouched until the transfer has read them.
-  Status st = plugin_->awaitEvent(done, "PJRT_Client_BufferFromHostBuffer");
+  Status st = awaitEvent(done, "PJRT_Client_BufferFromHostBuffer");
   if (!buffer.isOk())
     return buffer.status();
   RS_RETURN_IF_ERROR(st);
   return buffer;
+}
+
+Status Client::awaitEvent(PJRT_Event *event, std::string_view what) const {
+  return plugin_->awaitEvent(event, what, event_spin_);
 }
 
 Result<LoadedExecutable> Client::wrapExecutable(PJRT_LoadedExecutable *raw) const {

@@ -37,6 +37,7 @@
 #include "support/status.h"
 #include "support/tensor.h"
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -64,6 +65,10 @@ struct ClientOptions {
   /// Whether the allocator claims memory_fraction at client creation
   /// (runtime.preallocate); unset = the plugin's default (true).
   std::optional<bool> preallocate;
+  /// How long a thread waiting for a PJRT event (an execution, an upload, a read-back) polls
+  /// PJRT_Event_IsReady before it blocks in PJRT_Event_Await (runtime.event_spin_us); 0 =
+  /// block at once. See Plugin::awaitEvent.
+  std::chrono::microseconds event_spin{0};
 };
 
 /// What the plugin reports about the client and its device.
@@ -169,6 +174,8 @@ public:
 
   const Plugin &plugin() const { return *plugin_; }
   const DeviceDescription &device() const { return device_; }
+  /// Plugin::awaitEvent with this client's event_spin.
+  Status awaitEvent(capi::PJRT_Event *event, std::string_view what) const;
 
   /// Copies `tensor` into a new device buffer (waits until the host bytes were read).
   Result<DeviceBuffer> upload(const Tensor &tensor) const;
@@ -196,6 +203,7 @@ private:
   capi::PJRT_Client *raw_ = nullptr;
   capi::PJRT_Device *device_raw_ = nullptr;
   DeviceDescription device_;
+  std::chrono::microseconds event_spin_{0};
 };
 
 } // namespace rs::pjrt

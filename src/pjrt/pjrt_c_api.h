@@ -125,6 +125,7 @@ enum class Slot : int {
   kPluginInitialize = 3,
   kPluginAttributes = 4,
   kEventDestroy = 5,
+  kEventIsReady = 6,
   kEventAwait = 8,
   kClientCreate = 10,
   kClientDestroy = 11,
@@ -227,6 +228,14 @@ struct PJRT_Event_Await_Args {
   PJRT_Extension_Base *extension_start;
   PJRT_Event *event;
 };
+
+struct PJRT_Event_IsReady_Args {
+  size_t struct_size;
+  PJRT_Extension_Base *extension_start;
+  PJRT_Event *event;
+  bool is_ready; // out
+};
+static_assert(offsetof(PJRT_Event_IsReady_Args, is_ready) == 24);
 
 struct PJRT_Client_Create_Args {
   size_t struct_size;

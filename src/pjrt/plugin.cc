@@ -1,12 +1,13 @@
 //===- pjrt/plugin.cc - Finding, loading and calling a PJRT plugin --------===//
 #include "pjrt/plugin.h"
 
+#include <chrono>
+
 #include <dlfcn.h>
 #include <glob.h>
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -45,6 +46,7 @@ std::string slotName(Slot slot) {
   case Slot::kPluginInitialize: return "PJRT_Plugin_Initialize";
   case Slot::kPluginAttributes: return "PJRT_Plugin_Attributes";
   case Slot::kEventDestroy: return "PJRT_Event_Destroy";
+  case Slot::kEventIsReady: return "PJRT_Event_IsReady";
   case Slot::kEventAwait: return "PJRT_Event_Await";
   case Slot::kClientCreate: return "PJRT_Client_Create";
   case Slot::kClientDestroy: return "PJRT_Client_Destroy";
@@ -322,9 +324,22 @@ void Plugin::destroyEvent(PJRT_Event *event) const {
   (void)call(Slot::kEventDestroy, &args, "PJRT_Event_Destroy");
 }
 
-Status Plugin::awaitEvent(PJRT_Event *event, std::string_view what) const {
+Status Plugin::awaitEvent(PJRT_Event *event, std::string_view what,
+                          std::chrono::microseconds spin) const {
   if (event == nullptr)
     return Status::ok();
+  if (spin.count() > 0 && slotPointer(Slot::kEventIsReady) != nullptr) {
+    PJRT_Event_IsReady_Args ready{};
+    ready.struct_size = sizeof ready;
+    ready.event = event;
+    const auto until = std::chrono::steady_clock::now() + spin;
+    while (call(Slot::kEventIsReady, &ready, what).isOk() && !ready.is_ready &&
+           std::chrono::steady_clock::now() < until) {
+#if defined(__x86_64__)
+      __builtin_ia32_pause();
+#endif
+    }
+  }
   PJRT_Event_Await_Args args{};
   args.struct_size = sizeof args;
   args.event = event;

@@ -30,6 +30,7 @@
 #include "pjrt/pjrt_c_api.h"
 #include "support/status.h"
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -106,8 +107,14 @@ public:
   /// destroys it. NULL gives OK.
   Status consumeError(capi::PJRT_Error *error, std::string_view what) const;
   /// Awaits `event`, destroys it, and returns its error (prefixed with `what`). NULL
-  /// events are OK.
-  Status awaitEvent(capi::PJRT_Event *event, std::string_view what) const;
+  /// events are OK. With `spin` > 0 the calling thread first polls PJRT_Event_IsReady for up
+  /// to `spin` (where the plugin has it), then blocks in PJRT_Event_Await: a thread that
+  /// sleeps through a GPU execution is woken by the plugin's completion thread, which costs
+  /// the wake-up of an idle core (about 100 us on the H200 machine's virtual CPUs,
+  /// docs/performance.md); one that polls sees the completion at once, for the price of a
+  /// busy core while it waits.
+  Status awaitEvent(capi::PJRT_Event *event, std::string_view what,
+                    std::chrono::microseconds spin = std::chrono::microseconds(0)) const;
   /// Destroys `event` without waiting (NULL is ignored).
   void destroyEvent(capi::PJRT_Event *event) const;
 

@@ -18,8 +18,9 @@
 // directory fills on a cold compile and is reused by the next). The last line is
 // "gpu-check: N of M checks passed". Exit status 0 when every check passed.
 //
-// Usage: reactant-gpu-check --fixtures DIR [--plugin PATH] [--runs N] [--model NAME]...
-//                           [--dry-run]
+// Usage: reactant-gpu-check --fixtures DIR [--plugin PATH] [--runs N] [--event-spin-us US]
+//                           [--model NAME]... [--dry-run]
+// --event-spin-us: as runtime.event_spin_us (default 20000; 0 = sleep on every PJRT event).
 // --dry-run needs no GPU: it loads every bundle and golden, applies the f32 rewrite and
 // checks that the printed module parses again, without creating a backend.
 //
@@ -187,6 +188,7 @@ struct Args {
   std::string fixtures;
   std::string plugin;
   int runs = 20;
+  int event_spin_us = 20000; // runtime.event_spin_us's default
   std::vector<std::string> models;
   bool dry_run = false;
 };
@@ -207,6 +209,8 @@ bool parseArgs(int argc, char **argv, Args *args) {
       args->plugin = v;
     } else if (a == "--runs" && next(&v)) {
       args->runs = std::max(1, std::atoi(v.c_str()));
+    } else if (a == "--event-spin-us" && next(&v)) {
+      args->event_spin_us = std::max(0, std::atoi(v.c_str()));
     } else if (a == "--model" && next(&v)) {
       args->models.push_back(v);
     } else if (a == "--dry-run") {
@@ -584,7 +588,7 @@ int main(int argc, char **argv) {
   Args args;
   if (!parseArgs(argc, argv, &args)) {
     std::fprintf(stderr, "usage: reactant-gpu-check --fixtures DIR [--plugin PATH] [--runs N] "
-                         "[--model NAME]... [--dry-run]\n");
+                         "[--event-spin-us US] [--model NAME]... [--dry-run]\n");
     return 2;
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
@@ -597,6 +601,7 @@ int main(int argc, char **argv) {
   options.client.device_ordinal = 0;
   options.client.memory_fraction = 0.5;
   options.client.preallocate = true;
+  options.client.event_spin = std::chrono::microseconds(args.event_spin_us);
   options.xla_flags = kXlaFlags;
   auto t0 = Clock::now();
   auto backend_or = runtime::createPjrtBackend(options);

@@ -32,6 +32,7 @@ TEST(NodeConfig, DefaultsMatchTheReference) {
   EXPECT_EQ(r.device_ordinal, 0);
   EXPECT_EQ(r.mem_fraction, 0.9);
   EXPECT_TRUE(r.preallocate);
+  EXPECT_EQ(r.event_spin_us, 20000);
   EXPECT_TRUE(r.allow_cpu_fallback);
   EXPECT_EQ(r.weight_cache_fraction, 1.0);
   EXPECT_EQ(r.weight_cache_wiggle_fraction, 0.1);
@@ -305,6 +306,7 @@ TEST(NodeConfig, EffectiveSettingsListEveryKeySorted) {
       "runtime.batch_sizes",
       "runtime.cpu_threads",
       "runtime.device_ordinal",
+      "runtime.event_spin_us",
       "runtime.executable_cache",
       "runtime.mem_fraction",
       "runtime.numerics",

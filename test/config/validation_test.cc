@@ -75,6 +75,10 @@ TEST(Validation, RangesOfEveryValue) {
        "node.yaml: global.runtime.cpu_threads: -1 is out of range [0, 4096]"},
       {"{runtime: {cpu_threads: 5000}}",
        "node.yaml: global.runtime.cpu_threads: 5000 is out of range [0, 4096]"},
+      {"{runtime: {event_spin_us: -1}}",
+       "node.yaml: global.runtime.event_spin_us: -1 is out of range [0, 1000000]"},
+      {"{runtime: {event_spin_us: 1000001}}",
+       "node.yaml: global.runtime.event_spin_us: 1000001 is out of range [0, 1000000]"},
       {"{runtime: {executable_cache: [1]}}",
        "node.yaml: global.runtime.executable_cache: expected a single value, got a list"},
       {"{scheduler: {discipline: lifo}}",
@@ -149,7 +153,7 @@ global:
   model_poll_seconds: 0
   runtime: {mem_fraction: 1, weight_cache_fraction: 0, weight_cache_wiggle_fraction: 0,
             cpu_threads: 4096, shared_host_weights_mode: "0660", backend: GPU, numerics: tf32,
-            autotune_cache: yes, preallocate: off, pjrt_plugin: /opt/x.so}
+            autotune_cache: yes, preallocate: off, pjrt_plugin: /opt/x.so, event_spin_us: 0}
   scheduler: {recency_penalty_cap: 1, coalescing_discount: 0, cost_ema_alpha: 1,
               models: {a: {pin_to_gpu: true}, b: {pin_to_gpu: true, residency: unpinned}, c: ~}}
   endpoints: {port: 65535, metrics_port: 1, http_port: 0, max_concurrent_requests: 0}
@@ -162,6 +166,7 @@ global:
   EXPECT_EQ(w->runtime.numerics, Numerics::kTf32);
   EXPECT_EQ(w->runtime.autotune_cache, true);
   EXPECT_FALSE(w->runtime.preallocate);
+  EXPECT_EQ(w->runtime.event_spin_us, 0);
   EXPECT_EQ(w->runtime.shared_host_weights_mode, "0660");
   EXPECT_EQ(w->runtime.pjrt_plugin, "/opt/x.so");
   EXPECT_EQ(w->scheduler.models.at("a").residency, Residency::kPinnedDevice);

@@ -6,6 +6,9 @@
 // Client_Create, which records the create options it was given and always fails with
 // UNAVAILABLE "fake plugin: no devices". FakePjrt_LiveErrors counts errors created and
 // not yet destroyed, so tests can check that the loader destroys every error.
+// FakePjrt_NewEvent makes an event that reports ready from its Nth PJRT_Event_IsReady
+// call on (never, with N < 0); Event_Await returns at once and counts, Event_Destroy frees;
+// FakePjrt_EventCalls reports the IsReady and Await calls and the live events.
 //
 //===----------------------------------------------------------------------===//
 #include "pjrt/pjrt_c_api.h"
@@ -18,6 +21,10 @@ namespace rs::pjrt::capi {
 struct PJRT_Error {
   std::string message;
   int code = 0;
+};
+struct PJRT_Event {
+  int ready_after = 0; // IsReady calls before it reports ready; < 0: never
+  int polls = 0;
 };
 } // namespace rs::pjrt::capi
 
@@ -98,6 +105,26 @@ PJRT_Error *clientCreate(PJRT_Client_Create_Args *a) {
   return makeError(14, "fake plugin: no devices");
 }
 
+int g_is_ready_calls = 0, g_await_calls = 0, g_live_events = 0;
+
+PJRT_Error *eventIsReady(PJRT_Event_IsReady_Args *a) {
+  ++g_is_ready_calls;
+  PJRT_Event *e = a->event;
+  a->is_ready = e->ready_after >= 0 && ++e->polls >= e->ready_after;
+  return nullptr;
+}
+
+PJRT_Error *eventAwait(PJRT_Event_Await_Args *) {
+  ++g_await_calls;
+  return nullptr;
+}
+
+PJRT_Error *eventDestroy(PJRT_Event_Destroy_Args *a) {
+  delete a->event;
+  --g_live_events;
+  return nullptr;
+}
+
 template <typename Fn> void setSlot(Slot slot, Fn fn) {
   void *p = reinterpret_cast<void *>(fn);
   std::memcpy(g_api + slotOffset(slot), &p, sizeof p);
@@ -123,6 +150,24 @@ __attribute__((visibility("default"))) void FakePjrt_Configure(int major, int mi
   setSlot(Slot::kPluginInitialize, &pluginInitialize);
   setSlot(Slot::kPluginAttributes, &pluginAttributes);
   setSlot(Slot::kClientCreate, &clientCreate);
+  setSlot(Slot::kEventIsReady, &eventIsReady);
+  setSlot(Slot::kEventAwait, &eventAwait);
+  setSlot(Slot::kEventDestroy, &eventDestroy);
+  g_is_ready_calls = g_await_calls = 0;
+}
+
+/// A new event, ready from its `ready_after`th IsReady call on (never when negative).
+__attribute__((visibility("default"))) PJRT_Event *FakePjrt_NewEvent(int ready_after) {
+  ++g_live_events;
+  return new PJRT_Event{ready_after, 0};
+}
+
+/// IsReady calls, Await calls and live events since FakePjrt_Configure.
+__attribute__((visibility("default"))) void FakePjrt_EventCalls(int *is_ready, int *await,
+                                                                int *live) {
+  *is_ready = g_is_ready_calls;
+  *await = g_await_calls;
+  *live = g_live_events;
 }
 
 __attribute__((visibility("default"))) int FakePjrt_LiveErrors() { return g_live_errors; }

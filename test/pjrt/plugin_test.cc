@@ -12,10 +12,12 @@
 
 #include <dlfcn.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace rs::pjrt {
 namespace {
@@ -253,6 +255,39 @@ TEST_F(FakePlugin, MissingFunctionIsUnimplemented) {
   EXPECT_EQ(st.code(), StatusCode::kUnimplemented);
   EXPECT_EQ(st.message(), std::string("destroying: pjrt plugin '") + RS_FAKE_PJRT_PLUGIN +
                               "' does not implement PJRT_Client_Destroy");
+}
+
+TEST_F(FakePlugin, AwaitEventPollsIsReadyOnlyWithASpin) {
+  configure_(0, 115, 1144);
+  auto plugin = Plugin::load(RS_FAKE_PJRT_PLUGIN);
+  ASSERT_TRUE(plugin.isOk());
+  auto new_event =
+      reinterpret_cast<capi::PJRT_Event *(*)(int)>(::dlsym(handle_, "FakePjrt_NewEvent"));
+  auto event_calls =
+      reinterpret_cast<void (*)(int *, int *, int *)>(::dlsym(handle_, "FakePjrt_EventCalls"));
+  ASSERT_TRUE(new_event && event_calls);
+  int is_ready = 0, await = 0, live = 0;
+  auto calls = [&] {
+    event_calls(&is_ready, &await, &live);
+    return std::vector<int>{is_ready, await, live};
+  };
+  using std::chrono::microseconds;
+  // No spin: straight to Await.
+  EXPECT_TRUE((*plugin)->awaitEvent(new_event(3), "no spin").isOk());
+  EXPECT_EQ(calls(), (std::vector<int>{0, 1, 0}));
+  // A spin: polls until the event is ready (the third poll), then Await returns at once.
+  EXPECT_TRUE((*plugin)->awaitEvent(new_event(3), "spin", microseconds(1000000)).isOk());
+  EXPECT_EQ(calls(), (std::vector<int>{3, 2, 0}));
+  // An event that never turns ready: polls until the spin has passed, then blocks in Await.
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE((*plugin)->awaitEvent(new_event(-1), "never", microseconds(2000)).isOk());
+  EXPECT_GE(std::chrono::steady_clock::now() - start, microseconds(2000));
+  event_calls(&is_ready, &await, &live);
+  EXPECT_GT(is_ready, 4);
+  EXPECT_EQ(await, 3);
+  EXPECT_EQ(live, 0);
+  EXPECT_TRUE((*plugin)->awaitEvent(nullptr, "null", microseconds(1000)).isOk());
+  EXPECT_EQ(calls()[1], 3);
 }
 
 TEST(DTypes, RoundTripThroughPjrtTypes) {

@@ -616,21 +616,27 @@ void Scheduler::execute(const std::string &model, const ModelBatching &batching,
       per_item.push_back(std::move(mine));
     }
   }
-  if (options_.on_dispatch) {
+  // The observer (metrics: a few microseconds per request of the batch) runs after the
+  // answer threads have their shares, before this thread's own share: with a coalesced batch
+  // it no longer delays every answer.
+  auto observe = [&](const std::vector<Item> &items) {
+    if (!options_.on_dispatch)
+      return;
     DispatchStats stats;
     stats.model = model;
     stats.batch_size = batch_size;
-    stats.rows = batched ? rows : static_cast<int64_t>(batch.size());
+    stats.rows = batched ? rows : static_cast<int64_t>(items.size());
     stats.compute_seconds = compute_seconds;
     stats.input_seconds = std::chrono::duration<double>(started - gathering).count();
     stats.output_seconds = std::chrono::duration<double>(now() - finished).count();
-    for (const Item &item : batch)
+    for (const Item &item : items)
       stats.queue_wait_seconds.push_back(
           std::chrono::duration<double>(gathering - item.enqueued).count());
     stats.ok = outputs.isOk();
     options_.on_dispatch(stats);
-  }
+  };
   if (!failure.isOk()) {
+    observe(batch);
     for (const Item &item : batch)
       finishPiece(item, failure);
     return;
@@ -654,6 +660,7 @@ void Scheduler::execute(const std::string &model, const ModelBatching &batching,
   const size_t n = answers->batch.size();
   for (size_t s = 1; s < shares; ++s)
     answers_->post([deliver, s, shares, n] { deliver(s * n / shares, (s + 1) * n / shares); });
+  observe(answers->batch);
   deliver(0, n / shares);
 }
 

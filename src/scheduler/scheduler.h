@@ -158,7 +158,9 @@ struct SchedulerOptions {
   BatchSizePolicy batch_sizes = BatchSizePolicy::kAll;
   /// `scheduler.max_queue_depth`: queued requests per model before ResourceExhausted.
   int64_t max_queue_depth = 1024;
-  /// Called after each dispatch (may be empty).
+  /// Called after each dispatch (may be empty), on the dispatching thread: before any answer
+  /// of a batch answered on this thread alone, while the answer threads deliver theirs when
+  /// a coalesced batch is shared among them.
   DispatchObserver on_dispatch;
   /// `scheduler.discipline`.
   Discipline discipline = Discipline::kFair;

@@ -87,6 +87,8 @@ constexpr KeyInfo kKeys[] = {
     {"endpoints.port", KeyType::kInt, true, true},
     {"grpc.max_recv_msg_bytes", KeyType::kInt, true, true},
     {"grpc.max_send_msg_bytes", KeyType::kInt, true, true},
+    {"grpc.polling_threads", KeyType::kInt, true, true},
+    {"grpc.busy_poll_us", KeyType::kInt, true, true},
     {"tls.cert_file", KeyType::kString, true, true},
     {"tls.client_ca_file", KeyType::kString, true, true},
     {"tls.key_file", KeyType::kString, true, true},

@@ -368,6 +368,12 @@ Status buildEndpoints(const Builder &b, EndpointsConfig &e, GrpcConfig &g) {
   RS_RETURN_IF_ERROR(b.integer("endpoints.http_port", &e.http_port, 0, 65535));
   RS_RETURN_IF_ERROR(b.integer("grpc.max_recv_msg_bytes", &g.max_recv_msg_bytes, 1, kMaxGrpcBytes));
   RS_RETURN_IF_ERROR(b.integer("grpc.max_send_msg_bytes", &g.max_send_msg_bytes, 1, kMaxGrpcBytes));
+  RS_RETURN_IF_ERROR(b.integer("grpc.polling_threads", &g.polling_threads, 1, 256));
+  if (b.lookup("grpc.busy_poll_us")) {
+    int64_t us = 0;
+    RS_RETURN_IF_ERROR(b.integer("grpc.busy_poll_us", &us, 0, 1000000));
+    g.busy_poll_us = us;
+  }
 
   if (e.metrics_port != 0 && e.metrics_port == e.port)
     return b.error(*b.lookup("endpoints.metrics_port"), "endpoints.metrics_port")

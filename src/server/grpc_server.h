@@ -1,12 +1,18 @@
 //===- server/grpc_server.h - KServe V2 gRPC front-end ----------------------===//
 //
 // Serves `inference.GRPCInferenceService` (protocol/proto/grpc_service.proto) over
-// cleartext HTTP/2 with the gRPC callback API, so no thread waits while a model runs:
-// ModelInfer decodes the request (protocol/grpc_codec.h), sets InferRequest::deadline to
-// the tighter of the client's gRPC deadline and its `reactant_timeout_ns` parameter, calls
-// InferenceService::infer(), and finishes the call from the completion callback. Inputs sent
-// as raw_input_contents are not copied: a gRPC MessageAllocator keeps each request message
-// behind a shared pointer, and the input tensors are views of its bytes that hold it.
+// cleartext HTTP/2 (or TLS). Every RPC goes through gRPC's async API on one completion queue
+// that the server's own threads poll (GrpcServerOptions::threads, optionally without
+// sleeping between calls: GrpcServerOptions::busy_poll): the thread that
+// receives a call decodes it (protocol/grpc_codec.h), sets InferRequest::deadline to the
+// tighter of the client's gRPC deadline and its `reactant_timeout_ns` parameter, and calls
+// InferenceService::infer(); when the device is idle the scheduler runs the batch on that
+// same thread, and the answer is sent from the completion callback. So a request is received,
+// run and answered without passing between threads (each hand-over is a thread wake-up, tens
+// of microseconds on a virtual machine; docs/performance.md). Inputs sent as
+// raw_input_contents are not copied: each request message is held by a shared pointer, and
+// the input tensors are views of its bytes that hold it. Every other RPC goes through the same
+// queue and threads.
 //
 // RPCs: ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer,
 // RepositoryIndex (InferenceService::listModels; state READY | UNAVAILABLE, `ready`
@@ -32,8 +38,8 @@
 // max_recv_msg_bytes is rejected by gRPC with RESOURCE_EXHAUSTED before it is decoded.
 //
 // Source: KServe V2 gRPC protocol; reference-system.md section 5.1-5.2.
-// Thread safety: start() and shutdown() from one controlling thread; RPCs run on gRPC's
-// threads and call the InferenceService concurrently.
+// Thread safety: start() and shutdown() from one controlling thread; RPCs run on the
+// server's polling threads and call the InferenceService concurrently.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -49,12 +55,16 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace grpc {
 class Server;
-}
+class Service;
+} // namespace grpc
 
 namespace rs::server {
+
+class GrpcCallQueue; // grpc_server.cc
 
 struct GrpcServerOptions {
   /// Address to bind: "0.0.0.0" (all IPv4 interfaces), "127.0.0.1", "::" ...
@@ -77,6 +87,15 @@ struct GrpcServerOptions {
   protocol::SharedMemoryRegistry *shared_memory = nullptr;
   /// Told about every failed ModelInfer; may be null.
   RequestReporter *reporter = nullptr;
+  /// Threads that poll the server's completion queue and run the calls they receive (for
+  /// ModelInfer: the decode, and the inference when the scheduler dispatches it on the
+  /// caller's thread); config key grpc.polling_threads, at least 1.
+  int threads = 4;
+  /// How long a polling thread keeps polling without sleeping after it last had work
+  /// (config key grpc.busy_poll_us); 0 = sleep at once. Polling costs a busy core per
+  /// thread while it lasts and saves the wake-up of a sleeping one per call (about 100 us on
+  /// a virtual machine whose idle cores halt; docs/performance.md).
+  std::chrono::microseconds busy_poll{0};
 };
 
 class GrpcServer {
@@ -106,6 +125,8 @@ private:
   std::unique_ptr<Impl> impl_;
   std::unique_ptr<ControlImpl> control_;
   std::unique_ptr<EvidenceImpl> evidence_;
+  std::vector<std::unique_ptr<grpc::Service>> services_; // the generated AsyncServices
+  std::unique_ptr<GrpcCallQueue> queue_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
 };

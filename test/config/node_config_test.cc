@@ -69,6 +69,8 @@ TEST(NodeConfig, DefaultsMatchTheReference) {
   EXPECT_EQ(w->endpoints.http_port, 8000);
   EXPECT_EQ(w->grpc.max_recv_msg_bytes, 536870912);
   EXPECT_EQ(w->grpc.max_send_msg_bytes, 536870912);
+  EXPECT_EQ(w->grpc.polling_threads, 4);
+  EXPECT_FALSE(w->grpc.busy_poll_us.has_value());
 
   EXPECT_TRUE(w->env_overrides.empty());
   EXPECT_TRUE(w->env_keys.empty());
@@ -292,8 +294,10 @@ TEST(NodeConfig, EffectiveSettingsListEveryKeySorted) {
       "endpoints.max_concurrent_requests",
       "endpoints.metrics_port",
       "endpoints.port",
+      "grpc.busy_poll_us",
       "grpc.max_recv_msg_bytes",
       "grpc.max_send_msg_bytes",
+      "grpc.polling_threads",
       "model_control_mode",
       "model_dirs",
       "model_poll_seconds",
@@ -340,6 +344,7 @@ TEST(NodeConfig, EffectiveSettingsListEveryKeySorted) {
   EXPECT_EQ(m["runtime.xla_flags"], "{xla_dump_hlo_as_text: true, xla_gpu_autotune_level: 1}");
   EXPECT_EQ(m["runtime.autotune_cache"], "false");
   EXPECT_EQ(m["runtime.mem_fraction"], "0.9");
+  EXPECT_EQ(m["grpc.busy_poll_us"], "unset");
   EXPECT_EQ(m["scheduler.ema_halflife_seconds"], "30");
   EXPECT_EQ(m["scheduler.models.bert.weight"], "0.5");
   EXPECT_EQ(m["scheduler.models.bert.residency"], "unset");

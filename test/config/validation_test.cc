@@ -75,6 +75,10 @@ TEST(Validation, RangesOfEveryValue) {
        "node.yaml: global.runtime.cpu_threads: -1 is out of range [0, 4096]"},
       {"{runtime: {cpu_threads: 5000}}",
        "node.yaml: global.runtime.cpu_threads: 5000 is out of range [0, 4096]"},
+      {"{grpc: {polling_threads: 0}}",
+       "node.yaml: global.grpc.polling_threads: 0 is out of range [1, 256]"},
+      {"{grpc: {busy_poll_us: 1000001}}",
+       "node.yaml: global.grpc.busy_poll_us: 1000001 is out of range [0, 1000000]"},
       {"{runtime: {event_spin_us: -1}}",
        "node.yaml: global.runtime.event_spin_us: -1 is out of range [0, 1000000]"},
       {"{runtime: {event_spin_us: 1000001}}",
@@ -157,7 +161,8 @@ global:
   scheduler: {recency_penalty_cap: 1, coalescing_discount: 0, cost_ema_alpha: 1,
               models: {a: {pin_to_gpu: true}, b: {pin_to_gpu: true, residency: unpinned}, c: ~}}
   endpoints: {port: 65535, metrics_port: 1, http_port: 0, max_concurrent_requests: 0}
-  grpc: {max_recv_msg_bytes: 2147483647, max_send_msg_bytes: 1}
+  grpc: {max_recv_msg_bytes: 2147483647, max_send_msg_bytes: 1, polling_threads: 256,
+         busy_poll_us: 0}
   models_include: [a, b]
 )");
   ASSERT_TRUE(w.isOk()) << w.status().toString();
@@ -167,6 +172,8 @@ global:
   EXPECT_EQ(w->runtime.autotune_cache, true);
   EXPECT_FALSE(w->runtime.preallocate);
   EXPECT_EQ(w->runtime.event_spin_us, 0);
+  EXPECT_EQ(w->grpc.polling_threads, 256);
+  EXPECT_EQ(w->grpc.busy_poll_us, 0);
   EXPECT_EQ(w->runtime.shared_host_weights_mode, "0660");
   EXPECT_EQ(w->runtime.pjrt_plugin, "/opt/x.so");
   EXPECT_EQ(w->scheduler.models.at("a").residency, Residency::kPinnedDevice);

@@ -331,6 +331,42 @@ TEST_F(GrpcServerTest, ConcurrentClients) {
     EXPECT_EQ(f.get(), kRequests);
 }
 
+TEST_F(GrpcServerTest, BusyPollingThreadsServeConcurrentClientsAndShutDown) {
+  // One and three polling threads that poll without sleeping for 50 ms after their last
+  // work: every call answered (synchronous and asynchronous completions, concurrent
+  // clients), and shutdown() returns while the threads still poll.
+  for (int threads : {1, 3}) {
+    SCOPED_TRACE(threads);
+    server_->shutdown();
+    GrpcServerOptions options;
+    options.threads = threads;
+    options.busy_poll = std::chrono::microseconds(50000);
+    startServer(options);
+    expectGoodRequestWorks();
+    std::vector<std::future<int>> results;
+    for (int t = 0; t < 4; ++t)
+      results.push_back(std::async(std::launch::async, [this, t] {
+        auto stub = inference::GRPCInferenceService::NewStub(channel_);
+        int good = 0;
+        for (int i = 0; i < 20; ++i) {
+          const float v = static_cast<float>(t * 100 + i);
+          grpc::ClientContext ctx;
+          inference::ModelInferResponse resp;
+          grpc::Status s = stub->ModelInfer(
+              &ctx, fp32Request(i % 2 ? "double_async" : "double", {v}, {1, 1}), &resp);
+          good += s.ok() && resp.raw_output_contents(0) == rawBytes<float>({2 * v});
+        }
+        return good;
+      }));
+    for (auto &f : results)
+      EXPECT_EQ(f.get(), 20);
+    const auto start = std::chrono::steady_clock::now();
+    server_->shutdown();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+    startServer({}); // for TearDown and the next round
+  }
+}
+
 TEST_F(GrpcServerTest, ShutdownFinishesInFlightCalls) {
   auto pending = std::async(std::launch::async, [this] {
     inference::ModelInferResponse resp;

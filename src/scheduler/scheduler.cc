@@ -364,9 +364,11 @@ void Scheduler::submit(const std::string &model, std::vector<Tensor> inputs,
     std::optional<Clock::time_point> wake;
     (void)dispatchOne(lock, &wake);
     // Requests submitted while this batch ran were queued for the dispatch thread, which
-    // waits while busy_; wake it only if something is left (a queue, a hold, a warmup). An
-    // idle wake-up costs a context switch and the lock per request, on the request's path.
-    if (std::all_of(models_.begin(), models_.end(), [](const auto &entry) {
+    // waits while busy_; wake it only if something is left (a queue, a hold, a warmup) or
+    // stop() came meanwhile (its wake-up found busy_ set: the dispatch thread went back to
+    // waiting and would never see stopping_). An idle wake-up costs a context switch and the
+    // lock per request, on the request's path.
+    if (!stopping_ && std::all_of(models_.begin(), models_.end(), [](const auto &entry) {
           return entry.second.queue.empty() && !entry.second.warmup_pending;
         }))
       return;

@@ -112,6 +112,33 @@ TEST(InlineDispatch, ABusyDeviceQueuesAndNeverRunsTwoBatchesAtOnce) {
   EXPECT_EQ(dev.threads.size(), 4u);
 }
 
+TEST(InlineDispatch, StopDuringAnInlineBatchReturnsOnceItEnds) {
+  // stop() while a submitter runs a batch inline: stop's wake-up finds the device busy, so
+  // the dispatch thread waits again; the submitter must wake it when its batch ends, or
+  // stop() waits for the dispatch thread forever.
+  Device dev;
+  std::promise<void> open;
+  dev.gate = open.get_future().share();
+  Scheduler s(inlineOptions(), dev.runFn());
+  s.addModel("m", batching({1}));
+  s.start();
+  std::promise<int32_t> answer;
+  std::thread submitter([&] {
+    s.submit("m", {oneRow(5)}, std::nullopt, [&](Result<std::vector<Tensor>> r) {
+      answer.set_value(r.isOk() ? (*r)[0].dataAs<int32_t>()[0] : -1);
+    });
+  });
+  while (dev.running.load() == 0) // the batch runs inline on `submitter`
+    std::this_thread::yield();
+  auto stopped = std::async(std::launch::async, [&] { s.stop(); });
+  // Time for stop() to set stopping_ and for the dispatch thread to go back to waiting.
+  EXPECT_EQ(stopped.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout);
+  open.set_value();
+  submitter.join();
+  EXPECT_EQ(answer.get_future().get(), 5);
+  EXPECT_EQ(stopped.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+}
+
 TEST(InlineDispatch, OffByDefault) {
   Device dev;
   Scheduler s(SchedulerOptions{}, dev.runFn());

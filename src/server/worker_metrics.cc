@@ -182,6 +182,15 @@ WorkerMetrics::ModelSeries &WorkerMetrics::seriesOf(const std::string &model) {
   return series_[model];
 }
 
+std::string WorkerMetrics::labelOf(const std::string &model) const {
+  return model.empty() || !is_loaded_ || is_loaded_(model) ? model : std::string();
+}
+
+void WorkerMetrics::setIsLoaded(std::function<bool(const std::string &)> is_loaded) {
+  std::lock_guard<std::mutex> lock(series_mu_);
+  is_loaded_ = std::move(is_loaded);
+}
+
 namespace {
 
 /// `*slot`, added to `family` with `labels` on first use (each series appears exactly when
@@ -210,8 +219,9 @@ prometheus::Counter &WorkerMetrics::requestCounter(ModelSeries &s, const std::st
       prometheus::Labels{{"model", model}, {"status", std::string(statusCodeName(code))}});
 }
 
-void WorkerMetrics::requestFinished(const std::string &model, StatusCode code, double seconds) {
+void WorkerMetrics::requestFinished(const std::string &name, StatusCode code, double seconds) {
   std::lock_guard<std::mutex> lock(series_mu_);
+  const std::string model = labelOf(name);
   ModelSeries &s = seriesOf(model);
   requestCounter(s, model, code).Increment();
   lazySeries(s.latency, latency_, model, latencyBuckets()).Observe(seconds);
@@ -219,14 +229,15 @@ void WorkerMetrics::requestFinished(const std::string &model, StatusCode code, d
     lazySeries(s.served, served_, model).Increment();
 }
 
-void WorkerMetrics::requestRejected(const std::string &model, StatusCode code) {
+void WorkerMetrics::requestRejected(const std::string &name, StatusCode code) {
   std::lock_guard<std::mutex> lock(series_mu_);
+  const std::string model = labelOf(name);
   requestCounter(seriesOf(model), model, code).Increment();
 }
 
 void WorkerMetrics::observeDispatch(const scheduler::DispatchStats &stats) {
   std::lock_guard<std::mutex> lock(series_mu_);
-  const std::string &m = stats.model;
+  const std::string m = labelOf(stats.model);
   ModelSeries &s = seriesOf(m);
   lazySeries(s.dispatches, dispatches_, m).Increment();
   lazySeries(s.compute_seconds, compute_seconds_, m).Increment(stats.compute_seconds);

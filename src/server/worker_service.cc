@@ -89,6 +89,7 @@ WorkerService::WorkerService(runtime::ModelRepository &repository,
                      return notFound() << "model '" << model << "' was unloaded";
                    return state->model->run(batch_size, std::move(inputs));
                  }) {
+  metrics_.setIsLoaded([this](const std::string &m) { return repository_.state(m).has_value(); });
   scheduler_.start();
 }
 

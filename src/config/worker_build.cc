@@ -134,7 +134,7 @@ public:
     if (!parsed)
       return error(*v, path) << (v->from_env ? "invalid integer value '"
                                              : "expected an integer, got '")
-                             << v->scalar << "'";
+                             << v->scalar << "' (range [" << lo << ", " << hi << "])";
     *out = *parsed;
     return checkInt(path, *out, lo, hi, v);
   }
@@ -369,11 +369,8 @@ Status buildEndpoints(const Builder &b, EndpointsConfig &e, GrpcConfig &g) {
   RS_RETURN_IF_ERROR(b.integer("grpc.max_recv_msg_bytes", &g.max_recv_msg_bytes, 1, kMaxGrpcBytes));
   RS_RETURN_IF_ERROR(b.integer("grpc.max_send_msg_bytes", &g.max_send_msg_bytes, 1, kMaxGrpcBytes));
   RS_RETURN_IF_ERROR(b.integer("grpc.polling_threads", &g.polling_threads, 1, 256));
-  if (b.lookup("grpc.busy_poll_us")) {
-    int64_t us = 0;
-    RS_RETURN_IF_ERROR(b.integer("grpc.busy_poll_us", &us, 0, 1000000));
-    g.busy_poll_us = us;
-  }
+  if (b.lookup("grpc.busy_poll_us")) // else resolved by the backend (buildWorker)
+    RS_RETURN_IF_ERROR(b.integer("grpc.busy_poll_us", &g.busy_poll_us, 0, 1000000));
 
   if (e.metrics_port != 0 && e.metrics_port == e.port)
     return b.error(*b.lookup("endpoints.metrics_port"), "endpoints.metrics_port")
@@ -421,6 +418,8 @@ Status buildWorker(const ConfigValue &raw, std::string_view file, WorkerConfig &
   RS_RETURN_IF_ERROR(buildRuntime(b, out.runtime));
   RS_RETURN_IF_ERROR(buildScheduler(b, out.scheduler));
   RS_RETURN_IF_ERROR(buildEndpoints(b, out.endpoints, out.grpc));
+  if (out.grpc.busy_poll_us < 0) // unset: poll on a GPU worker, whose cores wait on the device
+    out.grpc.busy_poll_us = out.runtime.backend == Backend::kCuda ? 20000 : 0;
   RS_RETURN_IF_ERROR(buildTls(b, out.tls));
 
   // Cross-key rules.

@@ -138,7 +138,7 @@ std::vector<std::pair<std::string, std::string>> effectiveSettings(const WorkerC
   add("grpc.max_recv_msg_bytes", std::to_string(c.grpc.max_recv_msg_bytes));
   add("grpc.max_send_msg_bytes", std::to_string(c.grpc.max_send_msg_bytes));
   add("grpc.polling_threads", std::to_string(c.grpc.polling_threads));
-  add("grpc.busy_poll_us", c.grpc.busy_poll_us ? std::to_string(*c.grpc.busy_poll_us) : "unset");
+  add("grpc.busy_poll_us", std::to_string(c.grpc.busy_poll_us));
   add("tls.cert_file", c.tls.cert_file);
   add("tls.client_ca_file", c.tls.client_ca_file);
   add("tls.key_file", c.tls.key_file);

@@ -105,9 +105,9 @@ struct GrpcConfig {
   int64_t max_recv_msg_bytes = 536870912; // in [1, 2^31-1]
   int64_t max_send_msg_bytes = 536870912; // in [1, 2^31-1]
   int64_t polling_threads = 4;            // grpc.polling_threads in [1, 256]
-  /// grpc.busy_poll_us in [0, 1000000]; unset = 20000 on a GPU worker, 0 on a CPU one
-  /// (where a polling core is one the executor lacks).
-  std::optional<int64_t> busy_poll_us;
+  /// grpc.busy_poll_us in [0, 1000000]; unset: 20000 with runtime.backend cuda, 0 with cpu
+  /// (where a polling core is one the executor lacks); resolved when the config is built.
+  int64_t busy_poll_us = -1;
 };
 
 /// `tls:` block (the reference's gateway key names, reference-system.md section 8.1; here

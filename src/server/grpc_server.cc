@@ -632,7 +632,8 @@ Status GrpcServer::start() {
   services_.push_back(std::move(control_service));
   services_.push_back(std::move(evidence_service));
   q.startThreads(threads, options_.busy_poll);
-  spdlog::info("grpc server listening on {}:{}", options_.host, port_);
+  spdlog::info("grpc server listening on {}:{} polling_threads={} busy_poll_us={}", options_.host,
+               port_, threads, options_.busy_poll.count());
   return Status::ok();
 }
 

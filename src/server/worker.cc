@@ -406,10 +406,8 @@ Status Worker::start() {
   grpc_options.max_recv_msg_bytes = config_.grpc.max_recv_msg_bytes;
   grpc_options.max_send_msg_bytes = config_.grpc.max_send_msg_bytes;
   grpc_options.threads = static_cast<int>(config_.grpc.polling_threads);
-  // Unset: poll without sleeping on a GPU worker (its cores wait on the device), not on a
-  // CPU one (the executor needs them).
-  grpc_options.busy_poll = std::chrono::microseconds(
-      config_.grpc.busy_poll_us.value_or(backend_->deviceInfo().platform == "cpu" ? 0 : 20000));
+  grpc_options.busy_poll =
+      std::chrono::microseconds(std::max<int64_t>(config_.grpc.busy_poll_us, 0));
   grpc_options.evidence = [this] { return evidenceJson(); };
   grpc_options.tls = {config_.tls.cert_file, config_.tls.key_file, config_.tls.client_ca_file};
   grpc_options.shared_memory = &service_->sharedMemory();

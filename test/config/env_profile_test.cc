@@ -99,7 +99,7 @@ TEST(EnvOverrides, ErrorsNameTheVariable) {
   const std::vector<Case> cases = {
       {{{"INFERENCE_SERVER_ENDPOINTS_PORT", "abc"}},
        "environment override INFERENCE_SERVER_ENDPOINTS_PORT: invalid integer value "
-       "'abc'"},
+       "'abc' (range [1, 65535])"},
       {{{"INFERENCE_SERVER_ENDPOINTS_PORT", "0"}},
        "environment override INFERENCE_SERVER_ENDPOINTS_PORT: 0 is out of range [1, "
        "65535]"},

@@ -70,7 +70,7 @@ TEST(NodeConfig, DefaultsMatchTheReference) {
   EXPECT_EQ(w->grpc.max_recv_msg_bytes, 536870912);
   EXPECT_EQ(w->grpc.max_send_msg_bytes, 536870912);
   EXPECT_EQ(w->grpc.polling_threads, 4);
-  EXPECT_FALSE(w->grpc.busy_poll_us.has_value());
+  EXPECT_EQ(w->grpc.busy_poll_us, 0); // runtime.backend cpu
 
   EXPECT_TRUE(w->env_overrides.empty());
   EXPECT_TRUE(w->env_keys.empty());
@@ -275,6 +275,20 @@ TEST(NodeConfig, StructuralErrors) {
             "node.yaml: base_port: endpoints.port 65536 is out of range [1, 65535]");
 }
 
+TEST(NodeConfig, BusyPollDefaultsByBackend) {
+  NodeDir dir;
+  auto gpu = dir.worker("model_repo: repo\nglobal:\n  runtime: {backend: cuda}\n");
+  ASSERT_TRUE(gpu.isOk()) << gpu.status().toString();
+  EXPECT_EQ(gpu->grpc.busy_poll_us, 20000);
+  auto set = dir.worker(
+      "model_repo: repo\nglobal:\n  runtime: {backend: cuda}\n  grpc: {busy_poll_us: 0}\n");
+  ASSERT_TRUE(set.isOk()) << set.status().toString();
+  EXPECT_EQ(set->grpc.busy_poll_us, 0);
+  auto cpu = dir.worker("model_repo: repo\nglobal:\n  grpc: {busy_poll_us: 500}\n");
+  ASSERT_TRUE(cpu.isOk()) << cpu.status().toString();
+  EXPECT_EQ(cpu->grpc.busy_poll_us, 500);
+}
+
 TEST(NodeConfig, EffectiveSettingsListEveryKeySorted) {
   NodeDir dir;
   auto w = dir.worker(
@@ -344,7 +358,7 @@ TEST(NodeConfig, EffectiveSettingsListEveryKeySorted) {
   EXPECT_EQ(m["runtime.xla_flags"], "{xla_dump_hlo_as_text: true, xla_gpu_autotune_level: 1}");
   EXPECT_EQ(m["runtime.autotune_cache"], "false");
   EXPECT_EQ(m["runtime.mem_fraction"], "0.9");
-  EXPECT_EQ(m["grpc.busy_poll_us"], "unset");
+  EXPECT_EQ(m["grpc.busy_poll_us"], "0");
   EXPECT_EQ(m["scheduler.ema_halflife_seconds"], "30");
   EXPECT_EQ(m["scheduler.models.bert.weight"], "0.5");
   EXPECT_EQ(m["scheduler.models.bert.residency"], "unset");

@@ -123,7 +123,7 @@ TEST(Validation, RangesOfEveryValue) {
       {"{endpoints: {port: 70000}}",
        "node.yaml: global.endpoints.port: 70000 is out of range [1, 65535]"},
       {"{endpoints: {port: 8080.5}}",
-       "node.yaml: global.endpoints.port: expected an integer, got '8080.5'"},
+       "node.yaml: global.endpoints.port: expected an integer, got '8080.5' (range [1, 65535])"},
       {"{endpoints: {metrics_port: -1}}",
        "node.yaml: global.endpoints.metrics_port: -1 is out of range [0, 65535]"},
       {"{endpoints: {port: 9000, metrics_port: 9000}}",

@@ -61,7 +61,7 @@ lg_cpu=$(awk '{print $1 + $2}' "$work/lg.time")
 awk -v lat_sum="$lat_sum" -v lat_n="$lat_n" -v comp="$comp" -v disp="$disp" -v cpu="$cpu" \
   -v lg_cpu="$lg_cpu" '
   /req\/s/ {rps = $(NF-1); n = $2}
-  /latency ms/ {p50 = $6 * 1000; p90 = $8 * 1000}
+  /latency ms/ {for (i = 1; i < NF; i++) {if ($i == "p50") p50 = $(i + 1) * 1000; if ($i == "p90") p90 = $(i + 1) * 1000}}
   END {
     srv = lat_n > 0 ? lat_sum / lat_n * 1e6 : 0; cmp = disp > 0 ? comp / disp * 1e6 : 0
     printf "p50_us %.0f p90_us %.0f req_s %.0f server_us %.1f compute_us %.1f overhead_us %.0f",

@@ -693,6 +693,7 @@ Result<LoadgenReport> runLoad(const LoadgenOptions &options) {
   report.throughput =
       report.seconds > 0 ? static_cast<double>(report.requests) / report.seconds : 0;
   std::sort(run.latencies_ms.begin(), run.latencies_ms.end());
+  report.valid_ok = run.latencies_ms.size();
   report.p50_ms = quantileOf(run.latencies_ms, 0.5);
   report.p90_ms = quantileOf(run.latencies_ms, 0.9);
   report.p99_ms = quantileOf(run.latencies_ms, 0.99);
@@ -717,17 +718,20 @@ std::string LoadgenReport::text() const {
   os.precision(1);
   os << "requests " << requests << " in " << seconds << " s: " << throughput << " req/s\n";
   os.precision(3);
-  os << "valid " << valid << " latency ms: p50 " << p50_ms << " p90 " << p90_ms << " p99 " << p99_ms
-     << " max " << max_ms << "\n";
+  // The percentiles are over the valid requests answered OK (the others have no latency).
+  os << "valid " << valid << " ok " << valid_ok << " latency ms: p50 " << p50_ms << " p90 "
+     << p90_ms << " p99 " << p99_ms << " max " << max_ms << "\n";
   os << "errors " << errors << " (answers other than OK, malformed included), unexpected "
      << unexpected << "\n";
-  os << "kind                              sent       ok  unavail     shed    wrong     lost  "
-        "retried"
-        "  codes\n";
+  // Names up to 36 characters ("http binary_size_overflow (bad)") keep the columns aligned.
+  char header[160];
+  std::snprintf(header, sizeof header, "%-36s %9s %8s %8s %8s %8s %8s %8s  codes\n", "kind", "sent",
+                "ok", "unavail", "shed", "wrong", "lost", "retried");
+  os << header;
   for (const auto &[name, k] : kinds) {
-    char line[160];
+    char line[200];
     std::snprintf(
-        line, sizeof line, "%-28s %9llu %8llu %8llu %8llu %8llu %8llu %8llu  ",
+        line, sizeof line, "%-36s %9llu %8llu %8llu %8llu %8llu %8llu %8llu  ",
         (name + (k.malformed ? " (bad)" : "")).c_str(), static_cast<unsigned long long>(k.sent),
         static_cast<unsigned long long>(k.ok), static_cast<unsigned long long>(k.unavailable),
         static_cast<unsigned long long>(k.shed), static_cast<unsigned long long>(k.wrong),

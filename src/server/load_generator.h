@@ -121,6 +121,7 @@ struct LoadgenReport {
   uint64_t requests = 0;
   double throughput = 0; // requests per second, all kinds
   uint64_t valid = 0;
+  uint64_t valid_ok = 0; // of those, answered OK: the latency percentiles are over these
   /// Latency of the valid requests answered OK, milliseconds.
   double p50_ms = 0, p90_ms = 0, p99_ms = 0, max_ms = 0;
   uint64_t errors = 0;     // answers other than OK (malformed ones included)

@@ -58,6 +58,18 @@ struct Device {
   }
 };
 
+/// An inline-dispatch scheduler with model "m" (batch size 1) on `dev`, whose runs wait
+/// until `open` is set.
+struct GatedScheduler {
+  Device dev;
+  std::promise<void> open;
+  Scheduler s;
+  GatedScheduler() : s(inlineOptions(), (dev.gate = open.get_future().share(), dev.runFn())) {
+    s.addModel("m", batching({1}));
+    s.start();
+  }
+};
+
 TEST(InlineDispatch, IdleDeviceRunsOnTheSubmittingThread) {
   Device dev;
   Scheduler s(inlineOptions(), dev.runFn());
@@ -79,12 +91,10 @@ TEST(InlineDispatch, IdleDeviceRunsOnTheSubmittingThread) {
 }
 
 TEST(InlineDispatch, ABusyDeviceQueuesAndNeverRunsTwoBatchesAtOnce) {
-  Device dev;
-  std::promise<void> open;
-  dev.gate = open.get_future().share();
-  Scheduler s(inlineOptions(), dev.runFn());
-  s.addModel("m", batching({1}));
-  s.start();
+  GatedScheduler g;
+  Device &dev = g.dev;
+  std::promise<void> &open = g.open;
+  Scheduler &s = g.s;
   auto first = std::make_shared<std::promise<int32_t>>();
   std::thread submitter([&] {
     s.submit("m", {oneRow(1)}, std::nullopt, [first](Result<std::vector<Tensor>> r) {
@@ -116,12 +126,10 @@ TEST(InlineDispatch, StopDuringAnInlineBatchReturnsOnceItEnds) {
   // stop() while a submitter runs a batch inline: stop's wake-up finds the device busy, so
   // the dispatch thread waits again; the submitter must wake it when its batch ends, or
   // stop() waits for the dispatch thread forever.
-  Device dev;
-  std::promise<void> open;
-  dev.gate = open.get_future().share();
-  Scheduler s(inlineOptions(), dev.runFn());
-  s.addModel("m", batching({1}));
-  s.start();
+  GatedScheduler g;
+  Device &dev = g.dev;
+  std::promise<void> &open = g.open;
+  Scheduler &s = g.s;
   std::promise<int32_t> answer;
   std::thread submitter([&] {
     s.submit("m", {oneRow(5)}, std::nullopt, [&](Result<std::vector<Tensor>> r) {

@@ -255,6 +255,11 @@ std::optional<ModelState> ModelRepository::state(const std::string &name) const 
   return it->second;
 }
 
+bool ModelRepository::contains(const std::string &name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return models_.count(name) > 0;
+}
+
 std::vector<ModelState> ModelRepository::states() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<ModelState> out;

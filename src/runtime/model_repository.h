@@ -134,6 +134,8 @@ public:
 
   /// The state of `name`, or nullopt if unknown.
   std::optional<ModelState> state(const std::string &name) const;
+  /// Whether `name` is known (loaded, or failed to load): state(name) without the copy.
+  bool contains(const std::string &name) const;
   /// Every known model, sorted by name.
   std::vector<ModelState> states() const;
   const Backend &backend() const { return *backend_; }

@@ -183,12 +183,12 @@ WorkerMetrics::ModelSeries &WorkerMetrics::seriesOf(const std::string &model) {
 }
 
 std::string WorkerMetrics::labelOf(const std::string &model) const {
-  return model.empty() || !is_loaded_ || is_loaded_(model) ? model : std::string();
+  return model.empty() || !is_known_ || is_known_(model) ? model : std::string();
 }
 
-void WorkerMetrics::setIsLoaded(std::function<bool(const std::string &)> is_loaded) {
+void WorkerMetrics::setIsKnown(std::function<bool(const std::string &)> is_known) {
   std::lock_guard<std::mutex> lock(series_mu_);
-  is_loaded_ = std::move(is_loaded);
+  is_known_ = std::move(is_known);
 }
 
 namespace {

@@ -108,12 +108,13 @@ public:
   /// Drops every series labelled `model` (a model unloaded, or renamed away from that
   /// name), so /metrics lists only the models the worker serves.
   void forgetModel(const std::string &model);
-  /// Whether a model is loaded now (the repository's view), asked under the series lock
-  /// before a per-model series is recorded: an observation of a model no longer loaded (a
-  /// request refused or finished while its model was unloaded) counts under model "",
-  /// instead of bringing back the series forgetModel() dropped. The unload removes the model
-  /// from the repository before it calls forgetModel(). Unset: every label is taken as is.
-  void setIsLoaded(std::function<bool(const std::string &)> is_loaded);
+  /// Whether a model is known now (the repository's view: loaded, or failed to load), asked
+  /// under the series lock before a per-model series is recorded: an observation of a model
+  /// no longer known (a request refused or finished while its model was unloaded) counts
+  /// under model "", instead of bringing back the series forgetModel() dropped. The unload
+  /// removes the model from the repository before it calls forgetModel(). Unset: every
+  /// label is taken as is.
+  void setIsKnown(std::function<bool(const std::string &)> is_known);
   /// Refreshes the gauges from `repository`, `scheduler` and `snapshot` (admission, shared
   /// memory, log) and renders every series.
   std::string render(const runtime::ModelRepository &repository,
@@ -137,13 +138,13 @@ private:
   /// The cached series of `model` (each added to its family on first use). Requires
   /// series_mu_.
   ModelSeries &seriesOf(const std::string &model);
-  /// `model`, or "" when is_loaded_ says it is not loaded. Requires series_mu_.
+  /// `model`, or "" when is_known_ says it is not known. Requires series_mu_.
   std::string labelOf(const std::string &model) const;
   prometheus::Counter &requestCounter(ModelSeries &s, const std::string &model, StatusCode code);
 
   std::mutex series_mu_;                      // held while a cached series is used or removed
   std::map<std::string, ModelSeries> series_; // GUARDED_BY(series_mu_)
-  std::function<bool(const std::string &)> is_loaded_;
+  std::function<bool(const std::string &)> is_known_;
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter> *requests_;
   prometheus::Family<prometheus::Histogram> *latency_;

@@ -89,7 +89,7 @@ WorkerService::WorkerService(runtime::ModelRepository &repository,
                      return notFound() << "model '" << model << "' was unloaded";
                    return state->model->run(batch_size, std::move(inputs));
                  }) {
-  metrics_.setIsLoaded([this](const std::string &m) { return repository_.state(m).has_value(); });
+  metrics_.setIsKnown([this](const std::string &m) { return repository_.contains(m); });
   scheduler_.start();
 }
 
@@ -154,7 +154,7 @@ Status WorkerService::loadModel(const std::string &name, const std::string &dir)
 
 Status WorkerService::unloadModel(const std::string &name) {
   std::lock_guard<std::mutex> control(control_mu_);
-  if (!repository_.state(name))
+  if (!repository_.contains(name))
     return notFound() << "unload: unknown model '" << name << "'";
   int64_t waited_for = 0;
   {
@@ -183,7 +183,7 @@ Status WorkerService::unloadModel(const std::string &name) {
 Status WorkerService::renameModel(const std::string &from, const std::string &to,
                                   const std::string &dir) {
   std::lock_guard<std::mutex> control(control_mu_);
-  if (repository_.state(to))
+  if (repository_.contains(to))
     return StatusBuilder(StatusCode::kAlreadyExists)
            << "rename '" << from << "' -> '" << to << "': model '" << to << "' already exists";
   RS_ASSIGN_OR_RETURN(std::shared_ptr<const runtime::LoadedModel> renamed,
@@ -300,14 +300,14 @@ bool WorkerService::waitIdle(std::chrono::steady_clock::time_point deadline) {
 }
 
 std::string WorkerService::metricsModel(const std::string &name) const {
-  return repository_.state(name) ? name : std::string();
+  return repository_.contains(name) ? name : std::string();
 }
 
 void WorkerService::requestFailed(const FailedRequest &request, const Status &status,
                                   bool in_service) {
   request_log_.log(request, status);
   if (!in_service)
-    metrics_.requestRejected(metricsModel(std::string(request.model)), status.code());
+    metrics_.requestRejected(std::string(request.model), status.code()); // "" if unknown
 }
 
 bool WorkerService::serverReady() const {

@@ -1,5 +1,6 @@
 //===- bundle/safetensors.cc - safetensors reader and writer --------------===//
 #include "bundle/safetensors.h"
+#include "support/file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -58,33 +59,15 @@ bool nonNegativeInt(const nlohmann::json &v, int64_t *out) {
 } // namespace
 
 Result<SafetensorsFile> SafetensorsFile::open(const std::string &path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK); // a FIFO must not block
-  if (fd < 0)
-    return notFound() << path << ": cannot open: " << std::strerror(errno);
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return internalError() << path << ": cannot stat: " << std::strerror(err);
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return invalidArgument() << path
-                             << (S_ISDIR(st.st_mode) ? ": is a directory, not a file"
-                                                     : ": is not a regular file");
-  }
-  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
-  if (file_size < kHeaderLengthBytes) {
-    ::close(fd);
+  RS_ASSIGN_OR_RETURN(RegularFile opened, openRegularFile(path));
+  const uint64_t file_size = static_cast<uint64_t>(opened.size());
+  if (file_size < kHeaderLengthBytes)
     return dataLoss() << path << ": truncated: " << file_size
                       << " bytes, expected at least 8 for the header length";
-  }
   auto mapping = std::make_shared<Mapping>();
-  void *addr = ::mmap(nullptr, file_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  int map_err = errno;
-  ::close(fd);
+  void *addr = ::mmap(nullptr, file_size, PROT_READ, MAP_PRIVATE, opened.fd(), 0);
   if (addr == MAP_FAILED)
-    return internalError() << path << ": cannot mmap: " << std::strerror(map_err);
+    return internalError() << path << ": cannot mmap: " << std::strerror(errno);
   mapping->addr = addr;
   mapping->size = file_size;
 

@@ -1,5 +1,6 @@
 //===- runtime/executable_cache.cc - Compiled programs kept in .cache/ -----===//
 #include "runtime/executable_cache.h"
+#include "support/file.h"
 
 #include "ir/printer.h"
 
@@ -10,8 +11,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -58,14 +57,6 @@ void addField(std::string &out, std::string_view name, std::string_view value) {
   out += '\n';
   out += value;
   out += '\n';
-}
-
-std::string readAll(const fs::path &path, bool *ok) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *ok = static_cast<bool>(in) || in.eof();
-  return ss.str();
 }
 
 /// Splits off the next '\n'-terminated header line of `rest`; false when there is none.
@@ -239,11 +230,10 @@ Result<CachedProgram> ExecutableCache::loadOrCompile(Backend &backend, const ir:
   if (!fs::exists(entry, ec)) {
     out.outcome.miss_reason = "no entry";
   } else {
-    bool read_ok = false;
-    const std::string bytes = readAll(entry, &read_ok);
+    const Result<std::string> bytes = readWholeFile(entry.string());
     Result<std::string_view> payload =
-        read_ok ? parseEntry(bytes, out.outcome.key)
-                : Result<std::string_view>(dataLoss() << "corrupt entry: cannot read it");
+        bytes.isOk() ? parseEntry(*bytes, out.outcome.key)
+                     : Result<std::string_view>(dataLoss() << "corrupt entry: cannot read it");
     if (!payload.isOk()) {
       out.outcome.miss_reason = payload.status().message();
     } else {

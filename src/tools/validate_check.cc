@@ -6,14 +6,13 @@
 //===----------------------------------------------------------------------===//
 #include "bundle/safetensors.h"
 #include "runtime/model_repository.h"
+#include "support/file.h"
 #include "tools/validate_command.h"
 #include "tools/validate_impl.h"
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 
 namespace rs::tools {
 namespace {
@@ -53,12 +52,8 @@ std::string count(size_t n, const std::string &noun) {
 }
 
 Result<json> readRecord(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return notFound() << path << ": cannot open the record";
-  std::ostringstream text;
-  text << in.rdbuf();
-  RS_ASSIGN_OR_RETURN(json rec, parseObject(text.str(), path));
+  RS_ASSIGN_OR_RETURN(std::string text, readWholeFile(path));
+  RS_ASSIGN_OR_RETURN(json rec, parseObject(text, path));
   if (str(rec, "format") != kRecordFormat)
     return invalidArgument() << path << ": format '" << str(rec, "format") << "' is not '"
                              << kRecordFormat << "'";

@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cstring>
 #include <set>
 #include <sstream>
@@ -312,6 +314,23 @@ TEST_F(Validate, RecordWithoutRequestsIsRefused) {
   EXPECT_EQ(c.status, tools::kValidateError) << c.out;
   EXPECT_NE((c.out + c.err).find(record_ + ": the record holds no requests"), std::string::npos)
       << c.out << c.err;
+}
+
+// A record path that is a directory or a FIFO is refused by name (a FIFO with no writer used
+// to block the command forever); no server is needed to find out.
+TEST_F(Validate, RecordThatIsNoRegularFileIsRefusedByName) {
+  const std::string fifo = tmp_.path() + "/record.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const auto &[path, why] :
+       {std::pair<std::string, std::string>{tmp_.path(), ": is a directory, not a file"},
+        {fifo, ": is not a regular file"}}) {
+    tools::ValidateCheckOptions o;
+    o.record_path = path;
+    std::ostringstream out, err;
+    EXPECT_EQ(tools::runValidateCheck(o, out, err), tools::kValidateError);
+    EXPECT_NE((out.str() + err.str()).find(path + why), std::string::npos)
+        << out.str() << err.str();
+  }
 }
 
 } // namespace

@@ -621,7 +621,11 @@ std::shared_ptr<uint8_t> BlockCache::allocate(size_t bytes) {
     out_bytes_ += bytes;
     peak_out_bytes_ = std::max(peak_out_bytes_, out_bytes_);
   }
-  return std::shared_ptr<uint8_t>(p, [this, bytes](uint8_t *q) { recycle(q, bytes); });
+  return recycling(p, bytes);
+}
+
+std::shared_ptr<uint8_t> BlockCache::recycling(uint8_t *block, size_t bytes) {
+  return std::shared_ptr<uint8_t>(block, [this, bytes](uint8_t *q) { recycle(q, bytes); });
 }
 
 void BlockCache::recycle(uint8_t *block, size_t bytes) {
@@ -630,8 +634,7 @@ void BlockCache::recycle(uint8_t *block, size_t bytes) {
     out_bytes_ -= bytes;
     if (cached_bytes_ + bytes <= std::max(limit_bytes_, peak_out_bytes_)) {
       cached_bytes_ += bytes;
-      free_.emplace_back(
-          bytes, std::shared_ptr<uint8_t>(block, [this, bytes](uint8_t *q) { recycle(q, bytes); }));
+      free_.emplace_back(bytes, recycling(block, bytes));
       return;
     }
   }

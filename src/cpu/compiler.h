@@ -61,6 +61,8 @@ private:
   /// Keeps an allocate()d block whose last reference went away, within the same bound as
   /// give(), or frees it.
   void recycle(uint8_t *block, size_t bytes);
+  /// `block` (of `bytes`) owned by a shared pointer whose deleter recycle()s it.
+  std::shared_ptr<uint8_t> recycling(uint8_t *block, size_t bytes);
 
   std::mutex mutex_;
   std::vector<std::pair<size_t, std::shared_ptr<uint8_t>>> free_;

@@ -210,31 +210,29 @@ bare_execute() {
   local b
   : >"$LOGDIR/bare_jax.log"
   for b in 1 32; do
-    XLA_FLAGS="--xla_gpu_autotune_level=0 --xla_gpu_exclude_nondeterministic_ops=true" \
-      "$PY" bench/xla_bench.py "$WORK/bare/bundles/resnet_bench" "$WORK/bare/golden/resnet_bench" "$b" \
-      --platform cuda --transfers --min-seconds 2 --warmup 20 2>&1 | tail -1 >>"$LOGDIR/bare_jax.log"
+    jax_bare "$b" >>"$LOGDIR/bare_jax.log"
   done
   BARE_B1_US=$(jax_median_us 1)
   BARE_B32_US=$(jax_median_us 32)
 }
-# jax_round BATCH: one more jaxlib bare measurement of resnet_bench at BATCH (as in
-# bare_execute, 2 s) while a server holds the GPU (jaxlib gets 20% of the device memory),
-# appended to $LOGDIR/bare_jax_rounds.log; prints its median (us).
-jax_round() {
+# jax_bare BATCH: the last line of bench/xla_bench.py for resnet_bench at BATCH (the figure
+# line: median and min ms), with the server's XLA flags, 2 s after 20 warm-up calls.
+jax_bare() {
   XLA_FLAGS="--xla_gpu_autotune_level=0 --xla_gpu_exclude_nondeterministic_ops=true" \
-    XLA_PYTHON_CLIENT_MEM_FRACTION=0.2 \
     "$PY" bench/xla_bench.py "$WORK/bare/bundles/resnet_bench" "$WORK/bare/golden/resnet_bench" "$1" \
-    --platform cuda --transfers --min-seconds 2 --warmup 20 2>&1 | tail -1 |
-    tee -a "$LOGDIR/bare_jax_rounds.log" |
-    awk '{for (i = 1; i < NF; i++) if ($i == "median") printf "%.1f", $(i + 1) * 1000}'
+    --platform cuda --transfers --min-seconds 2 --warmup 20 2>&1 | tail -1
+}
+# median_us: the "median X" (ms) of the xla_bench lines on stdin, in us.
+median_us() { awk '{for (i = 1; i < NF; i++) if ($i == "median") printf "%.1f", $(i + 1) * 1000}'; }
+# jax_round BATCH: one more jax_bare while a server holds the GPU (jaxlib gets 20% of the
+# device memory), appended to $LOGDIR/bare_jax_rounds.log; prints its median (us).
+jax_round() {
+  XLA_PYTHON_CLIENT_MEM_FRACTION=0.2 jax_bare "$1" | tee -a "$LOGDIR/bare_jax_rounds.log" | median_us
 }
 # median3 A B C: the middle value.
 median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
 # jax_median_us BATCH: the jaxlib median of $LOGDIR/bare_jax.log for that batch, in us.
-jax_median_us() {
-  awk -v b="b$1" '$2 == b {for (i = 1; i < NF; i++) if ($i == "median") printf "%.1f", $(i + 1) * 1000}' \
-    "$LOGDIR/bare_jax.log"
-}
+jax_median_us() { awk -v b="b$1" '$2 == b' "$LOGDIR/bare_jax.log" | median_us; }
 # loadgen_p50_us FILE / loadgen_rate FILE: the p50 latency (us) and the req/s of a loadgen log.
 loadgen_p50_us() { awk '/latency ms/ {for (i = 1; i < NF; i++) if ($i == "p50") printf "%.0f", $(i + 1) * 1000}' "$1"; }
 loadgen_rate() { sed -nE 's/^requests [0-9]+ in [0-9.]+ s: ([0-9.]+) req\/s.*/\1/p' "$1"; }

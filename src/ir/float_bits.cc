@@ -242,4 +242,39 @@ uint8_t roundToMinifloat(double v, const FloatFormat &f) {
   return static_cast<uint8_t>(sign | magnitude);
 }
 
+uint64_t floatBitsOf(double v, DType t) {
+  if (t == DType::kF64) {
+    uint64_t b = 0;
+    std::memcpy(&b, &v, 8);
+    return b;
+  }
+  if (t == DType::kF32) {
+    float f = static_cast<float>(v);
+    uint32_t b = 0;
+    std::memcpy(&b, &f, 4);
+    return b;
+  }
+  if (const FloatFormat *f = minifloatFormat(t))
+    return roundToMinifloat(v, *f);
+  return t == DType::kF16 ? doubleToHalfBits(v) : doubleToBF16Bits(v);
+}
+
+double floatFromBits(uint64_t bits, DType t) {
+  if (t == DType::kF64) {
+    double d = 0;
+    std::memcpy(&d, &bits, 8);
+    return d;
+  }
+  if (t == DType::kF32) {
+    uint32_t b = static_cast<uint32_t>(bits);
+    float f = 0;
+    std::memcpy(&f, &b, 4);
+    return f;
+  }
+  if (const FloatFormat *f = minifloatFormat(t))
+    return minifloatToDouble(static_cast<uint8_t>(bits), *f);
+  return t == DType::kF16 ? halfBitsToDouble(static_cast<uint16_t>(bits))
+                          : bf16BitsToDouble(static_cast<uint16_t>(bits));
+}
+
 } // namespace rs::ir

@@ -77,4 +77,12 @@ double minifloatToDouble(uint8_t bits, const FloatFormat &f);
 /// Whether `bits` encode NaN in `f`.
 bool minifloatIsNaN(uint8_t bits, const FloatFormat &f);
 
+/// The bit pattern of `v` rounded to nearest-even in the float dtype `t` (f16, bf16, f32,
+/// f64 or a minifloat; any other dtype is treated as bf16), in the low bits.
+uint64_t floatBitsOf(double v, DType t);
+/// The exact value of float bits `bits` of dtype `t` (as floatBitsOf).
+double floatFromBits(uint64_t bits, DType t);
+/// `v` rounded to the float dtype `t`: what a `v : t` attribute holds.
+inline double roundToFloatType(double v, DType t) { return floatFromBits(floatBitsOf(v, t), t); }
+
 } // namespace rs::ir

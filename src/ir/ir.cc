@@ -45,6 +45,9 @@ void appendTypeList(std::string &out, const std::vector<Type> &types) {
 } // namespace
 
 std::string Location::toString() const {
+  if (line == 0 && byte_offset >= 0)
+    return file + ": byte " + std::to_string(byte_offset) +
+           (source.empty() ? std::string() : " (" + source + ")");
   if (line == 0)
     return "<unknown>";
   return file + ":" + std::to_string(line) + ":" + std::to_string(col);

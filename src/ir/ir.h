@@ -47,12 +47,16 @@
 
 namespace rs::ir {
 
-/// Where something came from: file:line:col (1-based). `line == 0` means unknown.
+/// Where something came from: file:line:col (1-based) in a text module, or the byte
+/// offset of an op in a portable artifact (with the source position its debug location
+/// names, if any). `line == 0` and `byte_offset < 0` means unknown.
 struct Location {
   std::string file;
   int line = 0;
   int col = 0;
-  /// "model.b8.mlir:42:10" (or "<unknown>").
+  int64_t byte_offset = -1;
+  std::string source; ///< "model.py:12:3" from a portable artifact's loc(...)
+  /// "model.b8.mlir:42:10", "model.b8.mlir: byte 518 (model.py:12:3)" or "<unknown>".
   std::string toString() const;
 };
 

@@ -89,7 +89,7 @@ void denseToArray(Attribute &a) {
 
 } // namespace
 
-Status normaliseAttributes(Operation &op, const Parser &p) {
+Status normaliseAttributes(Operation &op, const Module &m) {
   // Inherent attributes may be written in `<{...}>` or `{...}` (and pretty forms put
   // some in the trailing attr-dict); discardable ones are dialect-prefixed. Split by
   // name so every spelling gives the same Operation.
@@ -148,7 +148,7 @@ Status normaliseAttributes(Operation &op, const Parser &p) {
       const std::vector<Type> &inputs = type->type->elements;
       bool same = args.size() == inputs.size();
       for (size_t i = 0; same && i < args.size(); ++i)
-        same = p.module_.value_types[static_cast<size_t>(args[i])] == inputs[i];
+        same = m.value_types[static_cast<size_t>(args[i])] == inputs[i];
       if (!same)
         return invalidArgument() << op.loc.toString() << ": error: arguments of function '"
                                  << name->str << "' do not match its function_type";

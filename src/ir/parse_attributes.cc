@@ -7,6 +7,7 @@
 // text. dense<...> literals are in parse_dense.cc.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/float_bits.h"
 #include "ir/parser_impl.h"
 
 #include <algorithm>
@@ -221,9 +222,9 @@ Status Parser::parseAttribute(Attribute *out) {
             Attribute f;
             RS_RETURN_IF_ERROR(parseAttribute(&f));
             if (f.kind == AttrKind::kFloat)
-              out->floats.push_back(f.float_value);
+              out->floats.push_back(roundToFloatType(f.float_value, dt));
             else if (f.kind == AttrKind::kInteger)
-              out->floats.push_back(static_cast<double>(f.int_value));
+              out->floats.push_back(roundToFloatType(static_cast<double>(f.int_value), dt));
             else
               return errorAt(start, "expected float in dense array");
           } else {
@@ -277,6 +278,8 @@ Status Parser::parseAttribute(Attribute *out) {
       out->kind = AttrKind::kFloat;
       out->scalar_type = dt;
       RS_RETURN_IF_ERROR(parseFloatLiteral(lit, neg, dt, &out->float_value));
+      // An attribute `v : t` holds v rounded to t.
+      out->float_value = roundToFloatType(out->float_value, dt);
     } else {
       if (lit.kind == Tok::kFloat)
         return errorAt(lit.pos, "expected integer literal for an integer type");
@@ -511,7 +514,8 @@ Status Parser::parseStructFields(std::string_view struct_name, Attribute *out) {
   }
   RS_RETURN_IF_ERROR(expect(Tok::kGreater, "'>'"));
   // Canonical form: known fields in MLIR's order (unknown ones after, as written);
-  // empty dimension lists of dot/gather/scatter dropped, as MLIR prints them.
+  // empty dimension lists of dot/gather/scatter and an index_vector_dim of 0 dropped,
+  // as MLIR prints them (0 is the field's default).
   const std::vector<std::string_view> *order = structFieldOrder(struct_name);
   auto rank = [&](const NamedAttribute &f) {
     auto it = std::find(order->begin(), order->end(), f.name);
@@ -521,12 +525,14 @@ Status Parser::parseStructFields(std::string_view struct_name, Attribute *out) {
       out->fields.begin(), out->fields.end(),
       [&](const NamedAttribute &a, const NamedAttribute &b) { return rank(a) < rank(b); });
   if (struct_name == "dot" || struct_name == "gather" || struct_name == "scatter")
-    out->fields.erase(std::remove_if(out->fields.begin(), out->fields.end(),
-                                     [](const NamedAttribute &f) {
-                                       return f.value.kind == AttrKind::kDenseArray &&
-                                              f.value.ints.empty();
-                                     }),
-                      out->fields.end());
+    out->fields.erase(
+        std::remove_if(out->fields.begin(), out->fields.end(),
+                       [](const NamedAttribute &f) {
+                         return (f.value.kind == AttrKind::kDenseArray && f.value.ints.empty()) ||
+                                (f.name == "index_vector_dim" &&
+                                 f.value.kind == AttrKind::kInteger && f.value.int_value == 0);
+                       }),
+        out->fields.end());
   return Status::ok();
 }
 

@@ -100,20 +100,7 @@ Status Parser::parseFloatLiteral(const Token &lit, bool neg, DType dt, double *o
     if (neg || !parseU64(lit.text, &bits) || (width < 64 && (bits >> width) != 0))
       return errorAt(lit.pos,
                      "hexadecimal float literal does not fit " + std::string(dtypeMlirName(dt)));
-    if (dt == DType::kF64) {
-      std::memcpy(out, &bits, 8);
-    } else if (dt == DType::kF32) {
-      uint32_t b = static_cast<uint32_t>(bits);
-      float f = 0;
-      std::memcpy(&f, &b, 4);
-      *out = f;
-    } else if (dt == DType::kF16) {
-      *out = halfBitsToDouble(static_cast<uint16_t>(bits));
-    } else if (const FloatFormat *f = minifloatFormat(dt)) {
-      *out = minifloatToDouble(static_cast<uint8_t>(bits), *f);
-    } else {
-      *out = bf16BitsToDouble(static_cast<uint16_t>(bits));
-    }
+    *out = floatFromBits(bits, dt);
     return Status::ok();
   }
   bool ok = false;
@@ -194,17 +181,8 @@ struct ElementWriter {
     }
     double v = 0;
     RS_RETURN_IF_ERROR(p.parseFloatLiteral(s.tok, s.neg, ft, &v));
-    if (ft == DType::kF64) {
-      std::memcpy(dst, &v, 8);
-    } else if (ft == DType::kF32) {
-      float f = static_cast<float>(v);
-      std::memcpy(dst, &f, 4);
-    } else if (const FloatFormat *f = minifloatFormat(ft)) {
-      *dst = roundToMinifloat(v, *f);
-    } else {
-      uint16_t b = ft == DType::kF16 ? doubleToHalfBits(v) : doubleToBF16Bits(v);
-      std::memcpy(dst, &b, 2);
-    }
+    uint64_t bits = floatBitsOf(v, ft);
+    std::memcpy(dst, &bits, static_cast<size_t>(dtypeSize(ft))); // little-endian
     return Status::ok();
   }
 

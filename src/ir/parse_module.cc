@@ -7,9 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/parser.h"
-#include "support/file.h"
 
+#include "ir/bytecode.h"
+#include "ir/bytecode_impl.h"
 #include "ir/parser_impl.h"
+#include "support/file.h"
 
 #include <algorithm>
 
@@ -157,12 +159,34 @@ Result<Module> parseModule(std::string_view text, std::string_view file, int fir
 
 Result<Module> parseModuleFile(const std::string &path) {
   RS_ASSIGN_OR_RETURN(std::string text, readWholeFile(path));
-  if (text.size() >= 4 && text.compare(0, 4, "ML\xefR") == 0)
-    return unimplemented() << path
-                           << ": StableHLO portable artifacts (MLIR bytecode) are not supported "
-                              "yet; export the module as text";
+  if (isBytecode(text))
+    return readPortableArtifact(text, path);
   return parseModule(text, path);
 }
+
+namespace bc {
+
+Result<Attribute> parseAttributeText(std::string_view text, std::string_view file) {
+  detail::Parser p(text, file, 1);
+  p.advance();
+  Attribute a;
+  RS_RETURN_IF_ERROR(p.parseAttribute(&a));
+  if (!p.is(Tok::kEof))
+    return p.errorExpected("the end of the attribute");
+  return a;
+}
+
+Result<Type> parseTypeText(std::string_view text, std::string_view file) {
+  detail::Parser p(text, file, 1);
+  p.advance();
+  Type t;
+  RS_RETURN_IF_ERROR(p.parseType(&t));
+  if (!p.is(Tok::kEof))
+    return p.errorExpected("the end of the type");
+  return t;
+}
+
+} // namespace bc
 
 std::vector<std::pair<int, std::string_view>> splitInputFile(std::string_view text) {
   std::vector<std::pair<int, std::string_view>> chunks;

@@ -51,7 +51,11 @@ Status Parser::expectKeyword(std::string_view kw) {
 }
 
 Location Parser::locationAt(size_t pos) const {
-  return Location{file_, lines_.line(pos), lines_.column(pos)};
+  Location l;
+  l.file = file_;
+  l.line = lines_.line(pos);
+  l.col = lines_.column(pos);
+  return l;
 }
 
 Status Parser::errorAt(size_t pos, std::string_view msg) const {
@@ -291,7 +295,7 @@ Status Parser::parseOperation(std::vector<Operation> *out) {
     return errorAt(st.pos, "'" + st.op.name + "' has " + std::to_string(st.result_types.size()) +
                                " result types but " + std::to_string(st.num_results) +
                                " results are bound");
-  RS_RETURN_IF_ERROR(normaliseAttributes(st.op, *this));
+  RS_RETURN_IF_ERROR(normaliseAttributes(st.op, module_));
   for (const Type &t : st.result_types)
     st.op.results.push_back(newValue(t));
   ValueId next = st.op.results.empty() ? 0 : st.op.results.front();

@@ -33,9 +33,9 @@ namespace rs::ir {
 /// `first_line` is the line number of the first line of `text` (for `// -----` chunks).
 Result<Module> parseModule(std::string_view text, std::string_view file, int first_line = 1);
 
-/// Reads and parses `path`. A file starting with the MLIR bytecode magic `ML\xefR` gives
-/// Unimplemented "<path>: StableHLO portable artifacts (MLIR bytecode) are not supported
-/// yet; export the module as text"; an unreadable file gives NotFound.
+/// Reads and parses `path`: StableHLO text, or a StableHLO portable artifact when the file
+/// starts with the MLIR bytecode magic `ML\xefR`, whatever its extension (decoded by
+/// ir/bytecode.h into the same Module). An unreadable file gives NotFound.
 Result<Module> parseModuleFile(const std::string &path);
 
 /// Splits a test file on lines that are exactly `// -----` (MLIR's -split-input-file),

@@ -214,6 +214,6 @@ Attribute makeDict(std::vector<NamedAttribute> fields);                // sorted
 /// Moves inherent attributes (no '.' in the name) to properties and dialect-prefixed
 /// ones to attributes, sorts both by name, fills documented defaults, checks func.func
 /// (normalise.cc; see ir.h).
-Status normaliseAttributes(Operation &op, const Parser &p);
+Status normaliseAttributes(Operation &op, const Module &m);
 
 } // namespace rs::ir::detail

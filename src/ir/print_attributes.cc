@@ -41,44 +41,13 @@ void appendDecimal(std::string &out, double v, bool as_float) {
 
 /// One float of type `t` given its raw bits; exact (NaN/Inf as bit patterns).
 void appendFloatBits(std::string &out, uint64_t bits, DType t) {
-  double v = 0;
   int digits = static_cast<int>(dtypeSize(t) * 2);
-  if (t == DType::kF64) {
-    std::memcpy(&v, &bits, 8);
-  } else if (t == DType::kF32) {
-    float f = 0;
-    uint32_t b = static_cast<uint32_t>(bits);
-    std::memcpy(&f, &b, 4);
-    v = f;
-  } else if (t == DType::kF16) {
-    v = halfBitsToDouble(static_cast<uint16_t>(bits));
-  } else if (const FloatFormat *f = minifloatFormat(t)) {
-    v = minifloatToDouble(static_cast<uint8_t>(bits), *f);
-  } else {
-    v = bf16BitsToDouble(static_cast<uint16_t>(bits));
-  }
+  double v = floatFromBits(bits, t);
   if (!std::isfinite(v)) {
     appendHex(out, bits, digits);
     return;
   }
   appendDecimal(out, v, t != DType::kF64);
-}
-
-uint64_t floatBitsOf(double v, DType t) {
-  if (t == DType::kF64) {
-    uint64_t b = 0;
-    std::memcpy(&b, &v, 8);
-    return b;
-  }
-  if (t == DType::kF32) {
-    float f = static_cast<float>(v);
-    uint32_t b = 0;
-    std::memcpy(&b, &f, 4);
-    return b;
-  }
-  if (const FloatFormat *f = minifloatFormat(t))
-    return roundToMinifloat(v, *f);
-  return t == DType::kF16 ? doubleToHalfBits(v) : doubleToBF16Bits(v);
 }
 
 void appendInt(std::string &out, int64_t v, DType t) {

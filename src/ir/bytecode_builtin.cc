@@ -214,9 +214,15 @@ Status Entries::denseElements(ByteReader &r, const Type &type, std::span<const u
   if (!count.isOk() || *count > (int64_t{1} << 40) / esize)
     return r.error("tensor of type " + type.toString() + " is too large");
   int64_t n = *count;
-  Tensor t = Tensor::zeros(type.element, type.shape);
-  uint8_t *data = t.mutableData();
   size_t size = blob.size();
+  Tensor t;
+  if (type.element != DType::kBool && size == static_cast<size_t>(n * esize))
+    t = Tensor::copyOf(type.element, type.shape, blob);
+  else if (type.element != DType::kBool && size == static_cast<size_t>(esize) && n > 0)
+    t = Tensor::filled(type.element, type.shape, blob);
+  else
+    t = Tensor::zeros(type.element, type.shape);
+  uint8_t *data = t.mutableData();
   if (type.element == DType::kBool) {
     size_t packed = static_cast<size_t>((n + 7) / 8);
     if (size == 1 && blob[0] == 0xFF) {
@@ -231,12 +237,9 @@ Status Entries::denseElements(ByteReader &r, const Type &type, std::span<const u
       return r.error("i1 tensor data has " + std::to_string(size) + " bytes, type " +
                      type.toString() + " needs " + std::to_string(packed) + " (bit-packed)");
     }
-  } else if (size == static_cast<size_t>(n * esize)) {
-    if (size > 0)
-      std::memcpy(data, blob.data(), size);
-  } else if (size == static_cast<size_t>(esize) && n > 0) {
-    for (int64_t i = 0; i < n; ++i)
-      std::memcpy(data + i * esize, blob.data(), size);
+  } else if (size == static_cast<size_t>(n * esize) ||
+             (size == static_cast<size_t>(esize) && n > 0)) {
+    // copied or filled above
   } else {
     return r.error("tensor data has " + std::to_string(size) + " bytes, type " + type.toString() +
                    " needs " + std::to_string(n * esize) + " (or " + std::to_string(esize) +

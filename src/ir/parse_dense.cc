@@ -71,16 +71,6 @@ bool parseU64(std::string_view text, uint64_t *out) {
   return ec == std::errc() && ptr == text.data() + text.size();
 }
 
-/// Copies the first element over all `n` (doubling copies: fast for big splats).
-void fillSplat(uint8_t *data, int64_t esize, int64_t n) {
-  int64_t done = n > 0 ? 1 : 0;
-  while (done < n) {
-    int64_t chunk = std::min(done, n - done);
-    std::memcpy(data + done * esize, data, static_cast<size_t>(chunk * esize));
-    done += chunk;
-  }
-}
-
 double parseDecimal(std::string_view text, bool *ok) {
   double v = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);

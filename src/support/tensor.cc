@@ -36,14 +36,13 @@ std::string shapeToString(std::span<const int64_t> shape) {
   return os.str();
 }
 
-Tensor Tensor::zeros(DType dtype, Shape shape) {
+Tensor Tensor::allocate(DType dtype, Shape shape) {
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   size_t n = static_cast<size_t>(t.byteSize());
   // 64-byte alignment so kernels may use aligned vector loads.
   auto *block = static_cast<uint8_t *>(::operator new[](n ? n : 1, std::align_val_t(64)));
-  std::memset(block, 0, n);
   t.owner_ = std::shared_ptr<const void>(block, [](const void *p) {
     ::operator delete[](const_cast<void *>(p), std::align_val_t(64));
   });
@@ -51,11 +50,32 @@ Tensor Tensor::zeros(DType dtype, Shape shape) {
   return t;
 }
 
+Tensor Tensor::zeros(DType dtype, Shape shape) {
+  Tensor t = allocate(dtype, std::move(shape));
+  std::memset(t.mutableData(), 0, static_cast<size_t>(t.byteSize()));
+  return t;
+}
+
 Tensor Tensor::copyOf(DType dtype, Shape shape, std::span<const uint8_t> bytes) {
-  Tensor t = zeros(dtype, std::move(shape));
+  Tensor t = allocate(dtype, std::move(shape));
+  const size_t size = static_cast<size_t>(t.byteSize());
   // An empty span may carry a null pointer, which memcpy must not see even for 0 bytes.
-  if (const size_t n = std::min<size_t>(bytes.size(), t.byteSize()); n > 0)
+  const size_t n = std::min<size_t>(bytes.size(), size);
+  if (n > 0)
     std::memcpy(t.mutableData(), bytes.data(), n);
+  std::memset(t.mutableData() + n, 0, size - n);
+  return t;
+}
+
+Tensor Tensor::filled(DType dtype, Shape shape, std::span<const uint8_t> element) {
+  Tensor t = allocate(dtype, std::move(shape));
+  const int64_t esize = dtypeSize(dtype);
+  const int64_t n = t.numElements();
+  if (n > 0) {
+    std::memset(t.mutableData(), 0, static_cast<size_t>(esize));
+    std::memcpy(t.mutableData(), element.data(), std::min<size_t>(element.size(), esize));
+    fillSplat(t.mutableData(), esize, n);
+  }
   return t;
 }
 
@@ -73,6 +93,15 @@ Tensor Tensor::reshaped(Shape shape) const {
   Tensor t = *this;
   t.shape_ = std::move(shape);
   return t;
+}
+
+void fillSplat(uint8_t *data, int64_t element_size, int64_t count) {
+  int64_t done = count > 0 ? 1 : 0;
+  while (done < count) {
+    int64_t chunk = std::min(done, count - done);
+    std::memcpy(data + done * element_size, data, static_cast<size_t>(chunk * element_size));
+    done += chunk;
+  }
 }
 
 } // namespace rs

@@ -28,6 +28,9 @@ Result<int64_t> checkedElementCount(std::span<const int64_t> shape);
 int64_t elementCount(std::span<const int64_t> shape);
 /// "[1,8,8,1]".
 std::string shapeToString(std::span<const int64_t> shape);
+/// Copies the first `element_size` bytes of `data` over all `count` elements (a splat),
+/// by doubling copies.
+void fillSplat(uint8_t *data, int64_t element_size, int64_t count);
 
 class Tensor {
 public:
@@ -37,6 +40,8 @@ public:
   static Tensor zeros(DType dtype, Shape shape);
   /// An owned tensor holding a copy of `bytes` (size must equal shape bytes).
   static Tensor copyOf(DType dtype, Shape shape, std::span<const uint8_t> bytes);
+  /// An owned tensor whose every element is `element` (dtypeSize(dtype) bytes).
+  static Tensor filled(DType dtype, Shape shape, std::span<const uint8_t> element);
   /// A view of `data` (byteSize bytes) kept alive by `owner`.
   static Tensor view(DType dtype, Shape shape, const uint8_t *data,
                      std::shared_ptr<const void> owner);
@@ -58,6 +63,9 @@ public:
   bool valid() const { return dtype_ != DType::kInvalid; }
 
 private:
+  /// An owned tensor of the right size whose bytes are not yet written.
+  static Tensor allocate(DType dtype, Shape shape);
+
   DType dtype_ = DType::kInvalid;
   Shape shape_;
   const uint8_t *data_ = nullptr;

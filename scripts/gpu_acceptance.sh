@@ -36,6 +36,9 @@ stage() {
     mkdir -p "$DEST/fixtures/bundles/$name"
     cp "$b"manifest.yaml "$b"model*.mlir "$DEST/fixtures/bundles/$name/"
     [ -f "$b"weights.safetensors ] && cp "$b"weights.safetensors "$DEST/fixtures/bundles/$name/"
+    # The same programs as StableHLO portable artifacts (run builds bundles of them).
+    mkdir -p "$DEST/fixtures/portable/$name"
+    cp "$b"portable/*.mlirbc "$DEST/fixtures/portable/$name/"
   done
   for g in "$shared"/fixtures/golden/*/; do
     name=$(basename "$g")
@@ -140,15 +143,32 @@ infer_all() {
   done
 }
 
-# same_outputs A B: every output file of run A equals run B's byte for byte.
+# same_outputs A B [WHAT]: every output file of run A equals run B's byte for byte.
 same_outputs() {
-  local a=$1 b=$2 f bad=0 count=0
+  local a=$1 b=$2 what=${3:-"executable cache: outputs of the warm start equal the cold start's"}
+  local f bad=0 count=0
   for f in "$WORK/out/$a"/*.safetensors; do
     count=$((count + 1))
     python3 "$HELP" compare "$WORK/out/$b/$(basename "$f")" "$f" >/dev/null || bad=$((bad + 1))
   done
-  check "executable cache: outputs of the warm start equal the cold start's" $((bad > 0)) \
-    "$count output files, $bad differ"
+  check "$what" $((bad > 0 || count == 0)) "$count output files, $bad differ"
+}
+
+# portable_repo DIR: every fixture bundle with its programs as StableHLO portable artifacts
+# (the fixtures' portable/model.b{N}.mlirbc as model.b{N}.mlir), as the reference exporter
+# writes them; no executable cache entries from the text runs.
+portable_repo() {
+  local dir=$1 b name f
+  rm -rf "$dir" && mkdir -p "$dir"
+  for b in "$FIX"/bundles/*/; do
+    name=$(basename "$b")
+    mkdir -p "$dir/$name"
+    cp "$b"manifest.yaml "$dir/$name/"
+    [ -f "$b"weights.safetensors ] && cp "$b"weights.safetensors "$dir/$name/"
+    for f in "$FIX/portable/$name"/*.mlirbc; do
+      cp "$f" "$dir/$name/$(basename "$f" .mlirbc).mlir"
+    done
+  done
 }
 
 # server_split TAG [BEFORE_FILE]: saves the worker's per-request sums for resnet_bench to
@@ -380,6 +400,19 @@ run() {
     "$(grep -o 'TF32 probe.*' "$LOGDIR/f32.log" | cut -c1-200)"
   grep -h "model loaded" "$LOGDIR/f32.log" | grep -oE "name=[a-z_0-9]+|numerics=.*" | paste - -
   infer_all f32 gpu_highest
+  stop
+
+  echo "== portable artifacts (VHLO bytecode), numerics auto and f32"
+  portable_repo "$WORK/repo_portable"
+  serve portable_auto "$WORK/repo_portable" auto
+  check "portable bundles, auto: start serves" $? "start ${START_S:-never} s"
+  infer_all portable_auto gpu
+  same_outputs auto portable_auto "portable bundles, auto: every output equals the text bundle's"
+  stop
+  serve portable_f32 "$WORK/repo_portable" f32
+  check "portable bundles, f32: start serves" $? "start ${START_S:-never} s"
+  infer_all portable_f32 gpu_highest
+  same_outputs f32 portable_f32 "portable bundles, f32: every output equals the text bundle's"
   stop
 
   echo "== numerics tf32"

@@ -604,8 +604,19 @@ TEST(Conformance, Report) {
   const char *write = std::getenv("RS_WRITE_CONFORMANCE");
   if (write && std::string(write) == "1") {
     const fs::path out = fs::path(RS_SOURCE_DIR) / "docs" / "conformance.md";
+    // The hand-written part after the marker (the portable-artifact reader's figures,
+    // from test/ir/bytecode_test.cc) is kept.
+    constexpr std::string_view kMarker = "<!-- hand-written below this line -->";
+    std::string kept;
+    {
+      std::ifstream old(out, std::ios::binary);
+      std::string text((std::istreambuf_iterator<char>(old)), std::istreambuf_iterator<char>());
+      size_t at = text.find(kMarker);
+      if (at != std::string::npos)
+        kept = "\n" + text.substr(at);
+    }
     std::ofstream f(out, std::ios::binary | std::ios::trunc);
-    f << md;
+    f << md << kept;
     f.close();
     EXPECT_TRUE(f.good()) << "cannot write " << out;
     std::printf("[ conform  ] wrote %s\n", out.string().c_str());

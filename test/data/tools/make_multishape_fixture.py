@@ -20,7 +20,9 @@ Run it from the repository root with the pinned versions below (a Python 3.12 ve
   python -m venv /tmp/jaxenv && /tmp/jaxenv/bin/pip install jax==0.11.2 jaxlib==0.11.2
   JAX_PLATFORMS=cpu /tmp/jaxenv/bin/python test/data/tools/make_multishape_fixture.py
 Versions used for the checked-in files: Python 3.12.1, jax 0.11.2, jaxlib 0.11.2, numpy 2.5.5,
-ml_dtypes 0.7.0. The output is deterministic for these versions (fixed seeds, CPU lowering).
+ml_dtypes 0.7.0. The output is deterministic for these versions (fixed seeds, CPU lowering),
+except that the portable artifacts' debug locations name this script by its absolute path: run
+from another checkout, they differ in those bytes only.
 """
 
 import json

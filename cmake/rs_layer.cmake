@@ -26,6 +26,7 @@ function(rs_test name)
   target_link_libraries(rs_${name}_test PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
   target_compile_definitions(rs_${name}_test PRIVATE
     RS_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared"
+    RS_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/test/data"
     RS_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     RS_BINARY_DIR="${PROJECT_BINARY_DIR}")
   add_test(NAME ${name} COMMAND rs_${name}_test WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})

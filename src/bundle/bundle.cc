@@ -2,22 +2,22 @@
 #include "bundle/bundle.h"
 
 #include "bundle/safetensors.h"
+#include "bundle/shape_variant.h"
 #include "ir/parser.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
-#include <optional>
 #include <set>
-#include <sstream>
 
 namespace rs::bundle {
 
 std::vector<int64_t> Bundle::batchSizes() const {
   std::vector<int64_t> sizes;
-  for (const auto &[size, program] : programs)
-    sizes.push_back(size);
+  for (const auto &[key, program] : programs)
+    if (key.variant == 0)
+      sizes.push_back(key.batch_size);
   return sizes;
 }
 
@@ -28,71 +28,6 @@ namespace fs = std::filesystem;
 /// "1 input", "6 weights".
 std::string count(size_t n, std::string_view noun) {
   return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
-}
-
-std::string listToString(const std::vector<int64_t> &v) {
-  std::ostringstream os;
-  os << '[';
-  for (size_t i = 0; i < v.size(); ++i)
-    os << (i ? ", " : "") << v[i];
-  os << ']';
-  return os.str();
-}
-
-/// Parses "123" (digits only, no sign, fits int64 and > 0) or nullopt.
-std::optional<int64_t> parsePositive(std::string_view s) {
-  if (s.empty() || s.size() > 18)
-    return std::nullopt;
-  int64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9')
-      return std::nullopt;
-    v = v * 10 + (c - '0');
-  }
-  return v > 0 ? std::optional<int64_t>(v) : std::nullopt;
-}
-
-/// The program files of a bundle directory.
-struct ProgramFiles {
-  std::map<int64_t, std::string> batched; // model.b{N}.mlir by N
-  std::optional<std::string> single;      // model.mlir
-  std::vector<std::string> variants;      // model.v{i}[.b{N}].mlir (unsupported)
-  bool has_model_jl = false;
-};
-
-Result<ProgramFiles> listProgramFiles(const std::string &dir) {
-  ProgramFiles files;
-  std::error_code ec;
-  fs::directory_iterator it(dir, ec);
-  if (ec)
-    return notFound() << dir << ": cannot list bundle directory: " << ec.message();
-  std::vector<std::string> names;
-  for (; it != fs::directory_iterator(); it.increment(ec)) {
-    if (ec)
-      return internalError() << dir << ": cannot list bundle directory: " << ec.message();
-    std::error_code type_ec;
-    if (!it->is_regular_file(type_ec))
-      continue;
-    names.push_back(it->path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  for (const std::string &name : names) {
-    const std::string path = dir + "/" + name;
-    if (name == "model.jl") {
-      files.has_model_jl = true;
-    } else if (name == "model.mlir") {
-      files.single = path;
-    } else if (name.starts_with("model.v") && name.ends_with(".mlir")) {
-      files.variants.push_back(name);
-    } else if (name.starts_with("model.b") && name.ends_with(".mlir")) {
-      std::string_view digits(name);
-      digits.remove_prefix(7);
-      digits.remove_suffix(5);
-      if (std::optional<int64_t> n = parsePositive(digits))
-        files.batched[*n] = path;
-    }
-  }
-  return files;
 }
 
 /// Reads argument_order from the weights file and returns the weights in that
@@ -168,14 +103,23 @@ Status checkSignature(const Program &program, const Bundle &bundle, bool has_wei
                                      : std::string("bundle has no weights.safetensors"))
                              << " (" << n_inputs + n_weights << " expected)";
   const bool unbatched = program.batch_size == 0;
+  const ShapeVariant no_variant;
+  const ShapeVariant &variant =
+      m.input_shapes.empty() ? no_variant : m.input_shapes[program.variant];
+  // " (shape variant 1 {s=16})" after a mismatch in a multi-shape bundle.
+  const std::string of_variant = m.input_shapes.empty()
+                                     ? ""
+                                     : " (shape variant " + std::to_string(program.variant) + " {" +
+                                           variantText(variant) + "})";
   for (size_t i = 0; i < n_inputs; ++i) {
     const TensorSpec &spec = m.executable_inputs[i];
-    const Shape expected = spec.shapeForBatch(program.batch_size);
+    const Shape expected = spec.shapeForBatch(program.batch_size, variant);
     const int skip = unbatched && spec.batch_axis ? *spec.batch_axis : -1;
     if (!typeMatches(fn.elements[i], spec.dtype, expected, skip))
       return invalidArgument() << path << ": argument " << i << " (input '" << spec.name
                                << "'): type " << fn.elements[i].toString()
-                               << " does not match manifest " << specTypeText(spec.dtype, expected);
+                               << " does not match manifest " << specTypeText(spec.dtype, expected)
+                               << of_variant;
   }
   for (size_t j = 0; j < n_weights; ++j) {
     const Tensor &w = bundle.weights[j];
@@ -192,12 +136,13 @@ Status checkSignature(const Program &program, const Bundle &bundle, bool has_wei
                              << count(m.executable_outputs.size(), "executable output");
   for (size_t i = 0; i < fn.results.size(); ++i) {
     const TensorSpec &spec = m.executable_outputs[i];
-    const Shape expected = spec.shapeForBatch(program.batch_size);
+    const Shape expected = spec.shapeForBatch(program.batch_size, variant);
     const int skip = unbatched && spec.batch_axis ? *spec.batch_axis : -1;
     if (!typeMatches(fn.results[i], spec.dtype, expected, skip))
       return invalidArgument() << path << ": result " << i << " (output '" << spec.name
                                << "'): type " << fn.results[i].toString()
-                               << " does not match manifest " << specTypeText(spec.dtype, expected);
+                               << " does not match manifest " << specTypeText(spec.dtype, expected)
+                               << of_variant;
   }
   return Status::ok();
 }
@@ -221,50 +166,12 @@ Result<Bundle> loadBundle(const std::string &dir_in) {
   const Manifest &m = bundle.manifest;
   if (m.kind == BundleKind::kMeta)
     return unimplemented() << dir << "/manifest.yaml: kind: meta bundles are not supported yet";
-  if (!m.input_shapes.empty())
-    return unimplemented() << dir
-                           << "/manifest.yaml: input_shapes: multi-shape bundles are not "
-                              "supported yet";
-
-  RS_ASSIGN_OR_RETURN(ProgramFiles files, listProgramFiles(dir));
-  if (files.has_model_jl)
+  if (fs::is_regular_file(dir + "/model.jl", ec))
     return unimplemented() << dir
                            << "/model.jl: Julia pre/post-processing hooks are not supported; "
                               "remove model.jl to serve the program as exported";
-  if (!files.variants.empty())
-    return unimplemented() << dir << "/" << files.variants.front()
-                           << ": multi-shape bundles (model.v{i}.*.mlir) are not supported yet";
-
-  std::map<int64_t, std::string> to_parse;
-  if (!files.batched.empty()) {
-    if (files.single)
-      return invalidArgument() << dir << ": both model.mlir and model.b"
-                               << files.batched.begin()->first
-                               << ".mlir exist (use one model.mlir or one model.b{N}.mlir per "
-                                  "compiled batch size)";
-    if (m.compiled_batch_sizes.empty())
-      return invalidArgument() << dir << "/manifest.yaml: batching.compiled_batch_sizes is "
-                               << "missing but the bundle has model.b"
-                               << files.batched.begin()->first << ".mlir";
-    for (int64_t size : m.compiled_batch_sizes) {
-      auto it = files.batched.find(size);
-      if (it == files.batched.end())
-        return notFound() << dir << "/model.b" << size << ".mlir: missing (batch size " << size
-                          << " is listed in batching.compiled_batch_sizes "
-                          << listToString(m.compiled_batch_sizes) << ")";
-      to_parse[size] = it->second;
-    }
-    for (const auto &[size, path] : files.batched)
-      if (!to_parse.count(size))
-        bundle.warnings.push_back(path + ": batch size " + std::to_string(size) +
-                                  " is not in batching.compiled_batch_sizes " +
-                                  listToString(m.compiled_batch_sizes) + "; not loaded");
-  } else if (files.single) {
-    to_parse[0] = *files.single;
-  } else {
-    return notFound() << dir << ": no program: expected model.mlir or model.b{N}.mlir for "
-                      << "batching.compiled_batch_sizes " << listToString(m.compiled_batch_sizes);
-  }
+  RS_ASSIGN_OR_RETURN(ProgramSelection files, selectProgramFiles(dir, m));
+  bundle.warnings = std::move(files.warnings);
 
   const std::string weights_path = dir + "/weights.safetensors";
   const bool has_weights_file = fs::exists(weights_path, ec);
@@ -272,13 +179,14 @@ Result<Bundle> loadBundle(const std::string &dir_in) {
     RS_RETURN_IF_ERROR(loadWeights(weights_path, bundle));
   }
 
-  for (const auto &[size, path] : to_parse) {
+  for (const auto &[key, path] : files.paths) {
     Program program;
-    program.batch_size = size;
+    program.batch_size = key.batch_size;
+    program.variant = key.variant;
     program.path = path;
     RS_ASSIGN_OR_RETURN(program.module, ir::parseModuleFile(path));
     RS_RETURN_IF_ERROR(checkSignature(program, bundle, has_weights_file));
-    bundle.programs.emplace(size, std::move(program));
+    bundle.programs.emplace(key, std::move(program));
   }
   return bundle;
 }

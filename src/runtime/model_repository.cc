@@ -2,6 +2,7 @@
 #include "runtime/model_repository.h"
 
 #include "bundle/bundle.h"
+#include "bundle/shape_variant.h"
 
 #include <spdlog/spdlog.h>
 
@@ -51,8 +52,18 @@ std::string batchSizesText(const std::vector<int64_t> &sizes) {
 } // namespace
 
 Result<std::vector<Tensor>> LoadedModel::run(int64_t batch_size, std::vector<Tensor> inputs) const {
-  // An unbatched model (no batch axis) has one program, whatever its file's size key.
-  auto it = batch_size == 0 && programs.size() == 1 ? programs.begin() : programs.find(batch_size);
+  const std::optional<size_t> variant = bundle::findVariant(manifest, inputs);
+  if (!variant)
+    return invalidArgument() << "model '" << name << "': the inputs match none of its shape "
+                             << "variants " << bundle::variantsText(manifest.input_shapes);
+  // An unbatched model (no batch axis) has one program per variant, whatever its file's size
+  // key.
+  auto it = programs.find({*variant, batch_size});
+  auto first = programs.lower_bound({*variant, 0});
+  if (it == programs.end() && batch_size == 0 && first != programs.end() &&
+      first->first.variant == *variant &&
+      (std::next(first) == programs.end() || std::next(first)->first.variant != *variant))
+    it = first;
   if (it == programs.end())
     return notFound() << "model '" << name << "': no compiled executable for batch size "
                       << batch_size;
@@ -123,9 +134,11 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
     model->numerics.target_has_tf32 = numerics.target_has_tf32;
     ExecutableCache cache(dir, options_.executable_cache);
     bool warned = false;
-    for (auto &[size, program] : b.programs) {
+    const std::vector<int64_t> bundle_sizes = b.batchSizes();
+    for (auto &[key, program] : b.programs) {
+      const int64_t size = key.batch_size;
       // Under `runtime.batch_sizes: largest` only the largest program is loaded.
-      if (options_.largest_batch_only && size != b.programs.rbegin()->first)
+      if (options_.largest_batch_only && size != bundle_sizes.back())
         continue;
       Result<passes::NumericsReport> report = passes::pinNumerics(program.module, numerics);
       if (!report.isOk()) // its message names the file (and the op's line)
@@ -160,9 +173,9 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
                      "program is served; it will be compiled again on the next start)",
                      name, file, outcome.write_warning);
       }
-      model->cache[size] = outcome;
-      model->programs[size] = std::move(compiled->executable);
-      if (b.manifest.batched())
+      model->cache[key] = outcome;
+      model->programs[key] = std::move(compiled->executable);
+      if (b.manifest.batched() && key.variant == 0)
         model->batch_sizes.push_back(size);
     }
     // Weights go where the backend runs once per model; every run reuses them.
@@ -184,10 +197,14 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
     int64_t weight_bytes = 0;
     for (const Tensor &w : m.weights)
       weight_bytes += w.byteSize();
-    spdlog::info("model loaded name={} source={} inputs=[{}] outputs=[{}] batch_sizes={} "
+    const std::string variants =
+        m.manifest.input_shapes.empty()
+            ? ""
+            : " shape_variants=" + bundle::variantsText(m.manifest.input_shapes);
+    spdlog::info("model loaded name={} source={} inputs=[{}] outputs=[{}] batch_sizes={}{} "
                  "weights={} weight_bytes={} platform={} load_seconds={:.3f} numerics={}",
                  name, source, specsText(m.manifest.executable_inputs),
-                 specsText(m.manifest.executable_outputs), batchSizesText(m.batch_sizes),
+                 specsText(m.manifest.executable_outputs), batchSizesText(m.batch_sizes), variants,
                  m.weights.size(), weight_bytes, m.metadata.platform, seconds,
                  m.numerics.outcome());
   } else {

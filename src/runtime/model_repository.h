@@ -1,7 +1,8 @@
 //===- runtime/model_repository.h - Loaded models of one worker -------------===//
 //
-// Loads bundles (bundle/) and compiles every compiled batch size's program on a Backend,
-// keeping, per model, either a LoadedModel or the reason its load failed. A bad bundle
+// Loads bundles (bundle/) and compiles every program (each compiled batch size, and in a
+// multi-shape bundle each shape variant at each size) on a Backend, keeping, per model,
+// either a LoadedModel or the reason its load failed. A bad bundle
 // never stops the others: its failure is logged (`model load failed`) and reported by
 // readiness (DESIGN.md "Invariants").
 //
@@ -9,9 +10,10 @@
 // `runtime.numerics` and the backend's TF32 capability; a failed f32 check fails the
 // model's load. Then the executable cache (runtime/executable_cache.h) loads the program
 // or compiles it; each program logs `executable cache: hit` or `executable cache: miss`
-// with model, batch size and reason. The `model loaded` line lists the batch sizes
-// actually loaded and ends with the numerics outcome (`numerics=f32 (pinned 1
-// dot_general, pinned 2 convolution)`, reference-system.md §3.2).
+// with model, batch size, program file and reason. The `model loaded` line lists the batch
+// sizes actually loaded, for a multi-shape bundle its shape variants
+// (`shape_variants=[{s=8}, {s=16}]`), and ends with the numerics outcome (`numerics=f32
+// (pinned 1 dot_general, pinned 2 convolution)`, reference-system.md §3.2).
 //
 // Thread safety: all methods may be called concurrently; a LoadedModel is immutable
 // and shared (std::shared_ptr), so a dispatch keeps the model it started with alive.
@@ -20,6 +22,7 @@
 #pragma once
 
 #include "bundle/manifest.h"
+#include "bundle/program_files.h"
 #include "passes/numerics.h"
 #include "runtime/backend.h"
 #include "runtime/executable_cache.h"
@@ -49,25 +52,31 @@ struct LoadedModel {
   /// Executable::executeWithResident(), so no request copies weights. Null: run() passes
   /// `weights` as arguments.
   std::shared_ptr<const ResidentTensors> resident_weights;
-  /// Compiled programs by batch size; key 0 is an unbatched `model.mlir`. Shared, so a
-  /// renamed copy of the model (ModelRepository::renamedCopy) runs the same executables.
-  std::map<int64_t, std::shared_ptr<Executable>> programs;
-  /// Compiled batch sizes, ascending (empty for a model without a batch axis). Under
-  /// `runtime.batch_sizes: largest` only the largest program is compiled and listed.
+  /// Compiled programs by shape variant (0 for a single-shape bundle) and batch size; batch
+  /// size 0 is an unbatched `model.mlir` (`model.v{i}.mlir`). Shared, so a renamed copy of
+  /// the model (ModelRepository::renamedCopy) runs the same executables.
+  std::map<bundle::ProgramKey, std::shared_ptr<Executable>> programs;
+  /// Compiled batch sizes, ascending, the same for every shape variant (empty for a model
+  /// without a batch axis). Under `runtime.batch_sizes: largest` only the largest program
+  /// (of each variant) is compiled and listed.
   std::vector<int64_t> batch_sizes;
   ModelMetadata metadata;
   /// The numerics pass's counts over every loaded program (the `numerics=` outcome).
   passes::NumericsReport numerics;
-  /// Executable cache outcome per loaded program, by batch size (key 0: unbatched).
-  std::map<int64_t, CacheOutcome> cache;
+  /// Executable cache outcome per loaded program (keys as in `programs`).
+  std::map<bundle::ProgramKey, CacheOutcome> cache;
   /// SHA-256 (64 lower-case hex digits) of each bundle file as read at load, by its name
   /// in the bundle directory: "manifest.yaml", "weights.safetensors" (when present) and
-  /// every loaded program ("model.b8.mlir"). Deployment evidence (server/evidence.h).
+  /// every loaded program ("model.b8.mlir", "model.v1.b8.mlir"). Deployment evidence
+  /// (server/evidence.h).
   std::map<std::string, std::string> file_sha256;
 
   /// Runs the program for `batch_size` on `inputs` (manifest order) followed by the
-  /// weights (resident_weights when set); batch_size 0 runs the only program of a model without a
-  /// batch axis. Errors: NotFound if no program has that batch size; the backend's errors.
+  /// weights (resident_weights when set); batch_size 0 runs the only program of a model
+  /// without a batch axis. In a multi-shape bundle the program is the one of the shape
+  /// variant the inputs' variable axes match (bundle/shape_variant.h). Errors:
+  /// InvalidArgument if the inputs match no shape variant; NotFound if no program has that
+  /// batch size; the backend's errors.
   Result<std::vector<Tensor>> run(int64_t batch_size, std::vector<Tensor> inputs) const;
 };
 

@@ -1,13 +1,14 @@
 //===- runtime/repository_watcher.cc - model_control_mode: dynamic polling --===//
 #include "runtime/repository_watcher.h"
 
+#include "bundle/program_files.h"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
 #include <exception>
 #include <filesystem>
-#include <regex>
 #include <set>
 #include <sys/stat.h>
 
@@ -17,9 +18,8 @@ namespace {
 namespace fs = std::filesystem;
 
 bool isSignatureFile(const std::string &name) {
-  static const std::regex kModule(R"(^model(\.b\d+)?\.mlir$)");
   return name == "manifest.yaml" || name == "weights.safetensors" || name == "model.jl" ||
-         std::regex_match(name, kModule);
+         bundle::parseProgramFileName(name).has_value();
 }
 
 } // namespace

@@ -4,8 +4,9 @@
 // Triton-style POLL). Every `model_poll_seconds` a poll scans each bundle directory under
 // the root (restricted to the include list when non-empty) and computes its signature:
 // (file name, mtime, size) of `manifest.yaml`, `weights.safetensors`, `model.jl` and the
-// files matching `^model(\.b\d+)?\.mlir$`, plus the directory's (st_dev, inode). Other
-// files (e.g. `.cache/`) are ignored.
+// program files (`model.mlir`, `model.b{N}.mlir`, `model.v{i}.mlir`, `model.v{i}.b{N}.mlir`:
+// bundle/program_files.h), plus the directory's (st_dev, inode). Other files (e.g.
+// `.cache/`) are ignored.
 //
 // Debounce: a bundle's change is applied only once two consecutive polls saw the same
 // signature, so a bundle whose files are still being written (or copied) is never

@@ -1,6 +1,9 @@
 //===- runtime/request_validation.cc - Check a request against a manifest --===//
 #include "runtime/request_validation.h"
 
+#include "bundle/shape_variant.h"
+
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -12,6 +15,39 @@ std::string declaredNames(const std::vector<bundle::TensorSpec> &specs) {
   for (size_t i = 0; i < specs.size(); ++i)
     os << (i ? ", " : "") << "'" << specs[i].name << "'";
   return os.str();
+}
+
+/// "[-1,8] {s=8}, [-1,16] {s=16}": `spec`'s wire shape in each variant, then its sizes.
+std::string variantsServed(const bundle::TensorSpec &spec,
+                           const std::vector<bundle::ShapeVariant> &variants) {
+  std::ostringstream os;
+  for (size_t v = 0; v < variants.size(); ++v)
+    os << (v ? ", " : "") << shapeToString(spec.shapeForBatch(-1, variants[v])) << " {"
+       << bundle::variantText(variants[v]) << "}";
+  return os.str();
+}
+
+/// The error for inputs (manifest order, ranks checked) that match no shape variant: it
+/// names the first input that matches none on its own, or else the first input that
+/// matches none together with the inputs before it.
+Status noVariantError(const bundle::Manifest &manifest, const std::vector<Tensor> &inputs) {
+  const auto &specs = manifest.executable_inputs;
+  const auto &variants = manifest.input_shapes;
+  auto describe = [&](size_t k, std::string_view how) {
+    return invalidArgument() << "input '" << specs[k].name << "': shape "
+                             << shapeToString(inputs[k].shape()) << how
+                             << "; variants served: " << variantsServed(specs[k], variants);
+  };
+  for (size_t k = 0; k < specs.size(); ++k)
+    if (std::none_of(variants.begin(), variants.end(), [&](const bundle::ShapeVariant &v) {
+          return bundle::variantMatches(specs[k], v, inputs[k].shape());
+        }))
+      return describe(k, " matches no shape variant of the model");
+  for (size_t k = 1; k < specs.size(); ++k)
+    if (!bundle::findVariant(manifest, std::span(inputs).first(k + 1)))
+      return describe(k, " together with the inputs before it matches no shape variant of the "
+                         "model");
+  return invalidArgument() << "the inputs match no shape variant of the model";
 }
 
 } // namespace
@@ -59,6 +95,10 @@ Result<ValidatedInputs> validateRequest(const bundle::Manifest &manifest,
   for (size_t k = 0; k < specs.size(); ++k)
     if (!seen[k])
       return invalidArgument() << "missing input '" << specs[k].name << "'";
+  std::optional<size_t> variant = bundle::findVariant(manifest, out.inputs);
+  if (!variant)
+    return noVariantError(manifest, out.inputs);
+  out.variant = *variant;
 
   const auto &outputs = manifest.executable_outputs;
   if (request.requested_outputs.empty()) {

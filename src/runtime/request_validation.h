@@ -4,9 +4,13 @@
 // input present once, no undeclared input, datatype equal, rank equal, fixed dims equal,
 // every input with the same row count along its batch axis, at least one row. Requested
 // outputs must be declared. Shapes are row-major (the manifest's letters reversed).
+// A multi-shape model (manifest input_shapes) routes the request to the shape variant whose
+// sizes equal its inputs' variable axes (bundle/shape_variant.h); matching none is an error.
 //
 // Errors are InvalidArgument and name the tensor and the reason, e.g.
-// `input 'image': shape [1,8,8] does not match the model's [-1,8,8,1]`.
+// `input 'image': shape [1,8,8] does not match the model's [-1,8,8,1]`, or for no variant
+// `input 'input_ids': shape [1,12] matches no shape variant of the model; variants served:
+// [-1,8] {s=8}, [-1,16] {s=16}` (the input's shape in each variant, then its sizes).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -23,6 +27,9 @@ namespace rs::runtime {
 struct ValidatedInputs {
   std::vector<Tensor> inputs;
   int64_t rows = 0;
+  /// The shape variant the request is routed to (index into the manifest's input_shapes; 0
+  /// for a single-shape model).
+  size_t variant = 0;
   /// Indices into the manifest's executable_outputs, in the order to return them.
   std::vector<size_t> outputs;
 };

@@ -41,6 +41,15 @@ std::vector<RowRange> splitRows(int64_t rows, int64_t largest) {
   return pieces;
 }
 
+bool sameRowShape(const Tensor &a, const Tensor &b, int64_t axis) {
+  if (a.rank() != b.rank())
+    return false;
+  for (int64_t d = 0; d < a.rank(); ++d)
+    if (d != axis && a.shape()[static_cast<size_t>(d)] != b.shape()[static_cast<size_t>(d)])
+      return false;
+  return true;
+}
+
 Tensor gatherRows(std::span<const BatchPart> parts, int64_t axis, int64_t batch_rows) {
   assert(!parts.empty());
   const Tensor &first = *parts.front().tensor;

@@ -41,6 +41,10 @@ struct RowRange {
 /// remainder. Depends only on (rows, largest), so the same request always splits the same way.
 std::vector<RowRange> splitRows(int64_t rows, int64_t largest);
 
+/// Whether `a` and `b` have the same rank and the same dims on every axis but `axis` (-1:
+/// every axis), so that their rows can be gathered into one batch.
+bool sameRowShape(const Tensor &a, const Tensor &b, int64_t axis);
+
 /// One request's rows placed into a batch.
 struct BatchPart {
   const Tensor *tensor = nullptr; // the request's tensor for this input

@@ -169,6 +169,21 @@ int64_t Scheduler::rowCap(const ModelState &state) {
   return cap;
 }
 
+bool Scheduler::sameShapes(const ModelBatching &batching, const Item &front, const Item &next) {
+  if (front.join == next.join)
+    return true;
+  const std::vector<Tensor> &a = front.join->inputs;
+  const std::vector<Tensor> &b = next.join->inputs;
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const int64_t axis = i < batching.input_batch_axes.size() ? batching.input_batch_axes[i] : -1;
+    if (!sameRowShape(a[i], b[i], axis))
+      return false;
+  }
+  return true;
+}
+
 int64_t Scheduler::plannedBatchSize(const ModelState &state) const {
   const std::vector<int64_t> &sizes = state.batching.compiled_batch_sizes;
   if (sizes.empty())
@@ -176,7 +191,8 @@ int64_t Scheduler::plannedBatchSize(const ModelState &state) const {
   const int64_t cap = rowCap(state);
   int64_t rows = 0;
   for (const Item &item : state.queue) {
-    if (rows > 0 && (!item.coalescable || rows + item.rows.count > cap))
+    if (rows > 0 && (!item.coalescable || rows + item.rows.count > cap ||
+                     !sameShapes(state.batching, state.queue.front(), item)))
       break;
     rows += item.rows.count;
     if (!item.coalescable)
@@ -196,7 +212,8 @@ std::optional<Clock::time_point> Scheduler::holdUntil(const ModelState &state,
   const int64_t cap = rowCap(state);
   int64_t rows = 0;
   for (const Item &item : state.queue) {
-    if (!item.coalescable || rows + item.rows.count > cap)
+    if (!item.coalescable || rows + item.rows.count > cap ||
+        !sameShapes(state.batching, state.queue.front(), item))
       return std::nullopt; // the batch cannot grow any further
     rows += item.rows.count;
   }
@@ -486,7 +503,8 @@ bool Scheduler::dispatchOne(std::unique_lock<std::mutex> &lock,
       continue;
     }
     if (!batch.empty() &&
-        (!batch.front().coalescable || !next.coalescable || rows + next.rows.count > cap))
+        (!batch.front().coalescable || !next.coalescable || rows + next.rows.count > cap ||
+         !sameShapes(state.batching, batch.front(), next)))
       break;
     rows += next.rows.count;
     batch.push_back(std::move(next));

@@ -23,7 +23,10 @@
 //
 // With coalescing on, queued requests of the chosen model are packed, in arrival order,
 // into one batch while their rows fit min(largest compiled size, the model's
-// max_batch_size); the batch runs at the compiled size the policy picks, rows
+// max_batch_size) and their inputs have the front request's dims besides the batch axis
+// (so the requests of different shape variants of a multi-shape model, which differ on a
+// variable axis, never share a batch: the batch is the leading run of same-shape
+// requests, reference-system.md §4.3); the batch runs at the compiled size the policy picks, rows
 // zero-padded, and each request gets its own rows of every output back. A request with
 // more rows than the largest compiled size is split into pieces of the largest size (the
 // last padded), always the same pieces, each run on its own dispatch and never coalesced;
@@ -288,6 +291,9 @@ private:
   /// Most rows one batch of the model may hold: its largest compiled batch size, capped by
   /// the policy's max_batch_size when set (0 when nothing is compiled).
   static int64_t rowCap(const ModelState &state);
+  /// Whether the rows of `next` may join a batch led by `front`: every input has the same
+  /// dims besides its batch axis.
+  static bool sameShapes(const ModelBatching &batching, const Item &front, const Item &next);
   /// When the coalescing wait holds `state` at `now`: the time its batch dispatches at the
   /// latest; nullopt when it is ready (no delay, full batch, or the hold has ended).
   std::optional<Clock::time_point> holdUntil(const ModelState &state, Clock::time_point now) const;

@@ -1,6 +1,7 @@
 //===- server/evidence.cc - The deployment-identity document --------------===//
 #include "server/evidence.h"
 
+#include "bundle/program_files.h"
 #include "runtime/executable_cache.h"
 #include "runtime/pjrt_backend.h"
 
@@ -74,31 +75,45 @@ std::string sha256Of(const runtime::LoadedModel &m, const std::string &file) {
   return it == m.file_sha256.end() ? "" : it->second;
 }
 
-/// The program file of batch size `size` (bundle/bundle.h): model.b{N}.mlir, or
-/// model.mlir for the unbatched key 0.
-std::string programFile(int64_t size) {
-  return size == 0 ? "model.mlir" : "model.b" + std::to_string(size) + ".mlir";
+/// The key of program `key` under `programs`: its batch size as a decimal string ("8"; "0"
+/// for an unbatched model.mlir), or in a multi-shape bundle "v1.b8" ("v1.b0" unbatched).
+std::string programKeyText(const bundle::ProgramKey &key, bool multi_shape) {
+  const std::string size = std::to_string(key.batch_size);
+  return multi_shape ? "v" + std::to_string(key.variant) + ".b" + size : size;
 }
 
 /// The compared part of one loaded model.
 json modelJson(const runtime::LoadedModel &m) {
+  const bool multi_shape = !m.manifest.input_shapes.empty();
   json programs = json::object();
-  for (const auto &[size, exe] : m.programs) {
+  for (const auto &[key, exe] : m.programs) {
     (void)exe;
-    const std::string file = programFile(size);
-    auto c = m.cache.find(size);
-    programs[std::to_string(size)] = {{"file", file},
-                                      {"sha256", sha256Of(m, file)},
-                                      {"cache_key", c == m.cache.end() ? "" : c->second.key}};
+    const std::string file = bundle::programFileName(key, multi_shape);
+    auto c = m.cache.find(key);
+    programs[programKeyText(key, multi_shape)] = {
+        {"file", file},
+        {"sha256", sha256Of(m, file)},
+        {"cache_key", c == m.cache.end() ? "" : c->second.key}};
   }
-  return {{"state", "ready"},
-          {"manifest_sha256", sha256Of(m, "manifest.yaml")},
-          {"weights_sha256", sha256Of(m, "weights.safetensors")},
-          {"programs", std::move(programs)},
-          {"batch_sizes", m.batch_sizes},
-          {"numerics", m.numerics.outcome()},
-          {"inputs", specsJson(m.metadata.inputs)},
-          {"outputs", specsJson(m.metadata.outputs)}};
+  json model = {{"state", "ready"},
+                {"manifest_sha256", sha256Of(m, "manifest.yaml")},
+                {"weights_sha256", sha256Of(m, "weights.safetensors")},
+                {"programs", std::move(programs)},
+                {"batch_sizes", m.batch_sizes},
+                {"numerics", m.numerics.outcome()},
+                {"inputs", specsJson(m.metadata.inputs)},
+                {"outputs", specsJson(m.metadata.outputs)}};
+  if (multi_shape) {
+    json variants = json::array();
+    for (const bundle::ShapeVariant &variant : m.manifest.input_shapes) {
+      json sizes = json::object();
+      for (const auto &[letter, size] : variant)
+        sizes[std::string(1, letter)] = size;
+      variants.push_back(std::move(sizes));
+    }
+    model["input_shapes"] = std::move(variants);
+  }
+  return model;
 }
 
 } // namespace
@@ -143,8 +158,10 @@ json evidenceDocument(const WorkerFacts &facts, const runtime::ModelRepository &
     }
     models[s.name] = modelJson(*s.model);
     json outcomes = json::object();
-    for (const auto &[size, outcome] : s.model->cache)
-      outcomes[std::to_string(size)] = outcome.hit ? "hit" : "miss: " + outcome.miss_reason;
+    const bool multi_shape = !s.model->manifest.input_shapes.empty();
+    for (const auto &[key, outcome] : s.model->cache)
+      outcomes[programKeyText(key, multi_shape)] =
+          outcome.hit ? "hit" : "miss: " + outcome.miss_reason;
     cache_programs[s.name] = std::move(outcomes);
   }
 

@@ -21,16 +21,19 @@
 //              pinned_exact).
 //   models     by model name: state "ready" with manifest_sha256, weights_sha256 ("" for a
 //              bundle without weights), programs (by batch size as a decimal string, "0"
-//              for an unbatched model.mlir: file, sha256, cache_key), batch_sizes (JSON
-//              integers, ascending; [] when unbatched), numerics (the `model loaded`
+//              for an unbatched model.mlir; in a multi-shape bundle by variant and size,
+//              "v1.b8", "v1.b0" for model.v1.mlir: file, sha256, cache_key), batch_sizes
+//              (JSON integers, ascending; [] when unbatched), numerics (the `model loaded`
 //              outcome), inputs and outputs ([{name, datatype, shape}], shape as JSON
-//              integers with -1 for the batch axis); or state "failed" with reason.
+//              integers with -1 for the batch axis and variable axes), and for a
+//              multi-shape bundle only input_shapes (the manifest's variants in order, each
+//              {letter: size}); or state "failed" with reason.
 //   instance   facts of this one process that do not change outputs and that a
 //              validation check never compares: worker name and index, node file and
 //              host, hostname, pid, started_at (UTC, ISO 8601), config (the instance keys),
 //              config_sources (from_environment, from_profile), model_dirs (by model), and
-//              executable_cache (hits, misses, and by model and batch size "hit" or
-//              "miss: <reason>").
+//              executable_cache (hits, misses, and by model and program, keyed as under
+//              models, "hit" or "miss: <reason>").
 //
 // Everything outside `instance` is a fact a validation compares (diffEvidence). Keys are
 // sorted (nlohmann::json objects are ordered maps), so the same deployment prints the

@@ -174,12 +174,12 @@ int runBenchCommand(const BenchCommandOptions &o) {
     return 1;
   }
   const bundle::Bundle &b = *loaded;
+  const std::vector<int64_t> sizes = b.batchSizes();
   std::string compiled;
-  for (const auto &entry : b.programs)
-    compiled += (compiled.empty() ? "" : ", ") + std::to_string(entry.first);
+  for (int64_t size : sizes)
+    compiled += (compiled.empty() ? "" : ", ") + std::to_string(size);
   for (int64_t batch : o.batches)
-    if (std::none_of(b.programs.begin(), b.programs.end(),
-                     [&](const auto &entry) { return entry.first == batch; })) {
+    if (std::find(sizes.begin(), sizes.end(), batch) == sizes.end()) {
       std::fprintf(stderr, "bench: batch size %lld is not compiled in bundle %s (compiled: %s)\n",
                    static_cast<long long>(batch), b.name.c_str(), compiled.c_str());
       return 1;
@@ -193,9 +193,9 @@ int runBenchCommand(const BenchCommandOptions &o) {
   std::printf("cpu: %s\nbundle: %s (%s)\n", cpuModel().c_str(), b.name.c_str(),
               o.bundle_dir.c_str());
   bool ok = true;
-  for (const auto &[batch, program] : b.programs) {
+  for (const auto &[key, program] : b.programs) {
     if (!o.batches.empty() &&
-        std::find(o.batches.begin(), o.batches.end(), batch) == o.batches.end())
+        std::find(o.batches.begin(), o.batches.end(), key.batch_size) == o.batches.end())
       continue;
     if (!o.check_threads.empty())
       ok = checkThreads(b, program, o) && ok;

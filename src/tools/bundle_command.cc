@@ -1,23 +1,22 @@
 //===- tools/bundle_command.cc - `reactant-server bundle` -------------------===//
 #include "tools/bundle_command.h"
 
+#include "bundle/shape_variant.h"
 #include "runtime/cpu_backend.h"
 #include "runtime/model_repository.h"
 #include "support/logging.h"
 
-#include <cstdio>
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace rs::tools {
-namespace {
 
-int validateBundles(const std::vector<std::string> &dirs) {
-  (void)configureLogging(LogFormat::kText, "warn");
+int validateBundles(const std::vector<std::string> &dirs, std::ostream &out) {
   auto backend = runtime::createCpuBackend({});
   if (!backend.isOk()) {
-    std::fprintf(stderr, "error: %s\n", backend.status().message().c_str());
+    std::cerr << "error: " << backend.status().message() << "\n";
     return 1;
   }
   runtime::ModelRepository repository(std::shared_ptr<runtime::Backend>(std::move(*backend)));
@@ -25,7 +24,7 @@ int validateBundles(const std::vector<std::string> &dirs) {
   for (const std::string &dir : dirs) {
     Status s = repository.loadModel(dir);
     if (!s.isOk()) {
-      std::printf("error %s: %s\n", dir.c_str(), s.message().c_str());
+      out << "error " << dir << ": " << s.message() << "\n";
       ++failures;
       continue;
     }
@@ -39,14 +38,17 @@ int validateBundles(const std::vector<std::string> &dirs) {
       std::string inputs;
       for (const auto &spec : m.manifest.executable_inputs)
         inputs += (inputs.empty() ? "" : ", ") + spec.name + ": " + spec.toString();
-      std::printf("ok %s batch_sizes=[%s] inputs=[%s] weights=%zu\n", m.name.c_str(),
-                  sizes.empty() ? "unbatched" : sizes.c_str(), inputs.c_str(), m.weights.size());
+      const std::string variants =
+          m.manifest.input_shapes.empty()
+              ? ""
+              : " shape_variants=" + bundle::variantsText(m.manifest.input_shapes) +
+                    " programs=" + std::to_string(m.programs.size());
+      out << "ok " << m.name << " batch_sizes=[" << (sizes.empty() ? "unbatched" : sizes) << "]"
+          << variants << " inputs=[" << inputs << "] weights=" << m.weights.size() << "\n";
     }
   }
   return failures == 0 ? 0 : 1;
 }
-
-} // namespace
 
 void addBundleCommand(CLI::App &app) {
   auto dirs = std::make_shared<std::vector<std::string>>();
@@ -55,7 +57,10 @@ void addBundleCommand(CLI::App &app) {
   CLI::App *validate =
       cmd->add_subcommand("validate", "Load, check and compile bundles as the server would");
   validate->add_option("dirs", *dirs, "Bundle directories")->required();
-  validate->callback([dirs] { std::exit(validateBundles(*dirs)); });
+  validate->callback([dirs] {
+    (void)configureLogging(LogFormat::kText, "warn");
+    std::exit(validateBundles(*dirs, std::cout));
+  });
 }
 
 } // namespace rs::tools

@@ -2,8 +2,11 @@
 //
 // `reactant-server bundle validate DIR...`: loads each bundle as the server would
 // (manifest, weights, every program parsed and checked against the manifest and weights,
-// every program compiled on the CPU executor) and prints one line per bundle:
-// `ok digits_cnn batch_sizes=[1, 4, 8] inputs=... weights=6` or `error <name>: <reason>`.
+// every program compiled on the CPU executor; in a multi-shape bundle every shape variant's
+// programs) and prints one line per bundle:
+// `ok digits_cnn batch_sizes=[1, 4, 8] inputs=... weights=6`, for a multi-shape bundle
+// `ok text_encoder_ms batch_sizes=[1, 4] shape_variants=[{s=8}, {s=16}] programs=4 inputs=...
+// weights=10`, or `error <dir>: <reason>`.
 // Exit status 0 when every bundle is valid, 1 otherwise.
 //
 //===----------------------------------------------------------------------===//
@@ -11,7 +14,16 @@
 
 #include <CLI/CLI.hpp>
 
+#include <iosfwd>
+#include <string>
+#include <vector>
+
 namespace rs::tools {
+
+/// `bundle validate`: loads each bundle directory of `dirs` as described above, writing one
+/// line per bundle to `out` (a CPU backend that cannot start is reported on stderr). Returns the
+/// exit status (0: every bundle valid, 1 otherwise).
+int validateBundles(const std::vector<std::string> &dirs, std::ostream &out);
 
 /// Registers the `bundle` subcommand on `app`.
 void addBundleCommand(CLI::App &app);

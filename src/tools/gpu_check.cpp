@@ -511,8 +511,8 @@ void flagChecks(const runtime::PjrtBackend &backend, const bundle::Bundle &b, Ta
   std::printf("xla flags: %s b%lld with autotuning on and "
               "--xla_gpu_per_fusion_autotune_cache_dir=%s: cold compile %.0f ms wrote %d "
               "file(s), warm compile %.0f ms, %d file(s) after: %s%s\n",
-              b.name.c_str(), static_cast<long long>(b.programs.rbegin()->first), dir, cold_ms,
-              cold_files, warm_ms, warm_files, ok ? "ok" : "FAILED",
+              b.name.c_str(), static_cast<long long>(b.programs.rbegin()->first.batch_size), dir,
+              cold_ms, cold_files, warm_ms, warm_files, ok ? "ok" : "FAILED",
               cold.isOk() ? "" : (" " + cold.status().toString()).c_str());
 }
 
@@ -570,8 +570,8 @@ int dryRun(const Args &args) {
       tally.add(false);
       continue;
     }
-    for (const auto &[batch, program] : b->programs) {
-      const int64_t n = batch == 0 ? 1 : batch;
+    for (const auto &[key, program] : b->programs) {
+      const int64_t n = key.batch_size == 0 ? 1 : key.batch_size;
       const std::string golden_dir = args.fixtures + "/golden/" + name;
       if (!std::filesystem::exists(golden_dir + "/b" + std::to_string(n) + ".gpu.safetensors"))
         continue;
@@ -664,8 +664,8 @@ int main(int argc, char **argv) {
                 name.c_str(), load_ms, b->weights.size(), static_cast<long long>(weight_bytes),
                 msSince(t0));
     const std::string golden_dir = args.fixtures + "/golden/" + name;
-    for (const auto &[batch, program] : b->programs) {
-      const int64_t n = batch == 0 ? 1 : batch;
+    for (const auto &[key, program] : b->programs) {
+      const int64_t n = key.batch_size == 0 ? 1 : key.batch_size;
       if (!std::filesystem::exists(golden_dir + "/b" + std::to_string(n) + ".gpu.safetensors")) {
         std::printf("%s b%lld: no GPU golden, skipped\n", name.c_str(), static_cast<long long>(n));
         continue;

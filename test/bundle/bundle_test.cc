@@ -14,8 +14,10 @@ namespace rs::bundle {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::expectError;
 using testing::fixtureBundle;
 using testing::readFile;
+using testing::replaceInFile;
 using testing::TempDir;
 using testing::writeFile;
 
@@ -60,9 +62,10 @@ TEST(Bundle, EveryFixtureBundleLoads) {
     EXPECT_EQ(b->weights[0].shape(), c.first_weight_shape);
     EXPECT_EQ(b->manifest.executable_inputs[0].shapeForBatch(b->manifest.maxBatchSize()),
               c.first_input_at_max);
-    for (const auto &[size, program] : b->programs) {
-      EXPECT_EQ(program.batch_size, size);
-      EXPECT_EQ(program.path, fixtureBundle(c.model) + "/model.b" + std::to_string(size) + ".mlir");
+    for (const auto &[key, program] : b->programs) {
+      EXPECT_EQ(program.batch_size, key.batch_size);
+      EXPECT_EQ(program.path,
+                fixtureBundle(c.model) + "/model.b" + std::to_string(key.batch_size) + ".mlir");
       const ir::Operation *main = program.module.lookupFunction("main");
       ASSERT_NE(main, nullptr);
       EXPECT_EQ(ir::functionType(*main).elements.size(), c.inputs + c.weights);
@@ -123,14 +126,6 @@ std::string copyBundle(const std::string &model, const TempDir &parent,
   return dst;
 }
 
-void replaceInFile(const std::string &path, const std::string &from, const std::string &to) {
-  std::string text = readFile(path);
-  size_t pos = text.find(from);
-  ASSERT_NE(pos, std::string::npos) << from << " not in " << path;
-  text.replace(pos, from.size(), to);
-  writeFile(path, text);
-}
-
 /// Rewrites the bundle's weights.safetensors with `order` as argument_order,
 /// keeping the tensors named in `keep` (all when empty) and replacing those in
 /// `replace`.
@@ -153,12 +148,6 @@ void rewriteWeights(const std::string &dir, const std::string &order,
 }
 
 const char *kIrisOrder = R"(["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"])";
-
-void expectError(const Result<Bundle> &b, StatusCode code, const std::string &message) {
-  ASSERT_FALSE(b.isOk());
-  EXPECT_EQ(b.status().code(), code) << b.status().toString();
-  EXPECT_EQ(b.status().message(), message);
-}
 
 TEST(Bundle, CopiedFixtureLoadsUnderAnotherName) {
   TempDir tmp;
@@ -363,7 +352,7 @@ TEST(Bundle, UnbatchedSingleProgram) {
   ASSERT_TRUE(b.isOk()) << b.status().toString();
   EXPECT_TRUE(b->unbatched());
   EXPECT_EQ(b->batchSizes(), (std::vector<int64_t>{0}));
-  EXPECT_EQ(b->programs.at(0).path, dir + "/model.mlir");
+  EXPECT_EQ(b->programs.at({0, 0}).path, dir + "/model.mlir");
 
   writeFile(dir + "/model.b1.mlir", readFile(dir + "/model.mlir"));
   expectError(loadBundle(dir), StatusCode::kInvalidArgument,

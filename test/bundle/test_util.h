@@ -1,6 +1,7 @@
 //===- test/bundle/test_util.h - helpers for bundle tests ------------------===//
 //
-// Temporary directories, raw file writing and fixture paths shared by the bundle tests.
+// Temporary directories, raw file writing and editing, fixture paths and the error check
+// shared by the bundle tests.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -11,6 +12,8 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+
+#include "support/status.h"
 
 #include <gtest/gtest.h>
 
@@ -55,6 +58,23 @@ inline void writeFile(const std::string &path, const std::string &bytes) {
 inline std::string readFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+/// Replaces the first `from` in the file at `path` by `to` (a test failure if absent).
+inline void replaceInFile(const std::string &path, const std::string &from, const std::string &to) {
+  std::string text = readFile(path);
+  const size_t pos = text.find(from);
+  ASSERT_NE(pos, std::string::npos) << from << " not in " << path;
+  text.replace(pos, from.size(), to);
+  writeFile(path, text);
+}
+
+/// Expects `b` to have failed with `code` and exactly `message`.
+template <typename T>
+void expectError(const Result<T> &b, StatusCode code, const std::string &message) {
+  ASSERT_FALSE(b.isOk());
+  EXPECT_EQ(b.status().code(), code) << b.status().toString();
+  EXPECT_EQ(b.status().message(), message);
 }
 
 /// Bytes of a safetensors file: length prefix, `header` verbatim, then `data`.

@@ -66,8 +66,8 @@ class DeterminismTest : public ::testing::TestWithParam<ProgramCase> {};
 TEST_P(DeterminismTest, BitIdenticalAcrossThreadCountsAndRuns) {
   const ProgramCase &c = GetParam();
   const bundle::Bundle &b = fixtureBundle(c.model);
-  ASSERT_TRUE(b.programs.count(c.batch));
-  const ir::Module &module = b.programs.at(c.batch).module;
+  ASSERT_TRUE(b.programs.count({0, c.batch}));
+  const ir::Module &module = b.programs.at({0, c.batch}).module;
   const std::string golden =
       fixturesDir() + "/golden/" + c.model + "/b" + std::to_string(c.batch) + ".safetensors";
 
@@ -110,11 +110,11 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, DeterminismTest, ::testing::ValuesIn(kProgram
 TEST(Concurrency, ConcurrentRunsOfOneProgram) {
   for (const char *model : {"tiny_bert", "resnet_mini", "op_zoo"}) {
     const bundle::Bundle &b = fixtureBundle(model);
-    const int64_t batch = b.programs.rbegin()->first;
+    const int64_t batch = b.programs.rbegin()->first.batch_size;
     const std::string golden =
         fixturesDir() + "/golden/" + model + "/b" + std::to_string(batch) + ".safetensors";
-    auto serial = Program::compile(b.programs.at(batch).module, "main", contextWithThreads(1));
-    auto shared = Program::compile(b.programs.at(batch).module, "main", contextWithThreads(4));
+    auto serial = Program::compile(b.programs.at({0, batch}).module, "main", contextWithThreads(1));
+    auto shared = Program::compile(b.programs.at({0, batch}).module, "main", contextWithThreads(4));
     ASSERT_TRUE(serial.isOk() && shared.isOk());
     std::vector<Tensor> args = goldenInputs(b, **serial, golden);
     auto reference = (*serial)->run(args);

@@ -117,8 +117,9 @@ class GoldenTest : public ::testing::TestWithParam<GoldenCase> {};
 TEST_P(GoldenTest, MatchesXlaCpu) {
   const GoldenCase &c = GetParam();
   const bundle::Bundle &b = fixtureBundle(c.model);
-  ASSERT_TRUE(b.programs.count(c.batch)) << c.model << " has no b" << c.batch;
-  auto program = Program::compile(b.programs.at(c.batch).module, "main", contextWithThreads(2));
+  ASSERT_TRUE(b.programs.count({0, c.batch})) << c.model << " has no b" << c.batch;
+  auto program =
+      Program::compile(b.programs.at({0, c.batch}).module, "main", contextWithThreads(2));
   ASSERT_TRUE(program.isOk()) << program.status().toString();
   bundle::SafetensorsFile golden =
       openGolden(c.model, "b" + std::to_string(c.batch) + ".safetensors");
@@ -155,7 +156,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenTest, ::testing::ValuesIn(kGoldenCases)
 // repeated four times must give the b8 golden output repeated.
 TEST(GoldenTest, IrisB32MatchesRepeatedB8) {
   const bundle::Bundle &b = fixtureBundle("iris_mlp");
-  auto program = Program::compile(b.programs.at(32).module, "main", contextWithThreads(2));
+  auto program = Program::compile(b.programs.at({0, 32}).module, "main", contextWithThreads(2));
   ASSERT_TRUE(program.isOk()) << program.status().toString();
   bundle::SafetensorsFile golden = openGolden("iris_mlp", "b8.safetensors");
   auto features = golden.tensor("features"), logits = golden.tensor("logits");
@@ -194,7 +195,7 @@ int64_t argmax(const float *row, int64_t n) {
 /// checks every prediction against XLA's logits; returns the number of correct labels.
 int64_t runTestSet(int64_t batch) {
   const bundle::Bundle &b = fixtureBundle("digits_cnn");
-  auto program = Program::compile(b.programs.at(batch).module, "main", contextWithThreads(2));
+  auto program = Program::compile(b.programs.at({0, batch}).module, "main", contextWithThreads(2));
   EXPECT_TRUE(program.isOk()) << program.status().toString();
   if (!program.isOk())
     return -1;

@@ -136,8 +136,8 @@ TEST(LiveWorker, RenamedDirectoryRenamesTheModelWithoutRecompiling) {
   ASSERT_NE(renamed, nullptr);
   EXPECT_EQ(renamed->dir, (tmp.root / "production").string());
   EXPECT_EQ(renamed->metadata.name, "production");
-  for (const auto &[size, exe] : old_model->programs)
-    EXPECT_EQ(renamed->programs.at(size).get(), exe.get()) << "batch size " << size;
+  for (const auto &[key, exe] : old_model->programs)
+    EXPECT_EQ(renamed->programs.at(key).get(), exe.get()) << "batch size " << key.batch_size;
 
   auto after = w.infer("production", irisInput());
   ASSERT_TRUE(after.isOk()) << after.status().toString();

@@ -98,7 +98,7 @@ public:
     bundle_dir_ = tmp_.copyBundle("iris_mlp");
     auto b = bundle::loadBundle(bundle_dir_.string());
     ASSERT_TRUE(b.isOk()) << b.status().toString();
-    module_ = b->programs.at(1).module;
+    module_ = b->programs.at({0, 1}).module;
     weights_ = b->weights;
     ASSERT_TRUE(passes::pinNumerics(module_, {passes::NumericsMode::kF32, false}).isOk());
     auto backend = createCpuBackend({1});

@@ -12,8 +12,6 @@
 #include "runtime_test_util.h"
 
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 
 #include <fstream>
 #include <iterator>
@@ -24,33 +22,9 @@ namespace {
 
 using testing::bytesOf;
 using testing::goldenTensor;
+using testing::LogCapture;
 using testing::TempDir;
 namespace fs = std::filesystem;
-
-/// Captures the default logger's lines while alive.
-class LogCapture {
-public:
-  LogCapture() : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(os_)) {
-    sink_->set_pattern("[%l] %v");
-    spdlog::default_logger()->sinks().push_back(sink_);
-  }
-  ~LogCapture() {
-    auto &sinks = spdlog::default_logger()->sinks();
-    sinks.erase(std::remove(sinks.begin(), sinks.end(), sink_), sinks.end());
-  }
-  std::string text() const { return os_.str(); }
-  size_t count(std::string_view what) const {
-    const std::string t = text();
-    size_t n = 0;
-    for (size_t p = t.find(what); p != std::string::npos; p = t.find(what, p + 1))
-      ++n;
-    return n;
-  }
-
-private:
-  std::ostringstream os_;
-  std::shared_ptr<spdlog::sinks::ostream_sink_mt> sink_;
-};
 
 std::shared_ptr<Backend> cpuBackend() {
   auto b = createCpuBackend({2});
@@ -77,7 +51,7 @@ TEST(ModelRepositoryTest, LargestLoadsOnlyTheLargestProgram) {
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->batch_sizes, (std::vector<int64_t>{8}));
   EXPECT_EQ(m->programs.size(), 1u);
-  EXPECT_EQ(m->programs.count(8), 1u);
+  EXPECT_EQ(m->programs.count({0, 8}), 1u);
   EXPECT_EQ(m->numerics.outcome(), "f32 (pinned 1 dot_general, pinned 2 convolution)");
   EXPECT_EQ(repo.executableCacheMisses(), 1);
   EXPECT_EQ(log.count("executable cache: miss model=digits_cnn batch_size=8 "

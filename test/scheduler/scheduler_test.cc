@@ -13,6 +13,7 @@ namespace rs::scheduler {
 namespace {
 
 using testing::batching;
+using testing::FakeDevice;
 using testing::submitAsync;
 
 /// An i32 tensor of `rows` rows of width 2 whose values are base + i.
@@ -26,34 +27,6 @@ Tensor rowsTensor(int64_t rows, int32_t base) {
 std::vector<int32_t> values(const Tensor &t) {
   return std::vector<int32_t>(t.dataAs<int32_t>(), t.dataAs<int32_t>() + t.numElements());
 }
-
-/// A fake device: doubles every element, records batch sizes, can be held closed.
-struct FakeDevice {
-  std::mutex mu;
-  std::vector<int64_t> batch_sizes;
-  std::promise<void> gate;
-  std::shared_future<void> opened = gate.get_future().share();
-  bool hold = false;
-
-  RunFn runFn() {
-    return [this](const std::string &, int64_t batch_size,
-                  std::vector<Tensor> inputs) -> Result<std::vector<Tensor>> {
-      if (hold)
-        opened.wait();
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        batch_sizes.push_back(batch_size);
-      }
-      if (batch_size > 0 && inputs[0].shape()[0] != batch_size)
-        return internalError() << "input rows " << inputs[0].shape()[0] << " != batch size "
-                               << batch_size;
-      Tensor out = Tensor::copyOf(DType::kI32, inputs[0].shape(), inputs[0].bytes());
-      for (int64_t i = 0; i < out.numElements(); ++i)
-        out.mutableDataAs<int32_t>()[i] *= 2;
-      return std::vector<Tensor>{out};
-    };
-  }
-};
 
 SchedulerOptions opts(bool coalescing, BatchSizePolicy sizes = BatchSizePolicy::kAll,
                       int64_t max_queue_depth = 1024) {

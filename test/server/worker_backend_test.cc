@@ -72,7 +72,7 @@ TEST(WorkerBackendTest, RunUsesTheWeightsPlacedAtLoad) {
   ASSERT_TRUE(resident.isOk()) << resident.status().toString();
   std::vector<Tensor> args{x};
   args.insert(args.end(), m.weights.begin(), m.weights.end());
-  auto plain = m.programs.at(batch)->execute(args);
+  auto plain = m.programs.at({0, batch})->execute(args);
   ASSERT_TRUE(plain.isOk()) << plain.status().toString();
   ASSERT_EQ(resident->size(), plain->size());
   for (size_t i = 0; i < plain->size(); ++i) {

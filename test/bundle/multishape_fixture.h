@@ -11,7 +11,6 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "ir/parser.h"
 #include "support/tensor.h"
 
 #include <algorithm>
@@ -85,14 +84,6 @@ inline GoldenDiff compareToGolden(const Tensor &ours, const Tensor &want) {
     }
   }
   return diff;
-}
-
-/// True while ir::parseModuleFile refuses StableHLO portable artifacts (MLIR bytecode) as
-/// Unimplemented: the probe parses one program of the portable fixture. Any other outcome
-/// (a module, or another error) is false, so the tests that need the reader run and report it.
-inline bool bytecodeReaderUnimplemented() {
-  auto probe = ir::parseModuleFile(multiShapeBundle(true) + "/model.v0.b1.mlir");
-  return !probe.isOk() && probe.status().code() == StatusCode::kUnimplemented;
 }
 
 } // namespace rs::multishape

@@ -162,10 +162,7 @@ TEST(MultiShapeBundle, UnbatchedProgramPerVariant) {
                     "or one model.v{i}.b{N}.mlir per compiled batch size)");
 }
 
-TEST(MultiShapeBundle, PortableCopyLoadsOnceTheBytecodeReaderExists) {
-  if (multishape::bytecodeReaderUnimplemented())
-    GTEST_SKIP() << "ir::parseModuleFile returns Unimplemented for StableHLO portable "
-                    "artifacts (MLIR bytecode); the portable fixture needs that reader";
+TEST(MultiShapeBundle, PortableCopyLoadsLikeTheText) {
   auto b = loadBundle(multiShapeBundle(true));
   ASSERT_TRUE(b.isOk()) << b.status().toString();
   EXPECT_EQ(b->programs.size(), 4u);

@@ -12,9 +12,8 @@
 // - a sequence length no variant has (12) is INVALID_ARGUMENT / HTTP 400 naming the input,
 //   its shape and the variants served, and the worker keeps serving;
 // - the evidence document lists every variant's program.
-// The same checks run on the portable-artifact copy (text_encoder_ms_portable) unless
-// ir::parseModuleFile still refuses MLIR bytecode as Unimplemented (then they are skipped
-// with that reason).
+// The same checks run on the portable-artifact copy (text_encoder_ms_portable: the programs
+// as jax.export wrote them, VHLO bytecode).
 //
 // The bundle is copied to a temporary repository, so the executable cache writes there and
 // never into test/data.
@@ -77,10 +76,6 @@ class MultiShapeServing : public ::testing::TestWithParam<bool> {
 protected:
   void SetUp() override {
     portable_ = GetParam();
-    if (portable_ && multishape::bytecodeReaderUnimplemented())
-      GTEST_SKIP() << "ir::parseModuleFile returns Unimplemented for StableHLO portable "
-                      "artifacts (MLIR bytecode): text_encoder_ms_portable cannot load until "
-                      "the reader lands";
     model_ = std::string(multishape::kMultiShapeModel) + (portable_ ? "_portable" : "");
     repo_ = std::make_unique<TempRepo>(multishape::multiShapeBundle(portable_));
     auto s = TestServer::start(repo_->root());

@@ -14,6 +14,7 @@
 #include "harness.h"
 
 #include "bundle/manifest.h"
+#include "bundle/program_files.h"
 
 #include <gtest/gtest.h>
 
@@ -104,11 +105,11 @@ TEST_F(PortableTest, EveryModelLoadsWithTheSameProgramsNumericsAndCacheKeys) {
     EXPECT_EQ(p.batch_sizes, t->batch_sizes) << name;
     EXPECT_EQ(p.numerics.outcome(), t->numerics.outcome()) << name;
     ASSERT_EQ(p.cache.size(), t->cache.size()) << name;
-    for (const auto &[size, outcome] : t->cache) {
-      EXPECT_FALSE(outcome.key.empty()) << name << " b" << size;
-      EXPECT_EQ(p.cache.at(size).key, outcome.key) << name << " b" << size;
+    for (const auto &[key, outcome] : t->cache) {
+      const std::string file = bundle::programFileName(key, false);
+      EXPECT_FALSE(outcome.key.empty()) << name << " " << file;
+      EXPECT_EQ(p.cache.at(key).key, outcome.key) << name << " " << file;
       // The evidence hashes the bytes on disk: a portable program is another file.
-      std::string file = "model.b" + std::to_string(size) + ".mlir";
       EXPECT_NE(p.file_sha256.at(file), t->file_sha256.at(file)) << name << " " << file;
     }
     EXPECT_EQ(p.file_sha256.at("weights.safetensors"), t->file_sha256.at("weights.safetensors"));

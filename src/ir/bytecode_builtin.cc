@@ -201,7 +201,15 @@ Status Entries::denseElements(ByteReader &r, const Type &type, std::span<const u
   bool static_shape = true;
   for (int64_t d : type.shape)
     static_shape = static_shape && d >= 0;
-  if (!type.isTensor() || type.element == DType::kInvalid || !static_shape) {
+  // MLIR's dense elements have a statically shaped tensor (or vector) type; the text
+  // parser refuses any other, so the reader does too.
+  bool ranked_tensor =
+      type.isTensor() || (type.kind == TypeKind::kOther && type.text.starts_with("tensor<") &&
+                          !type.text.starts_with("tensor<*"));
+  if (!ranked_tensor || !static_shape)
+    return r.error("dense elements of type " + type.toString() +
+                   ": expected a statically shaped tensor type");
+  if (!type.isTensor() || type.element == DType::kInvalid) {
     Result<int64_t> count = checkedElementCount(type.shape);
     int64_t n = count.isOk() ? *count : -1;
     out->attr.kind = AttrKind::kOpaque;

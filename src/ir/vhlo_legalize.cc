@@ -191,6 +191,9 @@ private:
         return opError(op, s.message());
       out->name = base == "return" ? (parent == "vhlo.func_v1" ? "func.return" : "stablehlo.return")
                                    : std::string(info->stablehlo);
+    } else if (name.name == "builtin.module") {
+      return opError(op, "a module inside a region is not supported (only the top level "
+                         "holds one)");
     } else {
       // Another dialect's op: kept with its attributes; native properties of a
       // registered op of another dialect have an encoding only that dialect knows.

@@ -6,6 +6,10 @@
 // `ok digits_cnn batch_sizes=[1, 4, 8] inputs=... weights=6` or `error <name>: <reason>`.
 // Exit status 0 when every bundle is valid, 1 otherwise.
 //
+// `reactant-server bundle inspect DIR|FILE...` (tools/bundle_inspect.h) and
+// `reactant-server bundle convert --to text|generic INPUT [-o OUTPUT] [--force]`
+// (tools/bundle_convert.h). Every subcommand exits 2 on bad command-line use.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 

@@ -3,7 +3,8 @@
 # runs each for SECONDS (default 60), one after the other, on a corpus kept in
 # build-fuzz/corpus/<target> and seeded from the fixtures. Not part of the test suite.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
-#   TARGET: mlir_parser manifest safetensors http_infer binary_header grpc_infer (default all)
+#   TARGET: mlir_parser vhlo_reader manifest safetensors http_infer binary_header grpc_infer
+#   (default all)
 # Prints per target: runs, executions per second, corpus files and bytes, and whether it
 # crashed (a crash, leak or sanitizer report leaves crash-*/leak-* files in build-fuzz/ and
 # makes the script exit 1). docs/testing.md records the figures of the 10-minute runs.
@@ -14,22 +15,34 @@ build="${RS_FUZZ_BUILD:-$root/build-fuzz}"
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(mlir_parser manifest safetensors http_infer binary_header grpc_infer)
+[ ${#targets[@]} -gt 0 ] || targets=(mlir_parser vhlo_reader manifest safetensors http_infer binary_header grpc_infer)
 jobs="${RS_BUILD_JOBS:-2}"
 
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DRS_FUZZ=ON -DRS_BUILD_TESTS=OFF -DRS_WERROR=OFF >/dev/null
-ninja -C "$build" -j "$jobs" fuzz_make_seeds $(printf 'fuzz_%s ' "${targets[@]}")
+# fuzz_make_seeds links the whole server: built only for the request decoders it seeds.
+make_seeds=
+for t in "${targets[@]}"; do
+  case "$t" in http_infer | binary_header | grpc_infer) make_seeds=fuzz_make_seeds ;; esac
+done
+ninja -C "$build" -j "$jobs" $make_seeds $(printf 'fuzz_%s ' "${targets[@]}")
 
 seeds="$build/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{mlir_parser,manifest,safetensors}
-"$build/fuzz/fuzz_make_seeds" "$seeds" >/dev/null
+mkdir -p "$seeds"/{mlir_parser,vhlo_reader,manifest,safetensors,http_infer,binary_header,grpc_infer}
+[ -z "$make_seeds" ] || "$build/fuzz/fuzz_make_seeds" "$seeds" >/dev/null
 # Files of the fixtures up to 64 KiB (bigger ones slow every mutation down).
 small() { find "$@" -type f -size -65k 2>/dev/null; }
 i=0
 for f in $(small "$shared/fixtures/bundles" -name '*.mlir') $(small "$root/test/ir" -name '*.mlir'); do
   cp "$f" "$seeds/mlir_parser/$((i++))_$(basename "$f")"
+done
+# Portable artifacts: the fixtures' jax.export files, the reader's VHLO targets and the
+# StableHLO project's VHLO test vectors.
+for f in $(small "$shared/fixtures/bundles" -path '*/portable/*.mlirbc') \
+  $(small "$root/test/ir/data/vhlo_targets" -name '*.mlirbc') \
+  $(small "$shared/conformance/vhlo" -name '*.mlir.bc'); do
+  cp "$f" "$seeds/vhlo_reader/$((i++))_$(basename "$f")"
 done
 for f in $(small "$shared/fixtures/bundles" -name manifest.yaml); do
   cp "$f" "$seeds/manifest/$((i++))_manifest.yaml"

@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -93,7 +94,8 @@ int main(int argc, char **argv) {
     }
   }
   if (files.empty()) {
-    const std::string bert = std::string(RS_SHARED_DIR) + "/fixtures/bundles/bert_bench/";
+    const std::string bert =
+        std::filesystem::path(RS_SHARED_DIR "/fixtures/bundles/bert_bench/").lexically_normal();
     files = {bert + "portable/model.b1.mlirbc", bert + "portable/model.b1.export.mlir",
              bert + "model.b1.mlir"};
   }
@@ -112,7 +114,7 @@ int main(int argc, char **argv) {
       status = 1;
       continue;
     }
-    std::printf("%-10s %9zu %12.3f %9.1f  %s\n", rs::ir::isBytecode(*bytes) ? "bytecode" : "text",
+    std::printf("%-10s %9zu %12.3f %9.2f  %s\n", rs::ir::isBytecode(*bytes) ? "bytecode" : "text",
                 bytes->size(), f.ms_per_module, f.mb_per_s, path.c_str());
   }
   return status;

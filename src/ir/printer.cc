@@ -123,7 +123,9 @@ public:
       out_ += typeOf(op.operands[i]);
     }
     out_ += ") -> ";
-    bool paren = op.results.size() != 1;
+    // As MLIR's printFunctionalType: one result of function type is wrapped too, or
+    // `-> (a) -> b` would read back as two results.
+    bool paren = op.results.size() != 1 || typeKind(op.results[0]) == TypeKind::kFunction;
     if (paren)
       out_ += '(';
     for (size_t i = 0; i < op.results.size(); ++i) {
@@ -140,6 +142,12 @@ public:
   std::string take() { return std::move(out_); }
 
 private:
+  TypeKind typeKind(ValueId v) const {
+    if (v < 0 || static_cast<size_t>(v) >= m_.value_types.size())
+      return TypeKind::kOther;
+    return m_.value_types[static_cast<size_t>(v)].kind;
+  }
+
   std::string typeOf(ValueId v) const {
     if (v < 0 || static_cast<size_t>(v) >= m_.value_types.size())
       return "none";

@@ -210,5 +210,22 @@ TEST(Printer, LocationsEndEveryOpThatHasOneAndParseBack) {
   EXPECT_EQ(printedAbs(""), op);
 }
 
+TEST(Printer, AResultOfFunctionTypeIsWrappedAsMlirWrapsIt) {
+  // `-> (tensor<i1>) -> tensor<i1>` would read back as an op with two results.
+  Module m = parseOk(R"(func.func @f(%t: tuple<tensor<f32>>) {
+  %0 = "stablehlo.get_tuple_element"(%t) <{index = 0 : i32}> : (tuple<tensor<f32>>) -> ((tensor<i1>) -> tensor<i1>)
+  "func.return"() : () -> ()
+}
+)");
+  ASSERT_EQ(m.ops.size(), 1u);
+  const Operation &op = m.ops[0].regions[0].blocks[0].ops[0];
+  ASSERT_EQ(op.results.size(), 1u);
+  EXPECT_EQ(m.typeOf(op.results[0]).kind, TypeKind::kFunction);
+  EXPECT_EQ(printOperation(op, m),
+            "%1 = \"stablehlo.get_tuple_element\"(%0) <{index = 0 : i32}> : "
+            "(tuple<tensor<f32>>) -> ((tensor<i1>) -> tensor<i1>)");
+  expectRoundTrip(m);
+}
+
 } // namespace
 } // namespace rs::ir

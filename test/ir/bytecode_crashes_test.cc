@@ -20,8 +20,8 @@ namespace fs = std::filesystem;
 
 TEST(BytecodeCrashes, EveryInputDecodesToAnErrorOrToAModuleThatPrintsAndParsesBack) {
   int files = 0;
-  for (const auto &e : fs::directory_iterator(fs::path(RS_SOURCE_DIR) /
-                                              "test/ir/data/bytecode_crashes")) {
+  for (const auto &e :
+       fs::directory_iterator(fs::path(RS_SOURCE_DIR) / "test/ir/data/bytecode_crashes")) {
     if (e.path().extension() != ".mlirbc")
       continue;
     ++files;

@@ -221,9 +221,8 @@ TEST(Printer, AResultOfFunctionTypeIsWrappedAsMlirWrapsIt) {
   const Operation &op = m.ops[0].regions[0].blocks[0].ops[0];
   ASSERT_EQ(op.results.size(), 1u);
   EXPECT_EQ(m.typeOf(op.results[0]).kind, TypeKind::kFunction);
-  EXPECT_EQ(printOperation(op, m),
-            "%1 = \"stablehlo.get_tuple_element\"(%0) <{index = 0 : i32}> : "
-            "(tuple<tensor<f32>>) -> ((tensor<i1>) -> tensor<i1>)");
+  EXPECT_EQ(printOperation(op, m), "%1 = \"stablehlo.get_tuple_element\"(%0) <{index = 0 : i32}> : "
+                                   "(tuple<tensor<f32>>) -> ((tensor<i1>) -> tensor<i1>)");
   expectRoundTrip(m);
 }
 

@@ -24,7 +24,7 @@
 // of a line, and the rest is still described. Output is deterministic: it depends only on
 // the files' contents and the paths as given.
 //
-// Exit status: 0 when everything was read, 1 when an error line was printed (2 for bad
+// Exit status: 0 when everything could be read, 1 after an error line (2 for bad
 // command-line use, from CLI11).
 //
 //===----------------------------------------------------------------------===//

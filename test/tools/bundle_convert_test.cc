@@ -162,7 +162,7 @@ TEST(BundleConvert, ABundleReplacesOnlyABundleOrAnEmptyDirectory) {
   r = runServer(
       {"bundle", "convert", "--to", "generic", portable.string(), "-o", out.string(), "--force"});
   ASSERT_EQ(r.status, 0) << r.err;
-  // Now a bundle: replaced whole (a stale program does not survive).
+  // OUTPUT holds a bundle: --force replaces it whole (a stale program does not survive).
   std::ofstream(out / "model.b64.mlir") << "stale\n";
   r = runServer({"bundle", "convert", "--to", "text", portable.string(), "-o", out.string()});
   EXPECT_EQ(r.status, 1);

@@ -8,6 +8,9 @@
 # Prints per target: runs, executions per second, corpus files and bytes, and whether it
 # crashed (a crash, leak or sanitizer report leaves crash-*/leak-* files in build-fuzz/ and
 # makes the script exit 1). docs/testing.md records the figures of the 10-minute runs.
+# RS_FUZZ_KEEP_GOING=1: libFuzzer's fork mode with -ignore_crashes=1, so that a target runs
+# for its SECONDS whatever it finds, keeping every failing input as <target>-crash-*; the
+# result then counts the crashes (and timeouts and out-of-memory inputs).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 shared="$(cd "$root/../shared" && pwd)"
@@ -17,6 +20,9 @@ shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(mlir_parser vhlo_reader manifest safetensors http_infer binary_header grpc_infer)
 jobs="${RS_BUILD_JOBS:-2}"
+keep_going="${RS_FUZZ_KEEP_GOING:-0}"
+mode=()
+[ "$keep_going" != 1 ] || mode=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
 
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DRS_FUZZ=ON -DRS_BUILD_TESTS=OFF -DRS_WERROR=OFF >/dev/null
@@ -64,15 +70,28 @@ for t in "${targets[@]}"; do
   log="$build/fuzz_$t.log"
   set +e
   "$build/fuzz/fuzz_$t" "$corpus" "$seeds/$t" -max_total_time="$seconds" -max_len=65536 \
-    -rss_limit_mb=2048 -timeout=25 -print_final_stats=1 -artifact_prefix="$build/$t-" >"$log" 2>&1
+    -rss_limit_mb=2048 -timeout=25 -print_final_stats=1 -artifact_prefix="$build/$t-" \
+    "${mode[@]}" >"$log" 2>&1
   rc=$?
   set -e
-  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
-  eps=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  result=ok
+  if [ "$keep_going" = 1 ]; then
+    # The last status line: "#<runs>: cov: ... exec/s <n> oom/timeout/crash: <a>/<b>/<c> ...".
+    last=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1)
+    runs=$(sed -E 's/^#([0-9]+):.*/\1/' <<<"$last")
+    eps=$(sed -E 's/.* exec\/s ([0-9]+) .*/\1/' <<<"$last")
+    failed=$(sed -E 's/.*oom\/timeout\/crash: ([0-9]+\/[0-9]+\/[0-9]+).*/\1/' <<<"$last")
+    if [ "$failed" != 0/0/0 ] || [ $rc -ne 0 ]; then
+      result="FAILED (oom/timeout/crash $failed, exit $rc; inputs $build/$t-*, see $log)"
+      status=1
+    fi
+  else
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+    eps=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+    if [ $rc -ne 0 ]; then result="FAILED (exit $rc, see $log)"; status=1; fi
+  fi
   files=$(find "$corpus" -type f | wc -l)
   bytes=$(du -sb "$corpus" | cut -f1)
-  result=ok
-  if [ $rc -ne 0 ]; then result="FAILED (exit $rc, see $log)"; status=1; fi
   printf '%-14s %6ss  runs %10s  exec/s %7s  corpus %6s files %9s bytes  %s\n' \
     "$t" "$seconds" "$runs" "$eps" "$files" "$bytes" "$result"
 done

@@ -400,6 +400,9 @@ Result<Manifest> ManifestParser::parse(const YAML::Node &root) {
   if (m.format_version != "2.0" && m.format_version != "2")
     return error("format_version")
            << "unsupported version '" << m.format_version << "' (expected \"2.0\")";
+  if (root["name"] && !root["name"].IsNull()) {
+    RS_ASSIGN_OR_RETURN(m.name, scalar(root["name"], "name"));
+  }
   if (root["description"] && !root["description"].IsNull()) {
     RS_ASSIGN_OR_RETURN(m.description, scalar(root["description"], "description"));
   }

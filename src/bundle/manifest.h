@@ -80,6 +80,9 @@ enum class BundleKind : uint8_t { kModel, kMeta };
 
 struct Manifest {
   std::string format_version; // "2.0" or "2"
+  /// The manifest's `name` (empty when absent). Informational: a bundle is served under
+  /// its directory's name.
+  std::string name;
   std::string description;
   BundleKind kind = BundleKind::kModel;
   std::vector<TensorSpec> executable_inputs;

@@ -3,6 +3,10 @@
 
 #include "ir/lexer.h"
 
+#include <charconv>
+#include <string_view>
+#include <vector>
+
 namespace rs::ir {
 namespace detail {
 void appendAttrDict(std::string &out, const std::vector<NamedAttribute> &fields);
@@ -10,9 +14,48 @@ void appendAttrDict(std::string &out, const std::vector<NamedAttribute> &fields)
 
 namespace {
 
+/// Splits "file:line:col" (either number may be missing) into its parts; a missing number
+/// is 0.
+void splitSourcePosition(std::string_view source, std::string_view *file, int64_t *line,
+                         int64_t *col) {
+  std::vector<int64_t> numbers;
+  while (numbers.size() < 2) {
+    const size_t colon = source.rfind(':');
+    if (colon == std::string_view::npos || colon + 1 == source.size())
+      break;
+    std::string_view digits = source.substr(colon + 1);
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec != std::errc() || end != digits.data() + digits.size() || digits[0] == '-')
+      break;
+    numbers.insert(numbers.begin(), v);
+    source = source.substr(0, colon);
+  }
+  *file = source;
+  *line = numbers.empty() ? 0 : numbers[0];
+  *col = numbers.size() < 2 ? 0 : numbers[1];
+}
+
+/// ` loc("file":line:col)` for `loc` (see PrintOptions::locations), or "".
+std::string locationSuffix(const Location &loc) {
+  std::string_view file;
+  int64_t line = 0, col = 0;
+  if (!loc.source.empty()) {
+    splitSourcePosition(loc.source, &file, &line, &col);
+  } else if (loc.line > 0) {
+    file = loc.file;
+    line = loc.line;
+    col = loc.col;
+  } else {
+    return "";
+  }
+  return " loc(" + quoteString(file) + ":" + std::to_string(line) + ":" + std::to_string(col) + ")";
+}
+
 class GenericPrinter {
 public:
-  explicit GenericPrinter(const Module &m) : m_(m), group_(m.value_types.size(), {-1, 0}) {}
+  GenericPrinter(const Module &m, const PrintOptions &options)
+      : m_(m), options_(options), group_(m.value_types.size(), {-1, 0}) {}
 
   void printModule() {
     out_ += "\"builtin.module\"()";
@@ -80,7 +123,9 @@ public:
       out_ += typeOf(op.operands[i]);
     }
     out_ += ") -> ";
-    bool paren = op.results.size() != 1;
+    // As MLIR's printFunctionalType: one result of function type is wrapped too, or
+    // `-> (a) -> b` would read back as two results.
+    bool paren = op.results.size() != 1 || typeKind(op.results[0]) == TypeKind::kFunction;
     if (paren)
       out_ += '(';
     for (size_t i = 0; i < op.results.size(); ++i) {
@@ -90,11 +135,19 @@ public:
     }
     if (paren)
       out_ += ')';
+    if (options_.locations)
+      out_ += locationSuffix(op.loc);
   }
 
   std::string take() { return std::move(out_); }
 
 private:
+  TypeKind typeKind(ValueId v) const {
+    if (v < 0 || static_cast<size_t>(v) >= m_.value_types.size())
+      return TypeKind::kOther;
+    return m_.value_types[static_cast<size_t>(v)].kind;
+  }
+
   std::string typeOf(ValueId v) const {
     if (v < 0 || static_cast<size_t>(v) >= m_.value_types.size())
       return "none";
@@ -155,20 +208,23 @@ private:
   }
 
   const Module &m_;
+  const PrintOptions options_;
   std::vector<std::pair<ValueId, int>> group_; // multi-result values: (first id, index)
   std::string out_;
 };
 
 } // namespace
 
-std::string printGeneric(const Module &m) {
-  GenericPrinter p(m);
+std::string printGeneric(const Module &m) { return printGeneric(m, PrintOptions()); }
+
+std::string printGeneric(const Module &m, const PrintOptions &options) {
+  GenericPrinter p(m, options);
   p.printModule();
   return p.take();
 }
 
 std::string printOperation(const Operation &op, const Module &m) {
-  GenericPrinter p(m);
+  GenericPrinter p(m, PrintOptions());
   p.printOp(op, 0);
   return p.take();
 }

@@ -14,6 +14,10 @@
 // print as a splat when all elements are equal, as a list when small, and as a
 // little-endian hex blob otherwise; floats print exactly (shortest round-trip decimal,
 // hex bit patterns for NaN/Inf). Output is deterministic: no hash or pointer order.
+//
+// With PrintOptions::locations, each op that has a source position ends with MLIR's
+// `loc("file":line:col)` (after its type), which MLIR reads as the op's location and our
+// parser skips, so the output parses to the same Module.
 // Thread safety: pure functions.
 //
 //===----------------------------------------------------------------------===//
@@ -25,8 +29,20 @@
 
 namespace rs::ir {
 
+/// What printGeneric adds to the generic form.
+struct PrintOptions {
+  /// Ends every op that has a source position with ` loc("file":line:col)`: the position a
+  /// portable artifact's debug location names (Location::source, a number it lacks printed
+  /// as 0), else a text module's file:line:col. Ops with neither (an artifact op without a
+  /// file location) get none.
+  bool locations = false;
+};
+
 /// The whole module in generic form, ending with a newline.
 std::string printGeneric(const Module &m);
+/// The whole module in generic form with what `options` adds; printGeneric(m, {}) is
+/// printGeneric(m).
+std::string printGeneric(const Module &m, const PrintOptions &options);
 /// One operation (and its regions) in generic form, without a trailing newline; values
 /// are named by id as in printGeneric.
 std::string printOperation(const Operation &op, const Module &m);

@@ -5,6 +5,8 @@
 #include "runtime/cpu_backend.h"
 #include "runtime/model_repository.h"
 #include "support/logging.h"
+#include "tools/bundle_convert.h"
+#include "tools/bundle_inspect.h"
 
 #include <iostream>
 #include <memory>
@@ -52,7 +54,7 @@ int validateBundles(const std::vector<std::string> &dirs, std::ostream &out) {
 
 void addBundleCommand(CLI::App &app) {
   auto dirs = std::make_shared<std::vector<std::string>>();
-  CLI::App *cmd = app.add_subcommand("bundle", "Inspect and validate bundles");
+  CLI::App *cmd = app.add_subcommand("bundle", "Inspect, validate and convert bundles");
   cmd->require_subcommand(1);
   CLI::App *validate =
       cmd->add_subcommand("validate", "Load, check and compile bundles as the server would");
@@ -60,6 +62,34 @@ void addBundleCommand(CLI::App &app) {
   validate->callback([dirs] {
     (void)configureLogging(LogFormat::kText, "warn");
     std::exit(validateBundles(*dirs, std::cout));
+  });
+
+  auto paths = std::make_shared<std::vector<std::string>>();
+  CLI::App *inspect = cmd->add_subcommand(
+      "inspect", "Describe bundles and program files: format, size, main's signature, op counts");
+  inspect->add_option("paths", *paths, "Bundle directories or program files")->required();
+  inspect->callback([paths] {
+    const int status = inspectBundles(*paths, std::cout);
+    std::cout.flush();
+    std::exit(status);
+  });
+
+  auto convert = std::make_shared<ConvertOptions>();
+  auto form = std::make_shared<std::string>();
+  CLI::App *conv =
+      cmd->add_subcommand("convert", "Write a program (or every program of a bundle) as MLIR text");
+  conv->add_option("--to", *form, "text (generic form with loc(...)) or generic")
+      ->required()
+      ->check(CLI::IsMember({"text", "generic"}));
+  conv->add_option("input", convert->input, "A program file or a bundle directory")->required();
+  conv->add_option("-o,--output", convert->output,
+                   "Output file (default stdout), or a new bundle directory for a bundle");
+  conv->add_flag("--force", convert->force, "Replace an existing OUTPUT");
+  conv->callback([convert, form] {
+    convert->to = *form == "generic" ? ConvertForm::kGeneric : ConvertForm::kText;
+    const int status = convertBundle(*convert, std::cout, std::cerr);
+    std::cout.flush();
+    std::exit(status);
   });
 }
 

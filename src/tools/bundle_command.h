@@ -9,6 +9,10 @@
 // weights=10`, or `error <dir>: <reason>`.
 // Exit status 0 when every bundle is valid, 1 otherwise.
 //
+// `reactant-server bundle inspect DIR|FILE...` (tools/bundle_inspect.h) and
+// `reactant-server bundle convert --to text|generic INPUT [-o OUTPUT] [--force]`
+// (tools/bundle_convert.h). Every subcommand exits 2 on bad command-line use.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 

@@ -19,7 +19,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -191,24 +190,6 @@ Result<std::unique_ptr<server::KServeClient>> makeClient(server::KServeClientOpt
   if (options.protocol == server::WireProtocol::kHttp)
     options.binary = true; // exact bytes both ways
   return server::KServeClient::create(options);
-}
-
-Status writeFileAtomically(const std::string &path, const std::string &text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      return internalError() << path << ": cannot write";
-    out << text;
-    out.flush();
-    if (!out)
-      return internalError() << path << ": write failed";
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec)
-    return internalError() << path << ": cannot rename into place: " << ec.message();
-  return Status::ok();
 }
 
 std::string changeLine(const IdentityChange &c) {

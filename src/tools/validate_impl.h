@@ -10,6 +10,7 @@
 #include "runtime/inference.h"
 #include "server/kserve_client.h"
 #include "support/status.h"
+#include "tools/file_output.h"
 #include "tools/validate_command.h"
 
 #include <nlohmann/json.hpp>
@@ -54,8 +55,6 @@ Result<runtime::InferRequest> loadRequest(const PlannedRequest &r, const nlohman
 nlohmann::json outputsJson(const runtime::InferResponse &response);
 /// A client for `options`, HTTP always with binary tensor data.
 Result<std::unique_ptr<server::KServeClient>> makeClient(server::KServeClientOptions options);
-/// Writes `text` to `path` through `path`.tmp renamed into place. Internal on failure.
-Status writeFileAtomically(const std::string &path, const std::string &text);
 /// "  [category] worker w: path: recorded -> current".
 std::string changeLine(const IdentityChange &c);
 /// A few lines naming the build, device, numerics, profile and each model's batch sizes,

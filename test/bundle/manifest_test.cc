@@ -23,6 +23,7 @@ TEST(Manifest, ParsesDigitsManifest) {
   auto m = parseManifest(kDigits, "manifest.yaml");
   ASSERT_TRUE(m.isOk()) << m.status().toString();
   EXPECT_EQ(m->format_version, "2.0");
+  EXPECT_EQ(m->name, "whatever");
   EXPECT_EQ(m->description, "digits");
   EXPECT_EQ(m->kind, BundleKind::kModel);
   EXPECT_EQ(m->compiled_batch_sizes, (std::vector<int64_t>{1, 4, 8}));

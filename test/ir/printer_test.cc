@@ -170,5 +170,61 @@ TEST(Printer, ChloScanRecordsOperandSegments) {
   expectRoundTrip(m);
 }
 
+TEST(Printer, LocationsEndEveryOpThatHasOneAndParseBack) {
+  Module m = parseOk("func.func @main(%a: tensor<f32>) -> tensor<f32> {\n"
+                     "  %0 = stablehlo.abs %a : tensor<f32>\n"
+                     "  return %0 : tensor<f32>\n"
+                     "}\n");
+  PrintOptions with_locations;
+  with_locations.locations = true;
+  const std::string printed = printGeneric(m, with_locations);
+  EXPECT_EQ(printed, R"("builtin.module"() ({
+  "func.func"() <{function_type = (tensor<f32>) -> tensor<f32>, sym_name = "main"}> ({
+  ^bb0(%0: tensor<f32>):
+    %1 = "stablehlo.abs"(%0) : (tensor<f32>) -> tensor<f32> loc("p.mlir":2:3)
+    "func.return"(%1) : (tensor<f32>) -> () loc("p.mlir":3:3)
+  }) : () -> () loc("p.mlir":1:1)
+}) : () -> ()
+)");
+  Result<Module> again = parseModule(printed, "again.mlir");
+  ASSERT_TRUE(again.isOk()) << again.status().toString();
+  EXPECT_TRUE(*again == m);
+  EXPECT_EQ(printGeneric(m, PrintOptions()), printGeneric(m));
+
+  // A portable artifact's op: the source position of its debug location, not the
+  // artifact's byte offset; numbers the location lacks print as 0; no source, no loc.
+  Operation &abs = m.ops[0].regions[0].blocks[0].ops[0];
+  auto printedAbs = [&](std::string_view source) {
+    abs.loc = Location();
+    abs.loc.file = "model.mlirbc";
+    abs.loc.byte_offset = 518;
+    abs.loc.source = std::string(source);
+    const std::string all = printGeneric(m, with_locations);
+    const size_t at = all.find("%1 = ");
+    return all.substr(at, all.find('\n', at) - at);
+  };
+  const std::string op = R"(%1 = "stablehlo.abs"(%0) : (tensor<f32>) -> tensor<f32>)";
+  EXPECT_EQ(printedAbs("/src/model.py:234:25"), op + R"( loc("/src/model.py":234:25))");
+  EXPECT_EQ(printedAbs("C:/a \"b\".py:7"), op + R"( loc("C:/a \"b\".py":7:0))");
+  EXPECT_EQ(printedAbs("model.py"), op + R"( loc("model.py":0:0))");
+  EXPECT_EQ(printedAbs(""), op);
+}
+
+TEST(Printer, AResultOfFunctionTypeIsWrappedAsMlirWrapsIt) {
+  // `-> (tensor<i1>) -> tensor<i1>` would read back as an op with two results.
+  Module m = parseOk(R"(func.func @f(%t: tuple<tensor<f32>>) {
+  %0 = "stablehlo.get_tuple_element"(%t) <{index = 0 : i32}> : (tuple<tensor<f32>>) -> ((tensor<i1>) -> tensor<i1>)
+  "func.return"() : () -> ()
+}
+)");
+  ASSERT_EQ(m.ops.size(), 1u);
+  const Operation &op = m.ops[0].regions[0].blocks[0].ops[0];
+  ASSERT_EQ(op.results.size(), 1u);
+  EXPECT_EQ(m.typeOf(op.results[0]).kind, TypeKind::kFunction);
+  EXPECT_EQ(printOperation(op, m), "%1 = \"stablehlo.get_tuple_element\"(%0) <{index = 0 : i32}> : "
+                                   "(tuple<tensor<f32>>) -> ((tensor<i1>) -> tensor<i1>)");
+  expectRoundTrip(m);
+}
+
 } // namespace
 } // namespace rs::ir

@@ -6,9 +6,11 @@
 //      resource tables, and the IR section as a tree of RawOps whose operands and
 //      results are RawValue numbers (value scopes and forward references resolved);
 //   2. the meaning: attribute and type entries decoded on first use into ir::Attribute
-//      and ir::Type (bytecode_builtin.cc for the builtin dialect, vhlo_attrs.cc for
-//      VHLO), and the RawOp tree mapped to StableHLO ops (vhlo_ops.cc holds the op
-//      table, vhlo_legalize.cc the mapping).
+//      and ir::Type (bytecode_entries.cc the tables and shared helpers, bytecode_dense.cc
+//      dense data, bytecode_builtin.cc the builtin dialect, vhlo_attrs.cc and
+//      vhlo_types.cc VHLO), and the RawOp tree mapped to StableHLO ops (vhlo_ops.cc holds
+//      the op table, vhlo_op_attrs.cc the attribute conversions, vhlo_legalize.cc the
+//      mapping).
 // Every reading method returns a Status naming the byte offset and section; nothing
 // reads outside the buffer.
 //
@@ -249,12 +251,28 @@ public:
   Status decodeVhloAttr(ByteReader &r, DecodedAttr *out);
   Status decodeVhloType(ByteReader &r, DecodedType *out);
 
+  /// The attribute / type whose index is the next varint of `r`.
+  Status attrRef(ByteReader &r, const DecodedAttr **out);
+  Status typeRef(ByteReader &r, const DecodedType **out);
+  /// `list<T#>`.
+  Status typeList(ByteReader &r, std::vector<Type> *out);
+  /// `list<A#>` as an array attribute.
+  Status arrayAttr(ByteReader &r, Attribute *out);
+  /// `list<(A# name, A# value)>` as a dictionary sorted by name (names are strings).
+  Status dictionaryAttr(ByteReader &r, Attribute *out);
+  /// `[A# encoding,] list<vs> shape, T# element`: a ranked tensor type.
+  Status rankedTensorType(ByteReader &r, bool with_encoding, Type *out);
+
   /// An APInt of `width` bits (vhlo-bytecode.md 3.3), as the low 64 bits.
   static Status readAPInt(ByteReader &r, int width, uint64_t *out);
   /// A dense-elements blob for `type` (tensor_v1 data, builtin DenseIntOrFPElements):
-  /// splats expanded, i1 unpacked; non-numeric element types give an opaque spelling.
+  /// splats expanded, i1 unpacked; non-numeric element types give an opaque spelling; a
+  /// type that is not a statically shaped tensor is an error (bytecode_dense.cc).
   Status denseElements(ByteReader &r, const Type &type, std::span<const uint8_t> blob,
                        DecodedAttr *out);
+  /// A builtin dense array of `n` elements of `element` in `blob`.
+  static Status denseArray(ByteReader &r, const Type &element, uint64_t n,
+                           std::span<const uint8_t> blob, Attribute *out);
 
 private:
   Status decodeAttr(uint64_t index, DecodedAttr *out);
@@ -268,9 +286,11 @@ private:
   int depth_ = 0;
 };
 
-/// Shared pieces of the builtin and VHLO decoders (bytecode_builtin.cc).
+/// Shared pieces of the builtin and VHLO decoders (bytecode_entries.cc).
 Type scalarType(DType t);
 Type otherType(std::string text);
+/// complex<element>: a DType scalar for f32 and f64, else MLIR's spelling.
+Type complexType(const Type &element);
 /// tensor<shape x element[, encoding]>: a kTensor when the element is a DType scalar,
 /// else kOther with MLIR's spelling.
 Type tensorType(Shape shape, const Type &element, std::string encoding);
@@ -281,6 +301,11 @@ Status readShape(ByteReader &r, Shape *out);
 Attribute integerAttr(const DecodedType &type, uint64_t bits);
 /// An APFloat of `type`'s width as a float attribute.
 Status readFloatAttr(ByteReader &r, const DecodedType &type, Attribute *out);
+/// "%e" spelling of a double, as MLIR prints APFloat parameters (1.000000e-05)
+/// (vhlo_attrs.cc).
+std::string sciText(double v);
+/// `list<vs>`.
+Status readSignedList(ByteReader &r, std::vector<int64_t> *out);
 
 //===----------------------------------------------------------------------===//
 // VHLO ops (vhlo_ops.cc) and the mapping to StableHLO (vhlo_legalize.cc)

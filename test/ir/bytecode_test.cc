@@ -15,6 +15,8 @@
 // bytes and a wrong section length are each a clean error naming the file.
 //
 //===----------------------------------------------------------------------===//
+#include "ir_test_util.h"
+
 #include "ir/bytecode.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
@@ -53,19 +55,7 @@ std::string readBytes(const fs::path &p) {
   return s.isOk() ? *s : std::string();
 }
 
-/// The first line where two printings differ (for failure messages).
-std::string firstDifference(const std::string &a, const std::string &b) {
-  std::istringstream x(a), y(b);
-  std::string la, lb;
-  for (int line = 1;; ++line) {
-    bool ga = static_cast<bool>(std::getline(x, la));
-    bool gb = static_cast<bool>(std::getline(y, lb));
-    if (!ga && !gb)
-      return "printed forms are identical";
-    if (la != lb || ga != gb)
-      return "line " + std::to_string(line) + ":\n  " + la + "\nvs\n  " + lb;
-  }
-}
+using testing::firstDifference;
 
 /// Expects `decoded` to be `expected`, structurally and in generic print.
 void expectSameModule(const Module &decoded, const Module &expected, const fs::path &what) {

@@ -5,6 +5,8 @@
 // and parsing it again must give the same Module.
 //
 //===----------------------------------------------------------------------===//
+#include "ir_test_util.h"
+
 #include "ir/parser.h"
 #include "ir/printer.h"
 
@@ -58,21 +60,7 @@ std::vector<fs::path> allFixtureFiles() {
   return out;
 }
 
-/// The first line where two generic printings differ (for failure messages).
-std::string firstDifference(const Module &a, const Module &b) {
-  std::istringstream x(printGeneric(a)), y(printGeneric(b));
-  std::string la, lb;
-  int line = 1;
-  while (true) {
-    bool ga = static_cast<bool>(std::getline(x, la));
-    bool gb = static_cast<bool>(std::getline(y, lb));
-    if (!ga && !gb)
-      return "printed forms are identical";
-    if (la != lb || ga != gb)
-      return "line " + std::to_string(line) + ":\n  " + la + "\nvs\n  " + lb;
-    ++line;
-  }
-}
+using testing::firstDifference;
 
 TEST(Fixtures, EveryFileParses) {
   std::vector<fs::path> files = allFixtureFiles();

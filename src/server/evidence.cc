@@ -1,6 +1,8 @@
 //===- server/evidence.cc - The deployment-identity document --------------===//
 #include "server/evidence.h"
 
+#include "server/gpu_flags.h"
+
 #include "bundle/program_files.h"
 #include "runtime/executable_cache.h"
 #include "runtime/pjrt_backend.h"
@@ -143,6 +145,16 @@ json evidenceDocument(const WorkerFacts &facts, const runtime::ModelRepository &
                   {"pjrt_plugin_path", b.pjrt_plugin_path},
                   {"pjrt_plugin_version", b.pjrt_plugin_version},
                   {"pjrt_plugin_sha256", b.pjrt_plugin_sha256}};
+  // The autotune results in effect (server/gpu_flags.h): the file the compiles of this
+  // process read and wrote, hashed as it is now.
+  const config::RuntimeConfig &rt = c.runtime;
+  if (rt.backend == config::Backend::kCuda && rt.autotune && !rt.autotune_cache_dir.empty() &&
+      rt.autotune_cache.value_or(true)) {
+    backend["autotune_cache_dir"] = rt.autotune_cache_dir;
+    Result<std::string> digest = runtime::fileSha256(autotuneResultsPath(rt.autotune_cache_dir));
+    backend["autotune_results_sha256"] =
+        digest.isOk() ? *digest : "none (" + digest.status().message() + ")";
+  }
   json probe = json::object();
   for (const auto &[key, value] : facts.tf32_probe)
     probe[key] = value;

@@ -60,6 +60,16 @@ stage() {
   python3 "$HELP" blank "$shared/fixtures/golden/resnet_bench/b1.gpu.safetensors" 32 "$bare/b32.gpu.safetensors"
   cp "$bare/b32.gpu.safetensors" "$bare/b32.gpu_highest.safetensors"
   cp "$shared/fixtures/golden/resnet_bench/b1".{safetensors,gpu.safetensors,gpu_highest.safetensors} "$bare/"
+  # The same for iris_mlp b1 and bert_bench b1 and b32 (`serving`'s bare execute times).
+  local m
+  for m in iris_mlp bert_bench; do
+    mkdir -p "$DEST/bare/golden/$m"
+    cp "$shared/fixtures/golden/$m/b1".{safetensors,gpu.safetensors,gpu_highest.safetensors} "$DEST/bare/golden/$m/"
+  done
+  bare=$DEST/bare/golden/bert_bench
+  python3 "$HELP" blank "$shared/fixtures/golden/bert_bench/b1.safetensors" 32 "$bare/b32.safetensors"
+  python3 "$HELP" blank "$shared/fixtures/golden/bert_bench/b1.gpu.safetensors" 32 "$bare/b32.gpu.safetensors"
+  cp "$bare/b32.gpu.safetensors" "$bare/b32.gpu_highest.safetensors"
   strip --strip-unneeded "$DEST"/bin/* "$DEST"/lib/* 2>/dev/null || true
   du -sh "$DEST"
 }
@@ -442,9 +452,12 @@ serving() {
   export AUTOTUNE=true AUTOTUNE_DIR="$WORK/autotune"
   echo "== bare execute with the server's flags, autotuning on (reactant-gpu-check)"
   local m
-  LD_LIBRARY_PATH="$LIB" "$BIN/reactant-gpu-check" --fixtures "$FIX" --model iris_mlp --model resnet_bench \
+  mkdir -p "$WORK/bare_at/bundles"
+  for m in iris_mlp resnet_bench bert_bench; do cp -r "$FIX/bundles/$m" "$WORK/bare_at/bundles/"; done
+  cp -r "$PWD/$DEST/bare/golden" "$WORK/bare_at/"
+  LD_LIBRARY_PATH="$LIB" "$BIN/reactant-gpu-check" --fixtures "$WORK/bare_at" --model iris_mlp --model resnet_bench \
     --model bert_bench --runs 300 --xla-flags "$SERVER_FLAGS" >"$LOGDIR/bare_at.log" 2>&1
-  grep -E "b(1|8|32) timing p50" "$LOGDIR/bare_at.log"
+  grep -E "timing p50|ERROR|FAILED" "$LOGDIR/bare_at.log" | cut -c1-300
   mkdir -p "$WORK/repo"
   for m in iris_mlp resnet_bench bert_bench; do cp -r "$FIX/bundles/$m" "$WORK/repo/"; done
   local t0

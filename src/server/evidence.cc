@@ -145,15 +145,15 @@ json evidenceDocument(const WorkerFacts &facts, const runtime::ModelRepository &
                   {"pjrt_plugin_path", b.pjrt_plugin_path},
                   {"pjrt_plugin_version", b.pjrt_plugin_version},
                   {"pjrt_plugin_sha256", b.pjrt_plugin_sha256}};
-  // The autotune results in effect (server/gpu_flags.h): the file the compiles of this
-  // process read and wrote, hashed as it is now.
+  // The autotune cache in effect (server/gpu_flags.h): what the compiles of this process
+  // read and wrote, as it is now.
   const config::RuntimeConfig &rt = c.runtime;
-  if (rt.backend == config::Backend::kCuda && rt.autotune && !rt.autotune_cache_dir.empty() &&
+  if (rt.backend == config::Backend::kCuda && !rt.autotune_cache_dir.empty() &&
       rt.autotune_cache.value_or(true)) {
+    const AutotuneCacheContents cached = inspectAutotuneCache(rt.autotune_cache_dir);
     backend["autotune_cache_dir"] = rt.autotune_cache_dir;
-    Result<std::string> digest = runtime::fileSha256(autotuneResultsPath(rt.autotune_cache_dir));
-    backend["autotune_results_sha256"] =
-        digest.isOk() ? *digest : "none (" + digest.status().message() + ")";
+    backend["autotune_cache_results"] = cached.results;
+    backend["autotune_cache_sha256"] = cached.sha256;
   }
   json probe = json::object();
   for (const auto &[key, value] : facts.tf32_probe)

@@ -10,9 +10,6 @@
 namespace rs::server {
 namespace {
 
-constexpr char kCommandBuffer[] =
-    "FUSION,CUBLAS,CUBLASLT,CUDNN,CUSTOM_CALL,CONDITIONAL,DYNAMIC_SLICE_FUSION,CONVOLUTION";
-
 std::filesystem::path freshDir(const std::string &name) {
   auto dir = std::filesystem::temp_directory_path() /
              ("rs_gpu_flags_" + name + "_" + std::to_string(::getpid()));
@@ -20,19 +17,16 @@ std::filesystem::path freshDir(const std::string &name) {
   return dir;
 }
 
-TEST(GpuFlags, CompileFlagsAddCommandBuffersUnlessSetAndTheAutotuneLevel) {
+TEST(GpuFlags, CompileFlagsAreTheUsersAndTheAutotuneLevel) {
   config::RuntimeConfig rt;
   rt.autotune = true;
   rt.xla_flags = {{"xla_gpu_exclude_nondeterministic_ops", "true"}};
-  const auto flags = gpuCompileFlags(rt);
-  EXPECT_EQ(flags.at("xla_gpu_enable_command_buffer"), kCommandBuffer);
-  EXPECT_EQ(flags.at("xla_gpu_exclude_nondeterministic_ops"), "true");
-  EXPECT_EQ(flags.count("xla_gpu_autotune_level"), 0u);
+  const std::map<std::string, std::string> on = {{"xla_gpu_exclude_nondeterministic_ops", "true"}};
+  EXPECT_EQ(gpuCompileFlags(rt), on);
   rt.autotune = false;
-  rt.xla_flags["xla_gpu_enable_command_buffer"] = ""; // the user's choice wins
-  const auto off = gpuCompileFlags(rt);
-  EXPECT_EQ(off.at("xla_gpu_enable_command_buffer"), "");
-  EXPECT_EQ(off.at("xla_gpu_autotune_level"), "0");
+  const std::map<std::string, std::string> off = {{"xla_gpu_autotune_level", "0"},
+                                                  {"xla_gpu_exclude_nondeterministic_ops", "true"}};
+  EXPECT_EQ(gpuCompileFlags(rt), off);
 }
 
 TEST(GpuFlags, CountsResultsOfAnAutotuneResultsFile) {
@@ -55,6 +49,8 @@ TEST(GpuFlags, AutotuneCacheWritesTheResultsFileAndReadsItOnceItHoldsResults) {
   EXPECT_TRUE(std::filesystem::is_directory(dir));
   EXPECT_NE(first->find("--xla_gpu_per_fusion_autotune_cache_dir=" + dir.string()),
             std::string::npos);
+  EXPECT_NE(first->find("--xla_gpu_experimental_autotuner_cache_dir=" + dir.string()),
+            std::string::npos);
   EXPECT_NE(first->find("--xla_gpu_dump_autotune_results_to=" + file), std::string::npos);
   EXPECT_EQ(first->find("xla_gpu_load_autotune_results_from"), std::string::npos);
 
@@ -67,6 +63,19 @@ TEST(GpuFlags, AutotuneCacheWritesTheResultsFileAndReadsItOnceItHoldsResults) {
   auto third = gpuXlaFlags(rt); // not a results file: not read, autotuned afresh
   ASSERT_TRUE(third.isOk());
   EXPECT_EQ(third->find("xla_gpu_load_autotune_results_from"), std::string::npos);
+
+  // One result in the results file and one per-fusion entry; the digest covers both.
+  std::ofstream(file) << "version: 3\nresults {\n}\n";
+  const AutotuneCacheContents before = inspectAutotuneCache(dir.string());
+  EXPECT_EQ(before.results, 1);
+  EXPECT_EQ(before.files, 1);
+  std::ofstream(dir / "fusion_0.textproto") << "entry";
+  const AutotuneCacheContents after = inspectAutotuneCache(dir.string());
+  EXPECT_EQ(after.results, 2);
+  EXPECT_EQ(after.files, 2);
+  EXPECT_EQ(after.sha256.size(), 64u);
+  EXPECT_NE(after.sha256, before.sha256);
+  EXPECT_EQ(inspectAutotuneCache(dir.string()).sha256, after.sha256);
 
   rt.autotune = false; // nothing autotuned: no results file either way
   auto off = gpuXlaFlags(rt);

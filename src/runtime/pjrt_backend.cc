@@ -5,6 +5,8 @@
 #include "pjrt/compile_options.h"
 #include "runtime/host_results.h"
 
+#include <spdlog/spdlog.h>
+
 #include <sstream>
 
 namespace rs::runtime {
@@ -46,6 +48,8 @@ public:
   }
 
   Result<std::string> serialize() const override { return exe_.serialize(); }
+  /// Whether the run writes its results into host memory (pjrt/client.h).
+  bool resultsInHostMemory() const { return exe_.resultsInHostMemory(); }
 
 private:
   /// Checks argument `index` against main's parameter (when the signature is known).
@@ -127,8 +131,15 @@ Result<std::unique_ptr<Executable>> PjrtBackend::compile(const ir::Module &modul
   if (signature == nullptr)
     return invalidArgument() << module.file << ": no function 'main' to compile";
   if (results_in_host_memory_) {
-    if (std::optional<ir::Module> placed = withResultsInHostMemory(module, options.entry))
-      return compileText(ir::printGeneric(*placed), signature);
+    if (std::optional<ir::Module> placed = withResultsInHostMemory(module, options.entry)) {
+      RS_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe,
+                          compileText(ir::printGeneric(*placed), signature));
+      if (!static_cast<const PjrtExecutable &>(*exe).resultsInHostMemory())
+        spdlog::warn("{}: the plugin did not place main's results in pinned host memory; "
+                     "they are copied from the device after each run",
+                     module.file);
+      return exe;
+    }
   }
   return compileText(ir::printGeneric(module), signature);
 }

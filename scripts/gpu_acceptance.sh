@@ -9,6 +9,8 @@
 #       prints one line per check and a summary; the whole log goes to $OUT when set
 #   scripts/gpu_acceptance.sh overhead            on the GPU machine: only the serving figures
 #       (bare execute through jaxlib and reactant-gpu-check, 1-client overhead, coalescing)
+#   scripts/gpu_acceptance.sh serving             on the GPU machine: the serving figures with
+#       autotuning on (iris_mlp, resnet_bench, bert_bench) and the autotune cache's restarts
 #   scripts/gpu_acceptance.sh sweep [DELAYS_US...] on the GPU machine: 32-client coalescing
 #       for each coalescing wait
 set -uo pipefail
@@ -58,6 +60,16 @@ stage() {
   python3 "$HELP" blank "$shared/fixtures/golden/resnet_bench/b1.gpu.safetensors" 32 "$bare/b32.gpu.safetensors"
   cp "$bare/b32.gpu.safetensors" "$bare/b32.gpu_highest.safetensors"
   cp "$shared/fixtures/golden/resnet_bench/b1".{safetensors,gpu.safetensors,gpu_highest.safetensors} "$bare/"
+  # The same for iris_mlp b1 and bert_bench b1 and b32 (`serving`'s bare execute times).
+  local m
+  for m in iris_mlp bert_bench; do
+    mkdir -p "$DEST/bare/golden/$m"
+    cp "$shared/fixtures/golden/$m/b1".{safetensors,gpu.safetensors,gpu_highest.safetensors} "$DEST/bare/golden/$m/"
+  done
+  bare=$DEST/bare/golden/bert_bench
+  python3 "$HELP" blank "$shared/fixtures/golden/bert_bench/b1.safetensors" 32 "$bare/b32.safetensors"
+  python3 "$HELP" blank "$shared/fixtures/golden/bert_bench/b1.gpu.safetensors" 32 "$bare/b32.gpu.safetensors"
+  cp "$bare/b32.gpu.safetensors" "$bare/b32.gpu_highest.safetensors"
   strip --strip-unneeded "$DEST"/bin/* "$DEST"/lib/* 2>/dev/null || true
   du -sh "$DEST"
 }
@@ -86,17 +98,18 @@ global:
   models_include: $include
   endpoints: {host: 127.0.0.1, http_port: 0}
   runtime:
-    backend: cuda
+    backend: ${BACKEND:-cuda}
     allow_cpu_fallback: ${ALLOW_CPU_FALLBACK:-false}  # true only for a plumbing check without a GPU
     numerics: $numerics
-    autotune: false
-    autotune_cache_dir: "$WORK/autotune"
+    autotune: ${AUTOTUNE:-false}
+    autotune_cache_dir: "${AUTOTUNE_DIR:-$WORK/autotune}"
     mem_fraction: 0.5
     preallocate: ${PREALLOCATE:-true}
     batch_sizes: all
     executable_cache: true
     xla_flags: {xla_gpu_exclude_nondeterministic_ops: true}
   scheduler: {coalescing: true, max_queue_delay_microseconds: ${QUEUE_DELAY_US:-0}}
+  grpc: {busy_poll_us: 20000}  # the cuda default, also for the cpu comparison
 EOF
   local t0
   t0=$(now)
@@ -199,9 +212,9 @@ if sys.argv[2]:
 PY
 }
 
-loadgen() { # loadgen TAG CONCURRENCY SECONDS
-  LD_LIBRARY_PATH="$LIB" "$BIN/reactant-server" loadgen --model resnet_bench --grpc-url 127.0.0.1:$PORT \
-    --concurrency "$2" --duration "$3" --rows 1 --payloads 8 --rtol 1e-3 2>&1 | tee "$LOGDIR/$1.txt"
+loadgen() { # loadgen TAG CONCURRENCY SECONDS [MODEL [ROWS]]
+  LD_LIBRARY_PATH="$LIB" "$BIN/reactant-server" loadgen --model "${4:-resnet_bench}" --grpc-url 127.0.0.1:$PORT \
+    --concurrency "$2" --duration "$3" --rows "${5:-1}" --payloads 8 --rtol 1e-3 2>&1 | tee "$LOGDIR/$1.txt"
 }
 
 # setup_work PREFIX: the paths of the carried tree (LIB, BIN, FIX) and a fresh work
@@ -427,6 +440,105 @@ run() {
   [ "$FAIL" = 0 ]
 }
 
+# serving: the serving figures with autotuning on (the default), iris_mlp, resnet_bench and
+# bert_bench: the bare execute of each b1 program with the server's flags
+# (reactant-gpu-check, device-resident inputs, complete event awaited), the 1-client gRPC
+# p50 of each and its difference from the bare execute; coalescing with 32 and 64 clients
+# (bert_bench 1-row, resnet_bench 8-row requests) against jaxlib's bare b32; then the
+# autotune cache: cold start, restart with the executable cache, with only the autotune
+# cache, with neither, every golden's output compared with the cold start's byte for byte.
+SERVER_FLAGS="--xla_gpu_exclude_nondeterministic_ops=true"
+serving() {
+  setup_work gpu-serving
+  export AUTOTUNE=true AUTOTUNE_DIR="$WORK/autotune"
+  echo "== bare execute with the server's flags, autotuning on (reactant-gpu-check)"
+  local m
+  mkdir -p "$WORK/bare_at/bundles"
+  for m in iris_mlp resnet_bench bert_bench; do cp -r "$FIX/bundles/$m" "$WORK/bare_at/bundles/"; done
+  cp -r "$PWD/$DEST/bare/golden" "$WORK/bare_at/"
+  LD_LIBRARY_PATH="$LIB" "$BIN/reactant-gpu-check" --fixtures "$WORK/bare_at" --model iris_mlp --model resnet_bench \
+    --model bert_bench --runs 300 --xla-flags "$SERVER_FLAGS" >"$LOGDIR/bare_at.log" 2>&1
+  grep -E "timing p50|ERROR|FAILED" "$LOGDIR/bare_at.log" | cut -c1-300
+  mkdir -p "$WORK/repo"
+  for m in iris_mlp resnet_bench bert_bench; do cp -r "$FIX/bundles/$m" "$WORK/repo/"; done
+  local t0
+  t0=$(now)
+  serve at_cold "$WORK/repo" auto "[iris_mlp, resnet_bench, bert_bench]"
+  check "autotune on: cold start serves" $? "start ${START_S:-never} s"
+  local cold_s=$START_S
+  infer_all_models at_cold "iris_mlp resnet_bench bert_bench"
+  echo "== 1 client, b1, autotuning on"
+  for m in iris_mlp resnet_bench bert_bench; do
+    loadgen "at_c1_$m" 1 5 "$m" >/dev/null
+    local p50 bare
+    p50=$(loadgen_p50_us "$LOGDIR/at_c1_$m.txt")
+    bare=$(grep "$m b1 timing p50" "$LOGDIR/bare_at.log" | sed -E 's/.*execute ([0-9.]+).*/\1/')
+    check "autotune on, $m b1, 1 client: gRPC p50 - bare execute p50 < 100 us" \
+      $(awk -v p="$p50" -v b="$bare" 'BEGIN {print (p != "" && b != "" && p - b < 100) ? 0 : 1}') \
+      "gRPC p50 $p50 us - bare execute $bare us = $(awk -v p="$p50" -v b="$bare" 'BEGIN {printf "%.0f", p - b}') us"
+  done
+  stop
+  echo "== the same server on the CPU backend (what serving costs outside the device), iris_mlp"
+  BACKEND=cpu serve at_cpu "$WORK/repo" auto "[iris_mlp]" >/dev/null
+  loadgen at_cpu_c1 1 5 iris_mlp | grep -E "latency"
+  stop
+  echo "== coalescing, autotuning on, max_queue_delay_microseconds=2000"
+  QUEUE_DELAY_US=2000 serve at_delay "$WORK/repo" auto "[iris_mlp, resnet_bench, bert_bench]"
+  local c
+  for c in 32 64; do
+    loadgen "at_bert_c$c" $c 5 bert_bench 1 | grep -E "^requests"
+    loadgen "at_resnet_c$c" $c 5 resnet_bench 8 | grep -E "^requests"
+    loadgen "at_iris_c$c" $c 5 iris_mlp 1 | grep -E "^requests"
+  done
+  stop
+  for m in resnet_bench bert_bench; do
+    mkdir -p "$WORK/bare/bundles" && cp -r "$FIX/bundles/$m" "$WORK/bare/bundles/"
+  done
+  echo "== bare b32 through jaxlib (same flags, autotuning on; K=1)"
+  XLA_FLAGS="$SERVER_FLAGS" "$PY" bench/xla_bench.py "$WORK/bare/bundles/resnet_bench" "$PWD/$DEST/bare/golden/resnet_bench" 32 \
+    --platform cuda --transfers --min-seconds 2 --warmup 20 2>&1 | tail -1
+  echo "== autotune cache"
+  echo "after the cold start: $(find "$AUTOTUNE_DIR" -type f | wc -l) files in $AUTOTUNE_DIR: $(ls "$AUTOTUNE_DIR" | head -8 | tr '\n' ' ')"
+  head -c 600 "$AUTOTUNE_DIR/xla_autotune_results.textproto" 2>/dev/null; echo
+  grep -c "^results {" "$AUTOTUNE_DIR/xla_autotune_results.textproto" 2>/dev/null | sed 's/^/results in the file: /'
+  serve at_warm "$WORK/repo" auto "[iris_mlp, resnet_bench, bert_bench]"
+  local warm_s=$START_S
+  infer_all_models at_warm "iris_mlp resnet_bench bert_bench"
+  stop
+  same_outputs at_cold at_warm "autotune on, restart with the executable cache: outputs equal the cold start's"
+  rm -rf "$WORK"/repo/*/.cache
+  serve at_tuned "$WORK/repo" auto "[iris_mlp, resnet_bench, bert_bench]"
+  local tuned_s=$START_S
+  grep -h "autotune cache" "$LOGDIR/at_tuned.log" | cut -c1-300
+  infer_all_models at_tuned "iris_mlp resnet_bench bert_bench"
+  stop
+  same_outputs at_cold at_tuned "autotune on, restart with only the autotune cache: outputs equal the cold start's"
+  rm -rf "$WORK"/repo/*/.cache "$AUTOTUNE_DIR"
+  serve at_none "$WORK/repo" auto "[iris_mlp, resnet_bench, bert_bench]"
+  local none_s=$START_S
+  infer_all_models at_none "iris_mlp resnet_bench bert_bench"
+  stop
+  same_outputs at_cold at_none "autotune on, restart with neither cache: outputs equal the cold start's"
+  echo "start times (s): cold $cold_s, executable cache $warm_s, autotune cache only $tuned_s, neither $none_s"
+  [ -n "${OUT:-}" ] && tar -C "$WORK" -czf "$OUT/gpu_serving_logs.tar.gz" logs
+  echo "== gpu serving: $PASS passed, $FAIL failed"
+}
+
+# infer_all_models TAG "MODELS": every golden of MODELS through gRPC into $WORK/out/TAG/
+# (no comparison with a golden: autotuning may pick other kernels than the goldens').
+infer_all_models() {
+  local tag=$1 g name n
+  mkdir -p "$WORK/out/$tag"
+  for name in $2; do
+    for g in "$FIX"/golden/$name/b*.in.safetensors; do
+      n=$(basename "$g" .in.safetensors)
+      LD_LIBRARY_PATH="$LIB" "$BIN/reactant-server" infer --model "$name" --input "$g" \
+        --output "$WORK/out/$tag/$name.$n.safetensors" --url 127.0.0.1:$PORT >"$WORK/infer.txt" 2>&1 ||
+        check "$tag $name $n" 1 "request failed: $(tr '\n' ' ' <"$WORK/infer.txt" | cut -c1-300)"
+    done
+  done
+}
+
 # sweep [DELAYS_US...]: the 32-client coalescing figure for each coalescing wait (default
 # 0 1000 2000 3000 5000 8000), resnet_bench only, warm cache; prints images/s and the share of
 # the bare b32 execute throughput measured first.
@@ -453,12 +565,13 @@ case "${1:-}" in
 stage) stage "${2:-}" ;;
 run) run 2>&1 | tee "${OUT:-/tmp}/gpu_acceptance.log" ;;
 overhead) overhead 2>&1 | tee "${OUT:-/tmp}/gpu_overhead.log" ;;
+serving) serving 2>&1 | tee "${OUT:-/tmp}/gpu_serving.log" ;;
 sweep)
   shift
   sweep "$@" 2>&1 | tee "${OUT:-/tmp}/gpu_sweep.log"
   ;;
 *)
-  echo "usage: $0 stage [BUILD_DIR] | run | overhead | sweep [DELAYS_US...]" >&2
+  echo "usage: $0 stage [BUILD_DIR] | run | overhead | serving | sweep [DELAYS_US...]" >&2
   exit 2
   ;;
 esac

@@ -1,6 +1,7 @@
 //===- pjrt/client.cc - PJRT client, device buffers and executables -------===//
 #include "pjrt/client.h"
 
+#include <cstring>
 #include <numeric>
 #include <sstream>
 #include <utility>
@@ -151,7 +152,7 @@ LoadedExecutable::LoadedExecutable(std::shared_ptr<const Client> client, PJRT_Lo
 
 LoadedExecutable::LoadedExecutable(LoadedExecutable &&o) noexcept
     : client_(std::move(o.client_)), raw_(std::exchange(o.raw_, nullptr)),
-      num_outputs_(o.num_outputs_) {}
+      num_outputs_(o.num_outputs_), host_results_(o.host_results_) {}
 
 LoadedExecutable &LoadedExecutable::operator=(LoadedExecutable &&o) noexcept {
   if (this != &o) {
@@ -159,6 +160,7 @@ LoadedExecutable &LoadedExecutable::operator=(LoadedExecutable &&o) noexcept {
     client_ = std::move(o.client_);
     raw_ = std::exchange(o.raw_, nullptr);
     num_outputs_ = o.num_outputs_;
+    host_results_ = o.host_results_;
   }
   return *this;
 }
@@ -298,11 +300,17 @@ LoadedExecutable::runHost(std::span<const Tensor> host_args,
   arg_ptrs.reserve(host_args.size() + device_args.size());
   std::vector<DeviceBuffer> uploaded;
   uploaded.reserve(host_args.size());
+  // Released after every upload below has been awaited (declared before uploads_done).
+  StagingLease staged(client_->staging());
   // Every path below awaits these before returning: no upload outlives its host bytes.
   EventSet uploads_done(*client_);
   for (const Tensor &t : host_args) {
     PJRT_Event *done = nullptr;
-    auto b = client_->startUpload(t, &done);
+    const size_t bytes = static_cast<size_t>(t.byteSize());
+    const StagingBlock block = bytes > 0 ? staged.acquire(bytes) : StagingBlock{};
+    if (block.data != nullptr)
+      std::memcpy(block.data, t.data(), bytes);
+    auto b = client_->startUpload(t, &done, block.data);
     uploads_done.add(done);
     if (!b.isOk()) {
       (void)uploads_done.awaitAll("PJRT_Client_BufferFromHostBuffer");
@@ -317,6 +325,19 @@ LoadedExecutable::runHost(std::span<const Tensor> host_args,
       return invalidArgument() << "argument " << host_args.size() + i << " is not a device buffer";
     }
     arg_ptrs.push_back(device_args[i]->raw());
+  }
+  if (host_results_) {
+    PJRT_Event *done = nullptr;
+    auto results = launch(arg_ptrs, &done);
+    Result<std::vector<Tensor>> out = results.isOk()
+                                          ? readHostResults(std::move(results).value(), done)
+                                          : Result<std::vector<Tensor>>(results.status());
+    if (!results.isOk())
+      client_->plugin().destroyEvent(done);
+    Status inputs = uploads_done.awaitAll("PJRT_Client_BufferFromHostBuffer");
+    if (out.isOk() && !inputs.isOk())
+      return inputs;
+    return out;
   }
   // No completion event: a failed run shows up in the read-backs' events.
   auto results = launch(arg_ptrs, nullptr);
@@ -347,6 +368,34 @@ LoadedExecutable::runHost(std::span<const Tensor> host_args,
   RS_RETURN_IF_ERROR(status);
   RS_RETURN_IF_ERROR(copies);
   RS_RETURN_IF_ERROR(inputs);
+  return out;
+}
+
+Result<std::vector<Tensor>> LoadedExecutable::readHostResults(std::vector<DeviceBuffer> results,
+                                                              PJRT_Event *done) const {
+  // The program copies each result into its host buffer before the run completes.
+  RS_RETURN_IF_ERROR(client_->awaitEvent(done, "PJRT_LoadedExecutable_Execute (completion)"));
+  const Plugin &plugin = client_->plugin();
+  std::vector<Tensor> out;
+  out.reserve(results.size());
+  for (const DeviceBuffer &b : results) {
+    const int64_t bytes = b.byteSize();
+    if (bytes == 0) {
+      out.push_back(Tensor::zeros(b.dtype(), b.shape()));
+      continue;
+    }
+    PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args args{};
+    args.struct_size = sizeof args;
+    args.buffer = b.raw();
+    RS_RETURN_IF_ERROR(plugin.call(Slot::kBufferOpaqueDeviceMemoryDataPointer, &args,
+                                   "PJRT_Buffer_OpaqueDeviceMemoryDataPointer"));
+    if (args.device_memory_ptr == nullptr)
+      return internalError() << "result in host memory has no address";
+    out.push_back(Tensor::copyOf(
+        b.dtype(), b.shape(),
+        std::span<const uint8_t>(static_cast<const uint8_t *>(args.device_memory_ptr),
+                                 static_cast<size_t>(bytes))));
+  }
   return out;
 }
 
@@ -513,10 +562,13 @@ Result<std::shared_ptr<const Client>> Client::create(std::shared_ptr<const Plugi
              list != nullptr && list->size() == 2)
       d.compute_capability = std::to_string((*list)[0]) + "." + std::to_string((*list)[1]);
   }
+  if (options.staging_bytes > 0)
+    client->staging_ = std::make_unique<HostStaging>(p, client->raw_, options.staging_bytes);
   return std::shared_ptr<const Client>(std::move(client));
 }
 
 Client::~Client() {
+  staging_.reset(); // unmapped while the client exists
   if (raw_ != nullptr) {
     PJRT_Client_Destroy_Args args{};
     args.struct_size = sizeof args;
@@ -544,7 +596,8 @@ Result<DeviceBuffer> Client::wrapBuffer(PJRT_Buffer *raw) const {
   return buffer;
 }
 
-Result<DeviceBuffer> Client::startUpload(const Tensor &tensor, PJRT_Event **done) const {
+Result<DeviceBuffer> Client::startUpload(const Tensor &tensor, PJRT_Event **done,
+                                         const void *data) const {
   *done = nullptr;
   const PJRT_Buffer_Type type = toPjrtType(tensor.dtype());
   if (type == PJRT_Buffer_Type_INVALID)
@@ -554,7 +607,9 @@ Result<DeviceBuffer> Client::startUpload(const Tensor &tensor, PJRT_Event **done
   PJRT_Client_BufferFromHostBuffer_Args args{};
   args.struct_size = sizeof args;
   args.client = raw_;
-  args.data = tensor.data() != nullptr ? static_cast<const void *>(tensor.data()) : kEmpty;
+  if (data == nullptr)
+    data = tensor.data() != nullptr ? static_cast<const void *>(tensor.data()) : kEmpty;
+  args.data = data;
   args.type = type;
   args.dims = tensor.shape().data();
   args.num_dims = tensor.shape().size();
@@ -581,6 +636,27 @@ Status Client::awaitEvent(PJRT_Event *event, std::string_view what) const {
   return plugin_->awaitEvent(event, what, event_spin_);
 }
 
+namespace {
+
+/// Whether every result of `raw` has memory kind "pinned_host" (false when the query fails).
+bool resultsInPinnedHost(const Plugin &plugin, PJRT_LoadedExecutable *raw) {
+  bool pinned = false;
+  (void)withExecutable(plugin, raw, [&](PJRT_Executable *e) -> Status {
+    PJRT_Executable_OutputMemoryKinds_Args args{};
+    args.struct_size = sizeof args;
+    args.executable = e;
+    RS_RETURN_IF_ERROR(plugin.call(Slot::kExecutableOutputMemoryKinds, &args,
+                                   "PJRT_Executable_OutputMemoryKinds"));
+    pinned = args.num_outputs > 0 && args.memory_kinds != nullptr;
+    for (size_t i = 0; pinned && i < args.num_outputs; ++i)
+      pinned = std::string_view(args.memory_kinds[i], args.memory_kind_sizes[i]) == "pinned_host";
+    return Status::ok();
+  });
+  return pinned;
+}
+
+} // namespace
+
 Result<LoadedExecutable> Client::wrapExecutable(PJRT_LoadedExecutable *raw) const {
   LoadedExecutable exe(shared_from_this(), raw, 0);
   size_t num_outputs = 0;
@@ -594,6 +670,8 @@ Result<LoadedExecutable> Client::wrapExecutable(PJRT_LoadedExecutable *raw) cons
     return Status::ok();
   }));
   exe.num_outputs_ = num_outputs;
+  exe.host_results_ = num_outputs > 0 && plugin_->has(Slot::kExecutableOutputMemoryKinds) &&
+                      resultsInPinnedHost(*plugin_, raw);
   return exe;
 }
 

@@ -33,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "pjrt/host_staging.h"
 #include "pjrt/plugin.h"
 #include "support/status.h"
 #include "support/tensor.h"
@@ -69,6 +70,9 @@ struct ClientOptions {
   /// PJRT_Event_IsReady before it blocks in PJRT_Event_Await (runtime.event_spin_us); 0 =
   /// block at once. See Plugin::awaitEvent.
   std::chrono::microseconds event_spin{0};
+  /// Most bytes of page-locked staging memory for request uploads (pjrt/host_staging.h);
+  /// 0 = upload from the request's own memory.
+  size_t staging_bytes = size_t{256} << 20;
 };
 
 /// What the plugin reports about the client and its device.
@@ -125,6 +129,11 @@ public:
 
   /// Results of `main` per run.
   size_t numOutputs() const { return num_outputs_; }
+  /// Whether every result lands in host memory (memory kind "pinned_host", as compiled from
+  /// a program whose results carry `mhlo.memory_kind = "pinned_host"`): runHost() then reads
+  /// the results where the program wrote them once the run has completed, instead of
+  /// copying each from the device after it.
+  bool resultsInHostMemory() const { return host_results_; }
 
   /// Runs the program on `args` (main's arguments in order) and waits until it has
   /// finished; returns one device buffer per result. Nothing is donated: the arguments
@@ -155,9 +164,14 @@ private:
                                            capi::PJRT_Event **done) const;
   void reset();
 
+  /// runHost()'s read of results in host memory, after `done` (the completion event).
+  Result<std::vector<Tensor>> readHostResults(std::vector<DeviceBuffer> results,
+                                              capi::PJRT_Event *done) const;
+
   std::shared_ptr<const Client> client_;
   capi::PJRT_LoadedExecutable *raw_ = nullptr;
   size_t num_outputs_ = 0;
+  bool host_results_ = false;
 };
 
 /// A PJRT client bound to one device.
@@ -194,9 +208,13 @@ private:
   friend class LoadedExecutable;
   Client() = default;
   Result<LoadedExecutable> wrapExecutable(capi::PJRT_LoadedExecutable *raw) const;
-  /// Starts an upload; `*done` receives the event that fires once the host bytes were
-  /// read (the caller awaits or destroys it; the tensor must live until then).
-  Result<DeviceBuffer> startUpload(const Tensor &tensor, capi::PJRT_Event **done) const;
+  /// Starts an upload of `data` (dtype and shape of `tensor`; `tensor.data()` when null);
+  /// `*done` receives the event that fires once the host bytes were read (the caller
+  /// awaits or destroys it; the bytes must stay untouched until then).
+  Result<DeviceBuffer> startUpload(const Tensor &tensor, capi::PJRT_Event **done,
+                                   const void *data = nullptr) const;
+  /// The staging pool for request uploads, or nullptr.
+  HostStaging *staging() const { return staging_.get(); }
   Result<DeviceBuffer> wrapBuffer(capi::PJRT_Buffer *raw) const;
 
   std::shared_ptr<const Plugin> plugin_;
@@ -204,6 +222,7 @@ private:
   capi::PJRT_Device *device_raw_ = nullptr;
   DeviceDescription device_;
   std::chrono::microseconds event_spin_{0};
+  std::unique_ptr<HostStaging> staging_; // destroyed before the PJRT client
 };
 
 } // namespace rs::pjrt

@@ -150,9 +150,15 @@ enum class Slot : int {
   kBufferElementType = 59,
   kBufferDimensions = 60,
   kBufferToHostBuffer = 70,
+  kBufferOpaqueDeviceMemoryDataPointer = 76,
   kExecutableFingerprint = 94,
+  // Optional slots: used where the plugin's table has them (Plugin::has), else the
+  // server takes the plain path (pjrt/client.h).
+  kExecutableOutputMemoryKinds = 47,
+  kClientDmaMap = 110,
+  kClientDmaUnmap = 111,
 };
-/// The highest slot used: api->struct_size must cover it.
+/// The highest required slot: api->struct_size must cover it.
 inline constexpr Slot kHighestSlot = Slot::kExecutableFingerprint;
 inline constexpr size_t slotOffset(Slot s) { return kFirstSlotOffset + 8 * static_cast<size_t>(s); }
 static_assert(slotOffset(Slot::kClientCompile) == 200);
@@ -493,6 +499,41 @@ struct PJRT_Buffer_Dimensions_Args {
   size_t num_dims;     // out
 };
 static_assert(sizeof(PJRT_Buffer_Dimensions_Args) == 40);
+
+struct PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args {
+  size_t struct_size;
+  PJRT_Extension_Base *extension_start;
+  PJRT_Buffer *buffer;
+  void *device_memory_ptr; // out; a host address for a pinned_host buffer
+};
+static_assert(sizeof(PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args) == 32);
+
+struct PJRT_Executable_OutputMemoryKinds_Args {
+  size_t struct_size;
+  PJRT_Extension_Base *extension_start;
+  PJRT_Executable *executable;
+  size_t num_outputs;              // out
+  const char *const *memory_kinds; // out, num_outputs entries, executable lifetime
+  const size_t *memory_kind_sizes; // out, num_outputs entries
+};
+static_assert(sizeof(PJRT_Executable_OutputMemoryKinds_Args) == 48);
+
+struct PJRT_Client_DmaMap_Args {
+  size_t struct_size;
+  PJRT_Extension_Base *extension_start;
+  PJRT_Client *client;
+  void *data;
+  size_t size;
+};
+static_assert(sizeof(PJRT_Client_DmaMap_Args) == 40);
+
+struct PJRT_Client_DmaUnmap_Args {
+  size_t struct_size;
+  PJRT_Extension_Base *extension_start;
+  PJRT_Client *client;
+  void *data;
+};
+static_assert(sizeof(PJRT_Client_DmaUnmap_Args) == 32);
 
 /// Signature of every function in the table except Error_Destroy / Error_Message.
 template <typename Args> using PjrtFn = PJRT_Error *(*)(Args *);

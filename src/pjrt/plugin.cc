@@ -71,7 +71,12 @@ std::string slotName(Slot slot) {
   case Slot::kBufferElementType: return "PJRT_Buffer_ElementType";
   case Slot::kBufferDimensions: return "PJRT_Buffer_Dimensions";
   case Slot::kBufferToHostBuffer: return "PJRT_Buffer_ToHostBuffer";
+  case Slot::kBufferOpaqueDeviceMemoryDataPointer:
+    return "PJRT_Buffer_OpaqueDeviceMemoryDataPointer";
   case Slot::kExecutableFingerprint: return "PJRT_Executable_Fingerprint";
+  case Slot::kExecutableOutputMemoryKinds: return "PJRT_Executable_OutputMemoryKinds";
+  case Slot::kClientDmaMap: return "PJRT_Client_DmaMap";
+  case Slot::kClientDmaUnmap: return "PJRT_Client_DmaUnmap";
   }
   return "slot " + std::to_string(static_cast<int>(slot));
 }

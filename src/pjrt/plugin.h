@@ -103,6 +103,9 @@ public:
     return consumeError(reinterpret_cast<capi::PjrtFn<Args>>(fn)(args), what);
   }
 
+  /// Whether the plugin's function table has `slot` (and it is not NULL).
+  bool has(capi::Slot slot) const { return slotPointer(slot) != nullptr; }
+
   /// Converts a PJRT_Error to a Status (code and message, prefixed with `what`) and
   /// destroys it. NULL gives OK.
   Status consumeError(capi::PJRT_Error *error, std::string_view what) const;

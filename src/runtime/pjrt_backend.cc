@@ -3,6 +3,9 @@
 
 #include "ir/printer.h"
 #include "pjrt/compile_options.h"
+#include "runtime/host_results.h"
+
+#include <spdlog/spdlog.h>
 
 #include <sstream>
 
@@ -45,6 +48,8 @@ public:
   }
 
   Result<std::string> serialize() const override { return exe_.serialize(); }
+  /// Whether the run writes its results into host memory (pjrt/client.h).
+  bool resultsInHostMemory() const { return exe_.resultsInHostMemory(); }
 
 private:
   /// Checks argument `index` against main's parameter (when the signature is known).
@@ -94,8 +99,9 @@ const ir::Type *mainSignature(const ir::Module &module, const std::string &entry
 } // namespace
 
 PjrtBackend::PjrtBackend(std::shared_ptr<const pjrt::Client> client,
-                         std::map<std::string, std::string> xla_flags)
-    : client_(std::move(client)), xla_flags_(std::move(xla_flags)) {
+                         std::map<std::string, std::string> xla_flags, bool results_in_host_memory)
+    : client_(std::move(client)), xla_flags_(std::move(xla_flags)),
+      results_in_host_memory_(results_in_host_memory) {
   pjrt::CompileOptionsSpec spec;
   spec.env_option_overrides = xla_flags_;
   compile_options_ = pjrt::encodeCompileOptions(spec);
@@ -111,6 +117,8 @@ PjrtBackend::PjrtBackend(std::shared_ptr<const pjrt::Client> client,
   for (const pjrt::NamedValue &a : client_->plugin().attributes())
     version << ", " << a.toString();
   version << ")";
+  if (results_in_host_memory_)
+    version << " results=pinned_host";
   info_.backend_version = version.str();
 }
 
@@ -122,6 +130,17 @@ Result<std::unique_ptr<Executable>> PjrtBackend::compile(const ir::Module &modul
   const ir::Type *signature = mainSignature(module, options.entry);
   if (signature == nullptr)
     return invalidArgument() << module.file << ": no function 'main' to compile";
+  if (results_in_host_memory_) {
+    if (std::optional<ir::Module> placed = withResultsInHostMemory(module, options.entry)) {
+      RS_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe,
+                          compileText(ir::printGeneric(*placed), signature));
+      if (!static_cast<const PjrtExecutable &>(*exe).resultsInHostMemory())
+        spdlog::warn("{}: the plugin did not place main's results in pinned host memory; "
+                     "they are copied from the device after each run",
+                     module.file);
+      return exe;
+    }
+  }
   return compileText(ir::printGeneric(module), signature);
 }
 
@@ -181,7 +200,8 @@ Result<std::unique_ptr<PjrtBackend>> createPjrtBackend(const PjrtBackendOptions 
   RS_ASSIGN_OR_RETURN(std::shared_ptr<const pjrt::Plugin> plugin, pjrt::Plugin::load(path));
   RS_ASSIGN_OR_RETURN(std::shared_ptr<const pjrt::Client> client,
                       pjrt::Client::create(std::move(plugin), options.client));
-  return std::make_unique<PjrtBackend>(std::move(client), std::move(flags));
+  return std::make_unique<PjrtBackend>(std::move(client), std::move(flags),
+                                       options.results_in_host_memory);
 }
 
 } // namespace rs::runtime

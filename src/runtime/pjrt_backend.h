@@ -6,7 +6,11 @@
 //   compile()   prints the module (after passes) in MLIR generic form (ir/printer.h) and
 //               compiles it through PJRT with one replica, one partition and the
 //               backend's XLA flags as per-compile overrides. The entry must be `main`.
-//   execute()   uploads every argument, runs, reads every result back.
+//               With results_in_host_memory, main's results are placed in pinned host
+//               memory first (runtime/host_results.h), so that a run writes its answer
+//               straight into host memory.
+//   execute()   uploads every argument (through pinned staging blocks), runs, reads every
+//               result back (from where the program wrote it, or by a device-to-host copy).
 //   upload() +  weights residency: upload() copies tensors to device memory once; the
 //   executeWithResident()  executable then uploads only the inputs per run and passes
 //               the resident buffers as the trailing arguments (no per-request weight
@@ -55,12 +59,16 @@ struct PjrtBackendOptions {
   std::string xla_flags;
   /// Add --xla_gpu_cuda_data_dir=<site-packages>/nvidia/cu13 when found (see above).
   bool auto_cuda_data_dir = true;
+  /// Compile main with its results in pinned host memory (see above).
+  bool results_in_host_memory = true;
 };
 
 class PjrtBackend final : public Backend {
 public:
+  /// `results_in_host_memory`: see PjrtBackendOptions; it is part of
+  /// DeviceInfo::backend_version, so executable-cache keys tell the two program forms apart.
   PjrtBackend(std::shared_ptr<const pjrt::Client> client,
-              std::map<std::string, std::string> xla_flags);
+              std::map<std::string, std::string> xla_flags, bool results_in_host_memory = true);
 
   Result<std::unique_ptr<Executable>> compile(const ir::Module &module,
                                               const CompileOptions &options) override;
@@ -88,6 +96,7 @@ private:
   std::shared_ptr<const pjrt::Client> client_;
   std::map<std::string, std::string> xla_flags_;
   std::string compile_options_;
+  bool results_in_host_memory_;
   DeviceInfo info_;
 };
 

@@ -1,6 +1,8 @@
 //===- server/evidence.cc - The deployment-identity document --------------===//
 #include "server/evidence.h"
 
+#include "server/gpu_flags.h"
+
 #include "bundle/program_files.h"
 #include "runtime/executable_cache.h"
 #include "runtime/pjrt_backend.h"
@@ -143,6 +145,16 @@ json evidenceDocument(const WorkerFacts &facts, const runtime::ModelRepository &
                   {"pjrt_plugin_path", b.pjrt_plugin_path},
                   {"pjrt_plugin_version", b.pjrt_plugin_version},
                   {"pjrt_plugin_sha256", b.pjrt_plugin_sha256}};
+  // The autotune cache in effect (server/gpu_flags.h): what the compiles of this process
+  // read and wrote, as it is now.
+  const config::RuntimeConfig &rt = c.runtime;
+  if (rt.backend == config::Backend::kCuda && !rt.autotune_cache_dir.empty() &&
+      rt.autotune_cache.value_or(true)) {
+    const AutotuneCacheContents cached = inspectAutotuneCache(rt.autotune_cache_dir);
+    backend["autotune_cache_dir"] = rt.autotune_cache_dir;
+    backend["autotune_cache_results"] = cached.results;
+    backend["autotune_cache_sha256"] = cached.sha256;
+  }
   json probe = json::object();
   for (const auto &[key, value] : facts.tf32_probe)
     probe[key] = value;

@@ -10,6 +10,7 @@
 #include "runtime/pjrt_backend.h"
 #include "runtime/weight_cache.h"
 #include "server/evidence.h"
+#include "server/gpu_flags.h"
 #include "server/metrics_health_server.h"
 
 #include <spdlog/spdlog.h>
@@ -96,7 +97,8 @@ runtime::ModelRepositoryOptions repositoryOptions(const config::WorkerConfig &co
   o.executable_cache = rt.executable_cache;
   // What else decides the compiled program: the XLA flags and the autotune level.
   std::string flags;
-  for (const auto &[name, value] : rt.xla_flags)
+  for (const auto &[name, value] :
+       rt.backend == config::Backend::kCuda ? gpuCompileFlags(rt) : rt.xla_flags)
     flags += (flags.empty() ? "" : " ") + ("--" + name + "=" + value);
   o.compile_settings = "xla_flags=[" + flags + "] autotune=" + (rt.autotune ? "true" : "false");
   o.server_build = runtime::serverBuild().toString();
@@ -153,27 +155,6 @@ scheduler::SchedulerOptions schedulerOptions(const config::WorkerConfig &config)
   for (const auto &[name, m] : sc.models)
     o.model_policies[name] = {.weight = m.weight, .max_batch_size = m.max_batch_size.value_or(0)};
   return o;
-}
-
-/// The XLA flags every GPU compile gets: runtime.xla_flags, `xla_gpu_autotune_level=0`
-/// when runtime.autotune is false, and the per-fusion autotune cache directory
-/// (runtime.autotune_cache_dir, created if missing) unless runtime.autotune_cache is false.
-Result<std::string> gpuXlaFlags(const config::RuntimeConfig &rt) {
-  std::map<std::string, std::string> flags = rt.xla_flags;
-  if (!rt.autotune)
-    flags["xla_gpu_autotune_level"] = "0";
-  if (!rt.autotune_cache_dir.empty() && rt.autotune_cache.value_or(true)) {
-    std::error_code ec;
-    std::filesystem::create_directories(rt.autotune_cache_dir, ec);
-    if (ec)
-      return failedPrecondition() << "runtime.autotune_cache_dir '" << rt.autotune_cache_dir
-                                  << "': cannot create it: " << ec.message();
-    flags["xla_gpu_per_fusion_autotune_cache_dir"] = rt.autotune_cache_dir;
-  }
-  std::string text;
-  for (const auto &[name, value] : flags)
-    text += (text.empty() ? "" : " ") + ("--" + name + "=" + value);
-  return text;
 }
 
 /// Creates the PJRT backend for `runtime.backend: cuda` (plugin, device, allocator and XLA

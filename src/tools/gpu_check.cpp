@@ -191,6 +191,9 @@ struct Args {
   int event_spin_us = 20000; // runtime.event_spin_us's default
   std::vector<std::string> models;
   bool dry_run = false;
+  /// Per-compile XLA flags; the goldens' flags by default. The bit-identity checks hold
+  /// only under those; other flags (e.g. the server's, autotuning on) are for timing.
+  std::string xla_flags = kXlaFlags;
 };
 
 bool parseArgs(int argc, char **argv, Args *args) {
@@ -213,6 +216,8 @@ bool parseArgs(int argc, char **argv, Args *args) {
       args->event_spin_us = std::max(0, std::atoi(v.c_str()));
     } else if (a == "--model" && next(&v)) {
       args->models.push_back(v);
+    } else if (a == "--xla-flags" && next(&v)) {
+      args->xla_flags = v;
     } else if (a == "--dry-run") {
       args->dry_run = true;
     } else {
@@ -587,8 +592,9 @@ int dryRun(const Args &args) {
 int main(int argc, char **argv) {
   Args args;
   if (!parseArgs(argc, argv, &args)) {
-    std::fprintf(stderr, "usage: reactant-gpu-check --fixtures DIR [--plugin PATH] [--runs N] "
-                         "[--event-spin-us US] [--model NAME]... [--dry-run]\n");
+    std::fprintf(stderr,
+                 "usage: reactant-gpu-check --fixtures DIR [--plugin PATH] [--runs N] "
+                 "[--event-spin-us US] [--model NAME]... [--xla-flags FLAGS] [--dry-run]\n");
     return 2;
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
@@ -602,7 +608,7 @@ int main(int argc, char **argv) {
   options.client.memory_fraction = 0.5;
   options.client.preallocate = true;
   options.client.event_spin = std::chrono::microseconds(args.event_spin_us);
-  options.xla_flags = kXlaFlags;
+  options.xla_flags = args.xla_flags;
   auto t0 = Clock::now();
   auto backend_or = runtime::createPjrtBackend(options);
   if (!backend_or.isOk()) {

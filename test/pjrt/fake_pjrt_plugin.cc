@@ -9,6 +9,9 @@
 // FakePjrt_NewEvent makes an event that reports ready from its Nth PJRT_Event_IsReady
 // call on (never, with N < 0); Event_Await returns at once and counts, Event_Destroy frees;
 // FakePjrt_EventCalls reports the IsReady and Await calls and the live events.
+// FakePjrt_SetDmaMap(mode) adds Client_DmaMap / DmaUnmap to the table (mode 1: mapping
+// works; 2: it fails with INTERNAL; 0: the slots stay NULL, the default), and
+// FakePjrt_DmaCalls counts the successful maps and the unmaps.
 //
 //===----------------------------------------------------------------------===//
 #include "pjrt/pjrt_c_api.h"
@@ -125,6 +128,21 @@ PJRT_Error *eventDestroy(PJRT_Event_Destroy_Args *a) {
   return nullptr;
 }
 
+int g_dma_maps = 0, g_dma_unmaps = 0;
+bool g_dma_fails = false;
+
+PJRT_Error *clientDmaMap(PJRT_Client_DmaMap_Args *) {
+  if (g_dma_fails)
+    return makeError(13, "fake plugin: cannot register host memory");
+  ++g_dma_maps;
+  return nullptr;
+}
+
+PJRT_Error *clientDmaUnmap(PJRT_Client_DmaUnmap_Args *) {
+  ++g_dma_unmaps;
+  return nullptr;
+}
+
 template <typename Fn> void setSlot(Slot slot, Fn fn) {
   void *p = reinterpret_cast<void *>(fn);
   std::memcpy(g_api + slotOffset(slot), &p, sizeof p);
@@ -154,6 +172,25 @@ __attribute__((visibility("default"))) void FakePjrt_Configure(int major, int mi
   setSlot(Slot::kEventAwait, &eventAwait);
   setSlot(Slot::kEventDestroy, &eventDestroy);
   g_is_ready_calls = g_await_calls = 0;
+  g_dma_maps = g_dma_unmaps = 0;
+}
+
+/// Client_DmaMap / DmaUnmap: 0 absent, 1 working, 2 failing (see the file comment).
+__attribute__((visibility("default"))) void FakePjrt_SetDmaMap(int mode) {
+  g_dma_fails = mode == 2;
+  if (mode == 0) {
+    std::memset(g_api + slotOffset(Slot::kClientDmaMap), 0, 8);
+    std::memset(g_api + slotOffset(Slot::kClientDmaUnmap), 0, 8);
+    return;
+  }
+  setSlot(Slot::kClientDmaMap, &clientDmaMap);
+  setSlot(Slot::kClientDmaUnmap, &clientDmaUnmap);
+}
+
+/// Successful Client_DmaMap calls and Client_DmaUnmap calls since FakePjrt_Configure.
+__attribute__((visibility("default"))) void FakePjrt_DmaCalls(int *maps, int *unmaps) {
+  *maps = g_dma_maps;
+  *unmaps = g_dma_unmaps;
 }
 
 /// A new event, ready from its `ready_after`th IsReady call on (never when negative).

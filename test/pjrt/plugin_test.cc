@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "pjrt/client.h"
+#include "pjrt/host_staging.h"
 #include "pjrt/plugin.h"
 
 #include <gtest/gtest.h>
@@ -288,6 +289,76 @@ TEST_F(FakePlugin, AwaitEventPollsIsReadyOnlyWithASpin) {
   EXPECT_EQ(live, 0);
   EXPECT_TRUE((*plugin)->awaitEvent(nullptr, "null", microseconds(1000)).isOk());
   EXPECT_EQ(calls()[1], 3);
+}
+
+/// HostStaging over the fake plugin's DmaMap (FakePjrt_SetDmaMap mode).
+struct StagingFake {
+  std::shared_ptr<const Plugin> plugin;
+  void (*set_dma_map)(int) = nullptr;
+  void (*dma_calls)(int *, int *) = nullptr;
+  int maps() const {
+    int m = 0, u = 0;
+    dma_calls(&m, &u);
+    return m;
+  }
+  int unmaps() const {
+    int m = 0, u = 0;
+    dma_calls(&m, &u);
+    return u;
+  }
+};
+
+TEST_F(FakePlugin, HostStagingMapsEachBlockOnceAndReusesIt) {
+  configure_(0, 115, 1144);
+  StagingFake f;
+  f.set_dma_map = reinterpret_cast<void (*)(int)>(::dlsym(handle_, "FakePjrt_SetDmaMap"));
+  f.dma_calls = reinterpret_cast<void (*)(int *, int *)>(::dlsym(handle_, "FakePjrt_DmaCalls"));
+  ASSERT_TRUE(f.set_dma_map && f.dma_calls);
+  f.set_dma_map(1);
+  auto plugin = Plugin::load(RS_FAKE_PJRT_PLUGIN);
+  ASSERT_TRUE(plugin.isOk()) << plugin.status().toString();
+  {
+    HostStaging staging(**plugin, nullptr, 64 * 1024);
+    StagingBlock a = staging.acquire(16);   // one page
+    StagingBlock b = staging.acquire(5000); // rounded up to 8 KiB
+    EXPECT_EQ(a.size, 4096u);
+    EXPECT_EQ(b.size, 8192u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(a.data) % 4096, 0u);
+    EXPECT_EQ(f.maps(), 2);
+    staging.release(a);
+    StagingBlock again = staging.acquire(4000); // the released page, not a new mapping
+    EXPECT_EQ(again.data, a.data);
+    EXPECT_EQ(f.maps(), 2);
+    EXPECT_EQ(staging.mappedBytes(), 12288u);
+    // Past the 64 KiB cap: an empty block, and nothing mapped.
+    EXPECT_EQ(staging.acquire(64 * 1024).data, nullptr);
+    EXPECT_EQ(f.maps(), 2);
+    staging.release(b);
+    staging.release(again);
+  }
+  EXPECT_EQ(f.unmaps(), 2); // every mapped block unmapped with the pool
+}
+
+TEST_F(FakePlugin, HostStagingIsUnavailableWithoutOrAfterAFailedDmaMap) {
+  configure_(0, 115, 1144);
+  auto set_dma_map = reinterpret_cast<void (*)(int)>(::dlsym(handle_, "FakePjrt_SetDmaMap"));
+  ASSERT_NE(set_dma_map, nullptr);
+  set_dma_map(0);
+  auto plugin = Plugin::load(RS_FAKE_PJRT_PLUGIN);
+  ASSERT_TRUE(plugin.isOk()) << plugin.status().toString();
+  HostStaging without(**plugin, nullptr, 1 << 20);
+  EXPECT_TRUE(without.unavailable());
+  EXPECT_EQ(without.acquire(16).data, nullptr);
+  set_dma_map(2);
+  HostStaging failing(**plugin, nullptr, 1 << 20);
+  EXPECT_FALSE(failing.unavailable());
+  EXPECT_EQ(failing.acquire(16).data, nullptr);
+  EXPECT_TRUE(failing.unavailable());
+  EXPECT_EQ(live_errors_(), 0); // the refusal's error was destroyed
+  {
+    StagingLease lease(&failing);
+    EXPECT_EQ(lease.acquire(16).data, nullptr);
+  }
 }
 
 TEST(DTypes, RoundTripThroughPjrtTypes) {

@@ -40,7 +40,7 @@ std::string unsupportedOpReason(std::string_view name) {
 }
 
 std::string locationOf(const ir::Operation &op, const ir::Module &module) {
-  if (op.loc.line > 0)
+  if (op.loc.line > 0 || op.loc.byte_offset >= 0)
     return op.loc.toString();
   return module.file.empty() ? std::string("<unknown>") : module.file;
 }

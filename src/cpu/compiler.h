@@ -115,7 +115,9 @@ public:
   /// Compiles a one-block region of `owner`.
   Result<std::shared_ptr<Callable>> region(const ir::Region &region, const ir::Operation &owner);
 
-  /// "file:line:col" of an op (the module's file name when the op has no location).
+  /// The op's location as ir::Location::toString() gives it ("file:line:col", or for a
+  /// portable artifact "file: byte N (source:line:col)"); the module's file name when the
+  /// op has no location.
   std::string location(const ir::Operation &op) const;
   /// The static tensor type of value `v` as used by `user` (Unimplemented for tuples,
   /// tokens and dynamic shapes; ResourceExhausted when its byte size overflows int64 or is

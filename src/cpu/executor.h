@@ -26,8 +26,9 @@
 // Errors of compile(): NotFound when the entry function is missing; Unimplemented
 // "<file>:<line>:<col>: 'stablehlo.foo' op is not supported by the cpu executor" for an
 // unsupported op (or "... op element type f16 is not supported ...", and so on);
-// InvalidArgument "<file>:<line>:<col>: 'stablehlo.foo' op <what>" for a malformed op.
-// ResourceExhausted when one value's bytes overflow int64 or
+// InvalidArgument "<file>:<line>:<col>: 'stablehlo.foo' op <what>" for a malformed op. An op
+// of a portable artifact is located as "<file>: byte <offset> (<source>:<line>:<col>)"
+// (ir::Location::toString()). ResourceExhausted when one value's bytes overflow int64 or
 // exceed the memory limit (CpuOptions::memory_limit_bytes), or when the entry function's
 // intermediate buffers live at once do.
 // Errors of run(): InvalidArgument when the argument count, a dtype or a shape differs

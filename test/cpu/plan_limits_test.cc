@@ -1,4 +1,4 @@
-//===- test/cpu/plan_limits_test.cc - Memory limits of plans --------------===//
+//===- test/cpu/plan_limits_test.cc - Memory limits and op locations of plans ===//
 //
 // Program::compile() refuses a program whose single buffer, or whose entry function's
 // buffers live at once, need more than the context's memory limit, or whose byte size
@@ -6,9 +6,15 @@
 // that call. Nothing here allocates more than a few MiB: the limits are set small, and the
 // failed allocation asks for more bytes than any address space has.
 //
+// Op locations in compile errors are ir::Location::toString(): file:line:col for text, the
+// byte offset and the debug location's source position for a portable artifact.
+//
 //===----------------------------------------------------------------------===//
 #include "cpu_test_util.h"
 
+#include "support/file.h"
+
+#include <filesystem>
 #include <limits>
 
 namespace rs::cpu::testing {
@@ -126,6 +132,20 @@ TEST(PlanLimits, DefaultLimitIsPositive) {
   Result<std::shared_ptr<CpuContext>> ctx = createCpuContext(negative);
   ASSERT_FALSE(ctx.isOk());
   EXPECT_EQ(ctx.status().message(), "cpu options: memory_limit_bytes -1 is negative");
+}
+
+TEST(PlanLocations, PortableArtifactOpErrorGivesByteOffsetAndSource) {
+  // jax.export of x + rng_uniform(0, 1, x.shape): stablehlo.rng has no cpu kernel.
+  const std::string path =
+      (std::filesystem::path(RS_SOURCE_DIR) / "test/cpu/data/unsupported_rng.mlirbc").string();
+  Result<ir::Module> m = ir::parseModuleFile(path);
+  ASSERT_TRUE(m.isOk()) << m.status().toString();
+  Result<std::unique_ptr<Program>> p = Program::compile(*m, "main", contextWithThreads(1));
+  ASSERT_FALSE(p.isOk());
+  EXPECT_EQ(p.status().code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(p.status().message(),
+            path + ": byte 319 (/work/trial18b/repro/mine/export_unsup.py:9:24): "
+                   "'stablehlo.rng' op is not supported by the cpu executor (in function @main)");
 }
 
 } // namespace

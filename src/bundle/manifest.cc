@@ -285,7 +285,9 @@ Status ManifestParser::parseInputShapes(const YAML::Node &node, Manifest &m) con
   if (!node.IsSequence())
     return error("input_shapes") << "expected a list of {letter: size} maps, got "
                                  << nodeTypeName(node);
-  if (variable.empty() && node.size() > 0)
+  if (node.size() == 0)
+    return error("input_shapes") << "must list at least one shape variant, got an empty list";
+  if (variable.empty())
     return error("input_shapes") << "given but no executable input has a variable (-1) axis";
   for (size_t i = 0; i < node.size(); ++i) {
     const std::string field = "input_shapes[" + std::to_string(i) + "]";

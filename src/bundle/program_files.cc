@@ -12,9 +12,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// Parses plain decimal digits (no sign, at most 18) or nullopt.
+/// Parses plain decimal digits (no sign, no leading zero, at most 18) or nullopt. Without
+/// leading zeros each number has one spelling, so two files cannot name the same program
+/// (model.b8.mlir and model.b08.mlir).
 std::optional<int64_t> parseDigits(std::string_view s) {
-  if (s.empty() || s.size() > 18)
+  if (s.empty() || s.size() > 18 || (s.size() > 1 && s[0] == '0'))
     return std::nullopt;
   int64_t v = 0;
   for (char c : s) {
@@ -44,7 +46,8 @@ std::string variantPhrase(const ProgramKey &key, const Manifest &m) {
 
 std::string fileName(const std::string &path) { return fs::path(path).filename().string(); }
 
-/// The regular files of `dir` by name, sorted.
+/// The entries of `dir` by name, sorted: files of any type, so that a program name held by a
+/// directory or a device is reported as such when it is read, not as missing.
 Result<std::vector<std::string>> listFiles(const std::string &dir) {
   std::error_code ec;
   fs::directory_iterator it(dir, ec);
@@ -54,9 +57,7 @@ Result<std::vector<std::string>> listFiles(const std::string &dir) {
   for (; it != fs::directory_iterator(); it.increment(ec)) {
     if (ec)
       return internalError() << dir << ": cannot list bundle directory: " << ec.message();
-    std::error_code type_ec;
-    if (it->is_regular_file(type_ec))
-      names.push_back(it->path().filename().string());
+    names.push_back(it->path().filename().string());
   }
   std::sort(names.begin(), names.end());
   return names;
@@ -106,13 +107,20 @@ Result<ProgramSelection> selectProgramFiles(const std::string &dir, const Manife
   RS_ASSIGN_OR_RETURN(std::vector<std::string> names, listFiles(dir));
   const bool multi_shape = !m.input_shapes.empty();
   const size_t variants = multi_shape ? m.input_shapes.size() : 1;
+  const std::string batched_form = multi_shape ? "model.v{i}.b{N}.mlir" : "model.b{N}.mlir";
+  const std::string unbatched_form = multi_shape ? "model.v{i}.mlir" : "model.mlir";
   ProgramSelection out;
   std::map<ProgramKey, std::string> batched, unbatched; // present files by program
   for (const std::string &name : names) {
     std::optional<ProgramFileName> parsed = parseProgramFileName(name);
-    if (!parsed)
-      continue;
     const std::string path = dir + "/" + name;
+    if (!parsed) {
+      if (name.starts_with("model.") && name.ends_with(".mlir"))
+        out.warnings.push_back(path + ": not a program file name (" + batched_form + " or " +
+                               unbatched_form +
+                               ", numbers in decimal without leading zeros); not loaded");
+      continue;
+    }
     if (parsed->variant.has_value() != multi_shape) {
       if (multi_shape)
         return invalidArgument()
@@ -132,8 +140,6 @@ Result<ProgramSelection> selectProgramFiles(const std::string &dir, const Manife
     (key.batch_size == 0 ? unbatched : batched)[key] = path;
   }
 
-  const std::string batched_form = multi_shape ? "model.v{i}.b{N}.mlir" : "model.b{N}.mlir";
-  const std::string unbatched_form = multi_shape ? "model.v{i}.mlir" : "model.mlir";
   if (!batched.empty()) {
     if (!unbatched.empty())
       return invalidArgument() << dir << ": both " << fileName(unbatched.begin()->second) << " and "

@@ -11,8 +11,10 @@
 // selectProgramFiles() applies the rules: if any `.b{N}` file exists, every size in
 // batching.compiled_batch_sizes needs its file in every variant, and no unbatched file may
 // stand beside them; otherwise every variant needs its unbatched file. A `.b{N}` file whose N
-// is not listed, or a `.v{i}` file whose i has no input_shapes entry, is not loaded and is
-// reported as a warning. Program files of the other naming (model.b{N}.mlir in a multi-shape
+// is not listed, a `.v{i}` file whose i has no input_shapes entry, and any other
+// `model.*.mlir` name that is none of the forms (model.b08.mlir: numbers have no leading
+// zeros; model.b0.mlir) is not loaded and is reported as a warning. Program files of the
+// other naming (model.b{N}.mlir in a multi-shape
 // bundle, model.v{i}.*.mlir in a single-shape one) are errors.
 //
 // Errors name the file (full path) and say what was expected: NotFound for a missing
@@ -61,14 +63,15 @@ struct ProgramFileName {
 };
 
 /// Parses a file name of one of the four program forms (N > 0, both numbers plain decimal
-/// digits); nullopt for any other name (e.g. model.v1.x.mlir, model.b0.mlir, weights.bin).
+/// digits without leading zeros); nullopt for any other name (e.g. model.v1.x.mlir,
+/// model.b0.mlir, model.b08.mlir, model.v00.mlir, weights.bin).
 std::optional<ProgramFileName> parseProgramFileName(std::string_view name);
 
 /// The program files a bundle loads, chosen by the rules of the file comment.
 struct ProgramSelection {
   std::map<ProgramKey, std::string> paths; // full path by program
-  /// Files not loaded: variants outside input_shapes (by name), then batch sizes not listed
-  /// (by program).
+  /// Files not loaded: names that are no program form and variants outside input_shapes
+  /// (by name), then batch sizes not listed (by program).
   std::vector<std::string> warnings;
 };
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <sstream>
 #include <unordered_map>
@@ -39,7 +40,7 @@ std::string unsupportedOpReason(std::string_view name) {
 }
 
 std::string locationOf(const ir::Operation &op, const ir::Module &module) {
-  if (op.loc.line > 0)
+  if (op.loc.line > 0 || op.loc.byte_offset >= 0)
     return op.loc.toString();
   return module.file.empty() ? std::string("<unknown>") : module.file;
 }
@@ -287,6 +288,24 @@ void eraseSteps(Callable &c, const std::vector<bool> &drop) {
   c.steps = std::move(kept);
 }
 
+int64_t plannedPeakBytes(const Callable &c) {
+  std::vector<bool> allocated(static_cast<size_t>(c.num_slots), false);
+  int64_t live = 0, peak = 0;
+  for (const Step &s : c.steps) {
+    if (s.mode != OutputMode::kAssigned)
+      for (int32_t o = s.first_output; o < s.first_output + s.num_outputs; ++o) {
+        allocated[static_cast<size_t>(o)] = true;
+        if (__builtin_add_overflow(live, c.slot_types[static_cast<size_t>(o)].byteSize(), &live))
+          return std::numeric_limits<int64_t>::max();
+      }
+    peak = std::max(peak, live);
+    for (int32_t r : s.release)
+      if (allocated[static_cast<size_t>(r)])
+        live -= c.slot_types[static_cast<size_t>(r)].byteSize();
+  }
+  return peak;
+}
+
 std::vector<std::vector<size_t>> slotReaders(const Callable &c) {
   std::vector<std::vector<size_t>> readers(static_cast<size_t>(c.num_slots));
   for (size_t i = 0; i < c.steps.size(); ++i)
@@ -308,6 +327,20 @@ Result<TensorType> Compiler::tensorType(ir::ValueId v, const ir::Operation &user
   if (!ok)
     return unimplemented() << location(user) << ": '" << user.name << "' op type " << t.toString()
                            << " is not supported by the cpu executor";
+  // Every buffer the plan allocates has one of these types: one that no allocation can hold
+  // is refused here, before a kernel computes with its size (a request would fail with
+  // std::bad_alloc, or the size would wrap).
+  int64_t bytes = dtypeSize(t.element);
+  for (int64_t d : t.shape)
+    if (__builtin_mul_overflow(bytes, d, &bytes))
+      return resourceExhausted() << location(user) << ": '" << user.name << "' op type "
+                                 << t.toString() << " needs more than "
+                                 << std::numeric_limits<int64_t>::max() << " bytes";
+  if (bytes > memory_limit_bytes_)
+    return resourceExhausted() << location(user) << ": '" << user.name << "' op type "
+                               << t.toString() << " needs " << bytes
+                               << " bytes, more than the cpu executor's memory limit of "
+                               << memory_limit_bytes_ << " bytes";
   return TensorType{t.element, t.shape};
 }
 

@@ -19,6 +19,7 @@
 
 #include "cpu/kernels/kernel.h"
 
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -94,10 +95,17 @@ std::vector<std::vector<size_t>> slotReaders(const Callable &c);
 /// Removes the steps `drop` marks (drop[k] for step k), keeping the others in order.
 void eraseSteps(Callable &c, const std::vector<bool> &drop);
 
+/// The most bytes of step outputs that one call of `c` holds at once, as runCallable()
+/// allocates and releases them (its parameters and its callees' own buffers not counted);
+/// saturates at INT64_MAX.
+int64_t plannedPeakBytes(const Callable &c);
+
 class Compiler {
 public:
-  Compiler(const ir::Module &module, const KernelRegistry &registry)
-      : module_(module), registry_(registry) {}
+  /// `memory_limit_bytes`: tensorType() refuses a value of more bytes (ResourceExhausted).
+  Compiler(const ir::Module &module, const KernelRegistry &registry,
+           int64_t memory_limit_bytes = std::numeric_limits<int64_t>::max())
+      : module_(module), registry_(registry), memory_limit_bytes_(memory_limit_bytes) {}
 
   /// The compiled function `name` (memoised). NotFound if missing; Unimplemented for a
   /// recursive call chain.
@@ -107,10 +115,13 @@ public:
   /// Compiles a one-block region of `owner`.
   Result<std::shared_ptr<Callable>> region(const ir::Region &region, const ir::Operation &owner);
 
-  /// "file:line:col" of an op (the module's file name when the op has no location).
+  /// The op's location as ir::Location::toString() gives it ("file:line:col", or for a
+  /// portable artifact "file: byte N (source:line:col)"); the module's file name when the
+  /// op has no location.
   std::string location(const ir::Operation &op) const;
   /// The static tensor type of value `v` as used by `user` (Unimplemented for tuples,
-  /// tokens and dynamic shapes).
+  /// tokens and dynamic shapes; ResourceExhausted when its byte size overflows int64 or is
+  /// over the memory limit).
   Result<TensorType> tensorType(ir::ValueId v, const ir::Operation &user) const;
 
   /// Byte ranges of every constant tensor the compiled code holds.
@@ -123,6 +134,7 @@ private:
 
   const ir::Module &module_;
   const KernelRegistry &registry_;
+  int64_t memory_limit_bytes_;
   std::map<std::string, std::shared_ptr<const Callable>, std::less<>> functions_;
   std::set<std::string, std::less<>> in_progress_;
   std::vector<std::pair<const uint8_t *, const uint8_t *>> constant_ranges_;

@@ -7,9 +7,13 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -26,6 +30,21 @@ thread_local bool t_in_pool = false;
 /// How long an idle worker spins before it sleeps: long enough to bridge the gap between
 /// two kernels of one run, short enough not to burn a core between requests.
 constexpr auto kSpinFor = std::chrono::microseconds(50);
+
+/// Physical memory, lowered to the address-space and data limits when they are set.
+int64_t defaultMemoryLimitBytes() {
+  int64_t limit = std::numeric_limits<int64_t>::max();
+  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page_size > 0 && pages <= std::numeric_limits<int64_t>::max() / page_size)
+    limit = static_cast<int64_t>(pages) * page_size;
+  for (int resource : {RLIMIT_AS, RLIMIT_DATA}) {
+    rlimit r{};
+    if (getrlimit(resource, &r) == 0 && r.rlim_cur != RLIM_INFINITY &&
+        r.rlim_cur < static_cast<rlim_t>(limit))
+      limit = static_cast<int64_t>(r.rlim_cur);
+  }
+  return std::max<int64_t>(limit, 1);
+}
 } // namespace
 
 /// A fixed team of worker threads (OpenMP-style). A parallelFor() publishes a job by
@@ -137,7 +156,8 @@ struct CpuContext::Pool {
   const TileFn *fn = nullptr;
 };
 
-CpuContext::CpuContext(int num_threads) : num_threads_(num_threads) {
+CpuContext::CpuContext(int num_threads, int64_t memory_limit_bytes)
+    : num_threads_(num_threads), memory_limit_bytes_(memory_limit_bytes) {
   // The calling thread works too, so the pool holds one thread fewer.
   if (num_threads_ > 1)
     pool_ = std::make_unique<Pool>(num_threads_ - 1);
@@ -175,12 +195,17 @@ Result<std::shared_ptr<CpuContext>> createCpuContext(const CpuOptions &options) 
   if (options.num_threads < 0 || options.num_threads > 1024)
     return invalidArgument() << "cpu options: num_threads " << options.num_threads
                              << " not in [0, 1024]";
+  if (options.memory_limit_bytes < 0)
+    return invalidArgument() << "cpu options: memory_limit_bytes " << options.memory_limit_bytes
+                             << " is negative";
   int threads = options.num_threads;
   if (threads == 0)
     threads = std::max(1u, std::thread::hardware_concurrency());
   // Pool threads inherit the creating thread's floating-point environment: the default.
   DefaultFpEnvironment fp;
-  return std::shared_ptr<CpuContext>(new CpuContext(threads));
+  const int64_t limit =
+      options.memory_limit_bytes > 0 ? options.memory_limit_bytes : defaultMemoryLimitBytes();
+  return std::shared_ptr<CpuContext>(new CpuContext(threads, limit));
 }
 
 } // namespace rs::cpu

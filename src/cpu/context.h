@@ -34,6 +34,11 @@ struct CpuOptions {
   /// Worker threads, the calling thread included. 0 = std::thread::hardware_concurrency();
   /// 1 = everything runs on the calling thread (no pool).
   int num_threads = 0;
+  /// The most bytes a program may plan for one buffer, and for the buffers of its entry
+  /// function live at once; Program::compile() refuses a program over it
+  /// (ResourceExhausted). 0 = the machine's physical memory, or the process's address-space
+  /// or data limit (RLIMIT_AS, RLIMIT_DATA) when that is lower. Tests set it.
+  int64_t memory_limit_bytes = 0;
 };
 
 /// A non-owning reference to a callable `void(int64_t)`, so parallelFor() needs no heap
@@ -60,6 +65,8 @@ public:
 
   /// Threads that run tiles, the calling thread included (>= 1).
   int numThreads() const { return num_threads_; }
+  /// CpuOptions::memory_limit_bytes with 0 resolved (> 0).
+  int64_t memoryLimitBytes() const { return memory_limit_bytes_; }
 
   /// Runs fn(t) for every t in [0, num_tiles) and returns when all have finished. Tiles
   /// run in any order on any thread (the caller's included); fn must only write memory
@@ -69,13 +76,15 @@ public:
 private:
   friend Result<std::shared_ptr<CpuContext>> createCpuContext(const CpuOptions &options);
   struct Pool;
-  explicit CpuContext(int num_threads);
+  CpuContext(int num_threads, int64_t memory_limit_bytes);
 
   int num_threads_ = 1;
+  int64_t memory_limit_bytes_ = 0;
   std::unique_ptr<Pool> pool_; // null when num_threads_ == 1
 };
 
-/// Creates a context. InvalidArgument when num_threads is negative or above 1024. The
+/// Creates a context. InvalidArgument when num_threads is negative or above 1024, or
+/// memory_limit_bytes is negative. The
 /// pool threads start with the default floating-point environment (round to nearest, no
 /// flush-to-zero), whatever the calling thread's.
 Result<std::shared_ptr<CpuContext>> createCpuContext(const CpuOptions &options);

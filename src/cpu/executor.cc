@@ -4,6 +4,7 @@
 #include "cpu/compiler.h"
 
 #include <algorithm>
+#include <new>
 #include <sstream>
 
 namespace rs::cpu {
@@ -21,17 +22,25 @@ Result<std::unique_ptr<Program>> Program::compile(const ir::Module &module, std:
                                                   std::shared_ptr<CpuContext> ctx) {
   if (!ctx)
     return invalidArgument() << "cpu program @" << entry << ": no cpu context";
-  Compiler compiler(module, kernelRegistry());
+  Compiler compiler(module, kernelRegistry(), ctx->memoryLimitBytes());
   RS_ASSIGN_OR_RETURN(std::shared_ptr<const Callable> callable, compiler.function(entry));
+  if (const int64_t peak = plannedPeakBytes(*callable); peak > ctx->memoryLimitBytes())
+    return resourceExhausted() << (module.file.empty() ? std::string("module") : module.file)
+                               << ": function @" << entry << " holds " << peak
+                               << " bytes of intermediate buffers at once, more than the cpu "
+                                  "executor's memory limit of "
+                               << ctx->memoryLimitBytes() << " bytes";
   std::unique_ptr<Program> p(new Program());
   p->ctx_ = std::move(ctx);
   p->name_ = std::string(entry);
+  p->file_ = module.file;
   for (size_t i = 0; i < callable->num_block_args; ++i)
     p->input_types_.push_back(callable->paramType(i));
   for (size_t i = 0; i < callable->results.size(); ++i)
     p->output_types_.push_back(callable->resultType(i));
   p->constant_ranges_ = compiler.constantRanges();
   std::sort(p->constant_ranges_.begin(), p->constant_ranges_.end());
+  p->peak_bytes_ = plannedPeakBytes(*callable);
   p->entry_ = std::move(callable);
   return p;
 }
@@ -51,7 +60,21 @@ Result<std::vector<Tensor>> Program::run(std::span<const Tensor> args) const {
   std::vector<Tensor> results;
   {
     DefaultFpEnvironment fp; // the caller's thread computes tiles too
-    results = runCallable(*entry_, args, {}, rc);
+    // compile() refuses plans over the memory limit, but less memory can be free when the
+    // call runs (other programs, other processes). A failed allocation of the call's buffers
+    // (BufferPool::take, on this thread) throws std::bad_alloc; this is the one place cpu/
+    // catches an exception, so that the failure ends this request and not the process.
+    // runCallable() owns its buffers through destructors, which release them as the
+    // exception passes. (An allocation inside a kernel on a pool thread, such as a region
+    // body's frame, is small and not covered.)
+    try {
+      results = runCallable(*entry_, args, {}, rc);
+    } catch (const std::bad_alloc &) {
+      return resourceExhausted() << (file_.empty() ? std::string("module") : file_)
+                                 << ": function @" << name_
+                                 << ": out of memory while allocating its buffers (it plans "
+                                 << peak_bytes_ << " bytes of intermediate buffers at once)";
+    }
   }
 
   // Outputs are owned by the caller: copy any that shares storage with an argument, a

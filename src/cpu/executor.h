@@ -26,9 +26,14 @@
 // Errors of compile(): NotFound when the entry function is missing; Unimplemented
 // "<file>:<line>:<col>: 'stablehlo.foo' op is not supported by the cpu executor" for an
 // unsupported op (or "... op element type f16 is not supported ...", and so on);
-// InvalidArgument "<file>:<line>:<col>: 'stablehlo.foo' op <what>" for a malformed op.
+// InvalidArgument "<file>:<line>:<col>: 'stablehlo.foo' op <what>" for a malformed op. An op
+// of a portable artifact is located as "<file>: byte <offset> (<source>:<line>:<col>)"
+// (ir::Location::toString()). ResourceExhausted when one value's bytes overflow int64 or
+// exceed the memory limit (CpuOptions::memory_limit_bytes), or when the entry function's
+// intermediate buffers live at once do.
 // Errors of run(): InvalidArgument when the argument count, a dtype or a shape differs
-// from the entry function's signature.
+// from the entry function's signature; ResourceExhausted when allocating the call's
+// buffers fails (std::bad_alloc).
 //
 // Thread safety: a Program is immutable after compile(); run() may be called from several
 // threads at once (per-run state is local to the call).
@@ -88,6 +93,8 @@ private:
   std::vector<TensorType> input_types_;
   std::vector<TensorType> output_types_;
   std::string name_;
+  std::string file_;       // the module's file, for errors
+  int64_t peak_bytes_ = 0; // plannedPeakBytes() of entry_
   // Byte ranges of the constants the program holds: an output that lies in one is copied.
   std::vector<std::pair<const uint8_t *, const uint8_t *>> constant_ranges_;
 };

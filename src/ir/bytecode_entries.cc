@@ -14,6 +14,16 @@
 
 namespace rs::ir::bc {
 
+std::string otherDialectAdvice(std::string_view dialect) {
+  if (dialect != "sdy")
+    return "";
+  // Shardy writes its ops' properties and its attributes (sdy.mesh, #sdy.sharding,
+  // #sdy.op_sharding_rule) in its own binary form; their text form parses.
+  return "; Shardy (sdy) sharding ops and attributes in a portable artifact are not "
+         "supported: export without shardings (no in_shardings/out_shardings), or serve the "
+         "module's text (jax.export: exported.mlir_module()) as the program file";
+}
+
 //===----------------------------------------------------------------------===//
 // The entry tables
 //===----------------------------------------------------------------------===//
@@ -89,7 +99,8 @@ Status Entries::decodeAttr(uint64_t index, DecodedAttr *out) {
   else
     return r.errorAt(e.bytes.begin, "attribute entry " + std::to_string(index) + " of dialect '" +
                                         std::string(dialect) +
-                                        "' has a binary encoding this reader does not know");
+                                        "' has a binary encoding this reader does not know" +
+                                        otherDialectAdvice(dialect));
   return r.expectEnd("after attribute entry " + std::to_string(index));
 }
 
@@ -115,7 +126,8 @@ Status Entries::decodeType(uint64_t index, DecodedType *out) {
   else
     return r.errorAt(e.bytes.begin, "type entry " + std::to_string(index) + " of dialect '" +
                                         std::string(dialect) +
-                                        "' has a binary encoding this reader does not know");
+                                        "' has a binary encoding this reader does not know" +
+                                        otherDialectAdvice(dialect));
   return r.expectEnd("after type entry " + std::to_string(index));
 }
 

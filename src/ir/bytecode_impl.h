@@ -49,6 +49,12 @@ enum SectionId : uint8_t {
 /// "String", "IR", ... for error messages.
 std::string_view sectionName(uint8_t id);
 
+/// What a user can do about a binary encoding of `dialect` that this reader does not know:
+/// for Shardy ("sdy": sdy.mesh, #sdy.sharding, #sdy.op_sharding_rule) the advice to export
+/// without shardings or to serve the module's text form, starting with "; "; "" for any
+/// other dialect (bytecode_entries.cc).
+std::string otherDialectAdvice(std::string_view dialect);
+
 /// Bytecode format versions with a behaviour change a reader honours (Encoding.h).
 enum BytecodeVersion : uint64_t {
   kDialectVersioning = 1,

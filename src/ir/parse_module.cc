@@ -187,6 +187,9 @@ Result<Module> parseModule(std::string_view text, std::string_view file, int fir
 
 Result<Module> parseModuleFile(const std::string &path) {
   RS_ASSIGN_OR_RETURN(std::string text, readWholeFile(path));
+  if (text.empty())
+    return invalidArgument() << path
+                             << ": is empty (expected StableHLO text or a portable artifact)";
   if (isBytecode(text))
     return readPortableArtifact(text, path);
   return parseModule(text, path);

@@ -35,7 +35,8 @@ Result<Module> parseModule(std::string_view text, std::string_view file, int fir
 
 /// Reads and parses `path`: StableHLO text, or a StableHLO portable artifact when the file
 /// starts with the MLIR bytecode magic `ML\xefR`, whatever its extension (decoded by
-/// ir/bytecode.h into the same Module). An unreadable file gives NotFound.
+/// ir/bytecode.h into the same Module). An unreadable file gives NotFound, one that is not a
+/// regular file or is empty (0 bytes) InvalidArgument.
 Result<Module> parseModuleFile(const std::string &path);
 
 /// Splits a test file on lines that are exactly `// -----` (MLIR's -split-input-file),

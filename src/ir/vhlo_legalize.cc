@@ -199,7 +199,8 @@ private:
       // registered op of another dialect have an encoding only that dialect knows.
       if (op.properties)
         return opError(op, "op of dialect '" + std::string(c_.dialects[name.dialect]) +
-                               "' stores properties in an encoding this reader does not know");
+                               "' stores properties in an encoding this reader does not know" +
+                               otherDialectAdvice(c_.dialects[name.dialect]));
       if (op.properties_attr)
         RS_RETURN_IF_ERROR(dictionary(*op.properties_attr, op, "properties", &props));
       if (op.attr_dict)

@@ -119,7 +119,10 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
   const std::string name = std::filesystem::path(dir).filename().string();
   auto load = [&]() -> Result<std::shared_ptr<const LoadedModel>> {
     RS_ASSIGN_OR_RETURN(bundle::Bundle b, bundle::loadBundle(dir));
+    for (const std::string &warning : b.warnings)
+      spdlog::warn("model bundle warning name={} warning={}", name, warning);
     auto model = std::make_shared<LoadedModel>();
+    model->warnings = b.warnings;
     model->name = name;
     model->dir = dir;
     model->manifest = b.manifest;

@@ -6,6 +6,9 @@
 // never stops the others: its failure is logged (`model load failed`) and reported by
 // readiness (DESIGN.md "Invariants").
 //
+// Each of the bundle's warnings (bundle::Bundle::warnings) is logged as `model bundle
+// warning name=<model> warning=<path>: <what>` before its programs compile.
+//
 // Per program, before compile: the numerics pass (passes/numerics.h) with the worker's
 // `runtime.numerics` and the backend's TF32 capability; a failed f32 check fails the
 // model's load. Then the executable cache (runtime/executable_cache.h) loads the program
@@ -70,6 +73,9 @@ struct LoadedModel {
   /// every loaded program ("model.b8.mlir", "model.v1.b8.mlir"). Deployment evidence
   /// (server/evidence.h).
   std::map<std::string, std::string> file_sha256;
+  /// The bundle's warnings (bundle::Bundle::warnings: files not loaded, weights not used),
+  /// each starting with the file's path; loading logs each as `model bundle warning`.
+  std::vector<std::string> warnings;
 
   /// Runs the program for `batch_size` on `inputs` (manifest order) followed by the
   /// weights (resident_weights when set); batch_size 0 runs the only program of a model

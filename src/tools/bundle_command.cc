@@ -15,6 +15,22 @@
 
 namespace rs::tools {
 
+namespace {
+
+/// `<kind> <message>` when the message starts with the bundle directory (it names the file
+/// itself), else `<kind> <dir>: <message>`.
+void printLine(std::ostream &out, std::string_view kind, std::string_view dir,
+               std::string_view message) {
+  const bool names_path = message.starts_with(dir) && message.size() > dir.size() &&
+                          (message[dir.size()] == '/' || message[dir.size()] == ':');
+  out << kind << ' ';
+  if (!names_path)
+    out << dir << ": ";
+  out << message << "\n";
+}
+
+} // namespace
+
 int validateBundles(const std::vector<std::string> &dirs, std::ostream &out) {
   auto backend = runtime::createCpuBackend({});
   if (!backend.isOk()) {
@@ -23,10 +39,12 @@ int validateBundles(const std::vector<std::string> &dirs, std::ostream &out) {
   }
   runtime::ModelRepository repository(std::shared_ptr<runtime::Backend>(std::move(*backend)));
   int failures = 0;
-  for (const std::string &dir : dirs) {
+  for (std::string dir : dirs) {
+    while (dir.size() > 1 && dir.back() == '/') // "iris_mlp/" is the model iris_mlp
+      dir.pop_back();
     Status s = repository.loadModel(dir);
     if (!s.isOk()) {
-      out << "error " << dir << ": " << s.message() << "\n";
+      printLine(out, "error", dir, s.message());
       ++failures;
       continue;
     }
@@ -34,6 +52,8 @@ int validateBundles(const std::vector<std::string> &dirs, std::ostream &out) {
       if (state.dir != dir || !state.model)
         continue;
       const runtime::LoadedModel &m = *state.model;
+      for (const std::string &warning : m.warnings)
+        printLine(out, "warning", dir, warning);
       std::string sizes;
       for (int64_t b : m.batch_sizes)
         sizes += (sizes.empty() ? "" : ", ") + std::to_string(b);
@@ -60,7 +80,8 @@ void addBundleCommand(CLI::App &app) {
       cmd->add_subcommand("validate", "Load, check and compile bundles as the server would");
   validate->add_option("dirs", *dirs, "Bundle directories")->required();
   validate->callback([dirs] {
-    (void)configureLogging(LogFormat::kText, "warn");
+    // Every error and warning is one line of the output; the log would repeat them.
+    (void)configureLogging(LogFormat::kText, "off");
     std::exit(validateBundles(*dirs, std::cout));
   });
 

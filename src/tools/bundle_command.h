@@ -6,8 +6,11 @@
 // programs) and prints one line per bundle:
 // `ok digits_cnn batch_sizes=[1, 4, 8] inputs=... weights=6`, for a multi-shape bundle
 // `ok text_encoder_ms batch_sizes=[1, 4] shape_variants=[{s=8}, {s=16}] programs=4 inputs=...
-// weights=10`, or `error <dir>: <reason>`.
-// Exit status 0 when every bundle is valid, 1 otherwise.
+// weights=10`, or `error <reason>`, the reason starting with the failing file's path (`error
+// <dir>: <reason>` when it names none). Each of a valid bundle's warnings (a file not loaded,
+// a weight not used) is a line `warning <path>: <what>` before its `ok` line. Nothing is
+// logged: these lines are the whole output. Exit status 0 when every bundle is valid (with
+// or without warnings), 1 otherwise.
 //
 // `reactant-server bundle inspect DIR|FILE...` (tools/bundle_inspect.h) and
 // `reactant-server bundle convert --to text|generic INPUT [-o OUTPUT] [--force]`
@@ -24,8 +27,8 @@
 
 namespace rs::tools {
 
-/// `bundle validate`: loads each bundle directory of `dirs` as described above, writing one
-/// line per bundle to `out` (a CPU backend that cannot start is reported on stderr). Returns the
+/// `bundle validate`: loads each bundle directory of `dirs` as described above, writing its
+/// lines to `out` (a CPU backend that cannot start is reported on stderr). Returns the
 /// exit status (0: every bundle valid, 1 otherwise).
 int validateBundles(const std::vector<std::string> &dirs, std::ostream &out);
 

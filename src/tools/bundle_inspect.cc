@@ -3,6 +3,7 @@
 
 #include "bundle/manifest.h"
 #include "bundle/safetensors.h"
+#include "bundle/shape_variant.h"
 #include "tools/bundle_programs.h"
 
 #include <filesystem>
@@ -92,6 +93,17 @@ bool describeBundleFiles(const std::string &dir, std::ostream &out) {
     out << "  inputs: " << specList(manifest->executable_inputs) << "\n";
     out << "  outputs: " << specList(manifest->executable_outputs) << "\n";
     out << "  batch sizes: " << (sizes.empty() ? "none" : sizes) << "\n";
+    if (!manifest->input_shapes.empty())
+      out << "  shape variants: " << manifest->input_shapes.size() << "\n";
+    for (size_t v = 0; v < manifest->input_shapes.size(); ++v) {
+      const bundle::ShapeVariant &variant = manifest->input_shapes[v];
+      std::string inputs;
+      for (const bundle::TensorSpec &spec : manifest->executable_inputs)
+        inputs += (inputs.empty() ? "" : ", ") + spec.name + " " +
+                  std::string(dtypeManifestName(spec.dtype)) +
+                  shapeToString(spec.shapeForBatch(-1, variant));
+      out << "    v" << v << " {" << bundle::variantText(variant) << "}: " << inputs << "\n";
+    }
   } else {
     printError(out, manifest_path, manifest.status());
     ok = false;

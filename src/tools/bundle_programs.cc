@@ -16,6 +16,9 @@ Result<ProgramFile> readProgramFile(const std::string &path) {
   program.path = path;
   RS_ASSIGN_OR_RETURN(std::string bytes, readWholeFile(path));
   program.size_bytes = static_cast<int64_t>(bytes.size());
+  if (bytes.empty())
+    return invalidArgument() << path
+                             << ": is empty (expected StableHLO text or a portable artifact)";
   if (ir::isBytecode(bytes)) {
     RS_ASSIGN_OR_RETURN(program.artifact, ir::readPortableArtifactInfo(bytes, path));
     RS_ASSIGN_OR_RETURN(program.module, ir::readPortableArtifact(bytes, path));

@@ -35,7 +35,8 @@ struct ProgramFile {
 };
 
 /// Reads and decodes `path`. Errors: those of readWholeFile (NotFound, InvalidArgument for
-/// a directory), of readPortableArtifactInfo / readPortableArtifact and of parseModule.
+/// a directory), InvalidArgument for an empty file, those of readPortableArtifactInfo /
+/// readPortableArtifact and of parseModule.
 Result<ProgramFile> readProgramFile(const std::string &path);
 
 /// The names (not paths) of the program files of directory `dir`, sorted. NotFound when

@@ -344,6 +344,44 @@ TEST(Bundle, StrayProgramFileIsReported) {
                                    "batching.compiled_batch_sizes [1, 8, 32]; not loaded"}));
 }
 
+TEST(Bundle, ProgramNameWithLeadingZerosIsNotAProgram) {
+  TempDir tmp;
+  const std::string dir = copyBundle("iris_mlp", tmp);
+  // model.b08.mlir would be a second name for model.b8.mlir's program.
+  writeFile(dir + "/model.b08.mlir", readFile(dir + "/model.b8.mlir"));
+  writeFile(dir + "/model.b0.mlir", "");
+  auto b = loadBundle(dir);
+  ASSERT_TRUE(b.isOk()) << b.status().toString();
+  EXPECT_EQ(b->programs.at({0, 8}).path, dir + "/model.b8.mlir");
+  const std::string forms =
+      ": not a program file name (model.b{N}.mlir or model.mlir, numbers in decimal without "
+      "leading zeros); not loaded";
+  EXPECT_EQ(b->warnings, (std::vector<std::string>{dir + "/model.b0.mlir" + forms,
+                                                   dir + "/model.b08.mlir" + forms}));
+  // Alone it does not stand for batch size 8.
+  fs::remove(dir + "/model.b8.mlir");
+  expectError(loadBundle(dir), StatusCode::kNotFound,
+              dir + "/model.b8.mlir: missing (batch size 8 is listed in "
+                    "batching.compiled_batch_sizes [1, 8, 32])");
+}
+
+TEST(Bundle, ProgramThatIsNoRegularFileOrEmptyIsNamedSo) {
+  TempDir tmp;
+  const std::string dir = copyBundle("iris_mlp", tmp);
+  fs::remove(dir + "/model.b8.mlir");
+  fs::create_directory(dir + "/model.b8.mlir");
+  expectError(loadBundle(dir), StatusCode::kInvalidArgument,
+              dir + "/model.b8.mlir: is a directory, not a file");
+  fs::remove(dir + "/model.b8.mlir");
+  fs::create_symlink("/dev/zero", dir + "/model.b8.mlir");
+  expectError(loadBundle(dir), StatusCode::kInvalidArgument,
+              dir + "/model.b8.mlir: is not a regular file");
+  fs::remove(dir + "/model.b8.mlir");
+  writeFile(dir + "/model.b8.mlir", "");
+  expectError(loadBundle(dir), StatusCode::kInvalidArgument,
+              dir + "/model.b8.mlir: is empty (expected StableHLO text or a portable artifact)");
+}
+
 TEST(Bundle, UnbatchedSingleProgram) {
   TempDir tmp;
   const std::string dir = copyBundle("op_zoo", tmp);

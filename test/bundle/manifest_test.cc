@@ -250,6 +250,10 @@ std::vector<BadCase> badCases() {
        kHead + "executable_inputs: [{name: x, dtype: f32, shape: \"sn\", dims: {s: -1}}]\n" +
            kOutputs + "input_shapes: [{s: 4}, {s: 8}, {s: 4}]\n",
        ": input_shapes[2]: duplicates input_shapes[0]"},
+      {"input_shapes empty",
+       kHead + "executable_inputs: [{name: x, dtype: f32, shape: \"sn\", dims: {s: -1}}]\n" +
+           kOutputs + "input_shapes: []\n",
+       ": input_shapes: must list at least one shape variant, got an empty list"},
       {"input_shapes without variables", kHead + kInputs + kOutputs + "input_shapes: [{s: 4}]\n",
        ": input_shapes: given but no executable input has a variable (-1) axis"},
       {"meta on a model", kHead + kInputs + kOutputs + "meta: {calls: [a]}\n",

@@ -129,11 +129,16 @@ TEST(MultiShapeBundle, StrayVariantAndBatchSizeAreReported) {
   const std::string dir = copyFixture(tmp);
   writeFile(dir + "/model.v2.b1.mlir", "not even mlir");
   writeFile(dir + "/model.v0.b2.mlir", "not even mlir");
+  // A second name for model.v0.b1.mlir's program is no program name.
+  writeFile(dir + "/model.v00.b1.mlir", readFile(dir + "/model.v0.b1.mlir"));
   auto b = loadBundle(dir);
   ASSERT_TRUE(b.isOk()) << b.status().toString();
   EXPECT_EQ(b->programs.size(), 4u);
+  EXPECT_EQ(b->programs.at({0, 1}).path, dir + "/model.v0.b1.mlir");
   EXPECT_EQ(b->warnings,
             (std::vector<std::string>{
+                dir + "/model.v00.b1.mlir: not a program file name (model.v{i}.b{N}.mlir or "
+                      "model.v{i}.mlir, numbers in decimal without leading zeros); not loaded",
                 dir + "/model.v2.b1.mlir: shape variant 2 is not in input_shapes [{s=8}, "
                       "{s=16}]; not loaded",
                 dir + "/model.v0.b2.mlir: batch size 2 is not in batching.compiled_batch_sizes "
@@ -186,8 +191,9 @@ TEST(ProgramFiles, NamesParseAndPrint) {
               c.name);
   }
   for (const char *name :
-       {"model.v1.x.mlir", "model.b0.mlir", "model.v.b1.mlir", "model.b-1.mlir",
-        "model.v1.b1.mlirbc", "model.bx.mlir", "weights.safetensors", "model.v1.b1.b2.mlir"})
+       {"model.v1.x.mlir", "model.b0.mlir", "model.v.b1.mlir", "model.b-1.mlir", "model.b08.mlir",
+        "model.v00.b1.mlir", "model.v01.mlir", "model.b00.mlir", "model.v1.b1.mlirbc",
+        "model.bx.mlir", "weights.safetensors", "model.v1.b1.b2.mlir"})
     EXPECT_FALSE(parseProgramFileName(name).has_value()) << name;
 }
 

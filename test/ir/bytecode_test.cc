@@ -366,5 +366,23 @@ TEST(Bytecode, FlippedBytesNeverCrash) {
   EXPECT_EQ(errors + decoded, 3 * 1054);
 }
 
+// jax.export artifacts with Shardy's own binary encodings (test/ir/data/shardy): an sdy.mesh op
+// (jit with in_shardings) and an #sdy.op_sharding_rule attribute (jnp.linalg.cholesky). The
+// reader refuses them and says what to do instead.
+TEST(Bytecode, ShardyEncodingsAreRefusedWithAdvice) {
+  const std::string advice =
+      "; Shardy (sdy) sharding ops and attributes in a portable artifact are not supported: "
+      "export without shardings (no in_shardings/out_shardings), or serve the module's text "
+      "(jax.export: exported.mlir_module()) as the program file";
+  for (const char *name : {"sdy_mesh.mlirbc", "sdy_op_sharding_rule.mlirbc"}) {
+    SCOPED_TRACE(name);
+    const fs::path path = fs::path(RS_SOURCE_DIR) / "test/ir/data/shardy" / name;
+    Result<Module> m = readPortableArtifact(readBytes(path), path.string());
+    ASSERT_FALSE(m.isOk());
+    EXPECT_TRUE(m.status().message().ends_with(advice)) << m.status().message();
+    EXPECT_EQ(m.status().message().find(advice), m.status().message().rfind(advice));
+  }
+}
+
 } // namespace
 } // namespace rs::ir

@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
 namespace rs::runtime {
@@ -104,6 +105,25 @@ TEST(MultiShapeRepository, CompilesAndCachesEveryVariantsPrograms) {
   ASSERT_TRUE(again.loadModel(dir.string()).isOk());
   EXPECT_EQ(again.executableCacheHits(), 4);
   EXPECT_EQ(again.executableCacheMisses(), 0);
+}
+
+TEST(MultiShapeRepository, BundleWarningsAreLoggedAndKept) {
+  TempDir tmp;
+  const fs::path dir = copyFixture(tmp);
+  std::ofstream((dir / "model.v2.b1.mlir").string()) << "not loaded";
+  std::ofstream((dir / "model.v0.b2.mlir").string()) << "not loaded";
+  LogCapture log;
+  ModelRepository repo(cpuBackend(), options());
+  ASSERT_TRUE(repo.loadModel(dir.string()).isOk());
+  const std::vector<std::string> warnings{
+      dir.string() + "/model.v2.b1.mlir: shape variant 2 is not in input_shapes [{s=8}, {s=16}]; "
+                     "not loaded",
+      dir.string() + "/model.v0.b2.mlir: batch size 2 is not in batching.compiled_batch_sizes "
+                     "[1, 4]; not loaded"};
+  EXPECT_EQ(repo.state("text_encoder_ms")->model->warnings, warnings);
+  for (const std::string &w : warnings)
+    EXPECT_EQ(log.count("[warning] model bundle warning name=text_encoder_ms warning=" + w), 1u)
+        << log.text();
 }
 
 TEST(MultiShapeRepository, LargestLoadsTheLargestProgramOfEachVariant) {

@@ -203,6 +203,14 @@ TEST(BundleConvert, ErrorsAndUsage) {
       r.err.starts_with("error " + (tmp.path() / "missing.mlir").string() + ": cannot open: "))
       << r.err;
   EXPECT_EQ(r.out, "");
+  // An empty file is no program (the text parser alone would read it as an empty module).
+  const fs::path empty = tmp.path() / "empty.mlir";
+  std::ofstream(empty).flush();
+  r = runServer({"bundle", "convert", "--to", "text", empty.string()});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "error " + empty.string() +
+                       ": is empty (expected StableHLO text or a portable artifact)\n");
+  EXPECT_EQ(r.out, "");
 }
 
 } // namespace

@@ -116,6 +116,27 @@ TEST(BundleInspect, ABrokenManifestOrWeightsFileIsAnErrorLine) {
   EXPECT_EQ(lines(r.out).back(), "error " + empty.string() + ": no program file (model*.mlir)");
 }
 
+TEST(BundleInspect, AMultiShapeBundleListsItsShapeVariants) {
+  const fs::path dir = fs::path(RS_SOURCE_DIR) / "test/data/bundles/text_encoder_ms";
+  RunResult r = runServer({"bundle", "inspect", dir.string()});
+  EXPECT_EQ(r.status, 0) << r.err;
+  const std::vector<std::string> out = lines(r.out);
+  ASSERT_GE(out.size(), 10u) << r.out;
+  EXPECT_EQ(std::vector<std::string>(out.begin(), out.begin() + 10),
+            (std::vector<std::string>{
+                "bundle " + dir.string(),
+                "  name: text_encoder_ms",
+                "  inputs: input_ids i32[-1,-1], attention_mask i32[-1,-1]",
+                "  outputs: hidden f32[-1,-1,16], pooled f32[-1,16], logits f32[-1,4]",
+                "  batch sizes: 1, 4",
+                "  shape variants: 2",
+                "    v0 {s=8}: input_ids i32[-1,8], attention_mask i32[-1,8]",
+                "    v1 {s=16}: input_ids i32[-1,16], attention_mask i32[-1,16]",
+                "  weights: 10",
+                "  program model.v0.b1.mlir",
+            }));
+}
+
 TEST(BundleInspect, UsageErrorsExitTwo) {
   EXPECT_EQ(runServer({"bundle", "inspect"}).status, 2);
   EXPECT_EQ(runServer({"bundle", "inspect", "--bogus", "x"}).status, 2);

@@ -50,7 +50,7 @@ TEST(BundleValidate, BrokenVariantFailsNamingTheFile) {
   std::ostringstream out;
   EXPECT_EQ(tools::validateBundles({dir, good}, out), 1);
   EXPECT_EQ(out.str(),
-            "error " + dir + ": " + dir +
+            "error " + dir +
                 "/model.v1.b1.mlir: argument 0 (input 'input_ids'): type tensor<1x8xi32> does not "
                 "match manifest i32[1,16] (shape variant 1 {s=16})\n"
                 "ok iris_mlp batch_sizes=[1, 8, 32] inputs=[features: f32[-1,4]] weights=4\n");
@@ -58,9 +58,32 @@ TEST(BundleValidate, BrokenVariantFailsNamingTheFile) {
   fs::remove(dir + "/model.v1.b1.mlir");
   std::ostringstream missing;
   EXPECT_EQ(tools::validateBundles({dir}, missing), 1);
-  EXPECT_EQ(missing.str(), "error " + dir + ": " + dir +
+  EXPECT_EQ(missing.str(), "error " + dir +
                                "/model.v1.b1.mlir: missing (shape variant 1 {s=16}, batch size 1 "
                                "is listed in batching.compiled_batch_sizes [1, 4])\n");
+}
+
+TEST(BundleValidate, WarningsAreLinesBeforeOk) {
+  TempDir tmp;
+  const std::string good = tmp.path() + "/iris_mlp";
+  copyBundle("iris_mlp", tmp.path());
+  writeFile(good + "/model.b2.mlir", "not loaded");
+  writeFile(good + "/model.b08.mlir", readFile(good + "/model.b8.mlir"));
+  std::ostringstream out;
+  EXPECT_EQ(tools::validateBundles({good + "/"}, out), 0);
+  EXPECT_EQ(out.str(), "warning " + good +
+                           "/model.b08.mlir: not a program file name (model.b{N}.mlir or "
+                           "model.mlir, numbers in decimal without leading zeros); not loaded\n"
+                           "warning " +
+                           good +
+                           "/model.b2.mlir: batch size 2 is not in batching.compiled_batch_sizes "
+                           "[1, 8, 32]; not loaded\n"
+                           "ok iris_mlp batch_sizes=[1, 8, 32] inputs=[features: f32[-1,4]] "
+                           "weights=4\n");
+  // An error naming no file of the bundle keeps the directory in front.
+  std::ostringstream none;
+  EXPECT_EQ(tools::validateBundles({tmp.path() + "/nope"}, none), 1);
+  EXPECT_EQ(none.str(), "error " + tmp.path() + "/nope: not a bundle directory\n");
 }
 
 TEST(MultiShapeEvidence, ListsEveryVariantsProgram) {

@@ -63,7 +63,7 @@ bool broadcastPattern(const OpView &v, BroadcastIndex &index) {
   const TensorType &in = v.operand(0), &out = v.result(0);
   std::vector<int64_t> dims;
   if (in.dtype != out.dtype || !v.attr("broadcast_dimensions") ||
-      !decodeIntList(*v.attr("broadcast_dimensions"), dims) ||
+      !ir::decodeIntList(*v.attr("broadcast_dimensions"), dims) ||
       static_cast<int64_t>(dims.size()) != in.rank())
     return false;
   std::vector<int64_t> in_dim_of(out.shape.size(), -1); // out dim -> operand dim read
@@ -123,7 +123,8 @@ bool broadcastIsReshape(const OpView &v) {
   const TensorType &in = v.operand(0), &out = v.result(0);
   std::vector<int64_t> dims;
   if (in.dtype != out.dtype || in.numElements() != out.numElements() ||
-      !v.attr("broadcast_dimensions") || !decodeIntList(*v.attr("broadcast_dimensions"), dims) ||
+      !v.attr("broadcast_dimensions") ||
+      !ir::decodeIntList(*v.attr("broadcast_dimensions"), dims) ||
       static_cast<int64_t>(dims.size()) != in.rank())
     return false;
   for (size_t j = 0; j < dims.size(); ++j)
@@ -213,44 +214,24 @@ Status OpView::expectArity(size_t operands, size_t results) const {
 }
 
 Result<std::vector<int64_t>> OpView::intList(std::string_view attr_name) const {
-  const ir::Attribute *a = attr(attr_name);
-  if (!a)
-    return error() << "is missing attribute '" << attr_name << "'";
-  std::vector<int64_t> out;
-  if (!decodeIntList(*a, out))
-    return error() << "attribute '" << attr_name << "' is not a list of integers";
-  return out;
+  return decoded(ir::intListAttr(op_, attr_name));
 }
 
 Result<std::vector<int64_t>> OpView::intList(std::string_view attr_name,
                                              std::vector<int64_t> fallback) const {
-  if (!attr(attr_name))
-    return fallback;
-  return intList(attr_name);
+  return decoded(ir::intListAttr(op_, attr_name, std::move(fallback)));
 }
 
 Result<int64_t> OpView::intAttr(std::string_view attr_name) const {
-  const ir::Attribute *a = attr(attr_name);
-  if (!a)
-    return error() << "is missing attribute '" << attr_name << "'";
-  if (a->kind != ir::AttrKind::kInteger)
-    return error() << "attribute '" << attr_name << "' is not an integer";
-  return a->int_value;
+  return decoded(ir::intAttr(op_, attr_name));
 }
 
 Result<int64_t> OpView::intAttr(std::string_view attr_name, int64_t fallback) const {
-  if (!attr(attr_name))
-    return fallback;
-  return intAttr(attr_name);
+  return decoded(ir::intAttr(op_, attr_name, fallback));
 }
 
 bool OpView::boolAttr(std::string_view attr_name, bool fallback) const {
-  const ir::Attribute *a = attr(attr_name);
-  if (!a)
-    return fallback;
-  if (a->kind == ir::AttrKind::kUnit)
-    return true;
-  return a->int_value != 0;
+  return ir::boolAttr(op_, attr_name, fallback);
 }
 
 Result<RegionRef> OpView::compileRegion(size_t index) {

@@ -1,6 +1,6 @@
 //===- cpu/kernels/common.cc - Shared kernel helpers and the registry ------===//
 //
-// Attribute decoding, index reading, row-major strides, the strided copy every data
+// Row-major strides, the strided copy every data
 // movement kernel uses, and the kernel registry (one entry per op name, built once from
 // every family's register function).
 //
@@ -13,64 +13,6 @@
 #include <limits>
 
 namespace rs::cpu {
-
-bool decodeIntList(const ir::Attribute &a, std::vector<int64_t> &out) {
-  out.clear();
-  switch (a.kind) {
-  case ir::AttrKind::kDenseArray:
-    if (!a.floats.empty())
-      return false;
-    out = a.ints;
-    return true;
-  case ir::AttrKind::kDenseElements: {
-    const Tensor &t = a.tensor;
-    if (!isInteger(t.dtype()) && t.dtype() != DType::kBool)
-      return false;
-    int64_t n = t.numElements(), size = dtypeSize(t.dtype());
-    for (int64_t i = 0; i < n; ++i)
-      out.push_back(readIndex(t.dtype(), t.data() + i * size));
-    return true;
-  }
-  case ir::AttrKind::kArray:
-    for (const ir::Attribute &e : a.elements) {
-      if (e.kind != ir::AttrKind::kInteger)
-        return false;
-      out.push_back(e.int_value);
-    }
-    return true;
-  default: return false;
-  }
-}
-
-int64_t readIndex(DType t, const uint8_t *p) {
-  auto load = [p](auto tag) {
-    using T = typename decltype(tag)::type;
-    T v;
-    std::memcpy(&v, p, sizeof(T));
-    return v;
-  };
-  switch (t) {
-  case DType::kBool: return p[0] != 0;
-  case DType::kI2:
-  case DType::kI4:
-  case DType::kI8: return load(TypeTag<int8_t>{});
-  case DType::kI16: return load(TypeTag<int16_t>{});
-  case DType::kI32: return load(TypeTag<int32_t>{});
-  case DType::kI64: return load(TypeTag<int64_t>{});
-  case DType::kU2:
-  case DType::kU4:
-  case DType::kU8: return load(TypeTag<uint8_t>{});
-  case DType::kU16: return load(TypeTag<uint16_t>{});
-  case DType::kU32: return load(TypeTag<uint32_t>{});
-  case DType::kU64: {
-    uint64_t v = load(TypeTag<uint64_t>{});
-    return v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
-               ? std::numeric_limits<int64_t>::max()
-               : static_cast<int64_t>(v);
-  }
-  default: return 0;
-  }
-}
 
 std::vector<int64_t> rowMajorStrides(const Shape &shape) {
   std::vector<int64_t> s(shape.size(), 1);
@@ -120,16 +62,6 @@ bool StridedView::reshape(const Shape &to) {
   }
   shape = to;
   strides = std::move(to_strides);
-  return true;
-}
-
-bool validDims(std::span<const int64_t> dims, int64_t rank) {
-  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(rank, 0)), false);
-  for (int64_t d : dims) {
-    if (d < 0 || d >= rank || seen[static_cast<size_t>(d)])
-      return false;
-    seen[static_cast<size_t>(d)] = true;
-  }
   return true;
 }
 

@@ -135,7 +135,7 @@ Status planBroadcastInDim(OpView &v, CopyPlan &p) {
   if (in.dtype != out.dtype)
     return v.error() << "result element type differs from operand's";
   RS_ASSIGN_OR_RETURN(std::vector<int64_t> dims, v.intList("broadcast_dimensions"));
-  if (static_cast<int64_t>(dims.size()) != in.rank() || !validDims(dims, out.rank()))
+  if (static_cast<int64_t>(dims.size()) != in.rank() || !ir::validDims(dims, out.rank()))
     return v.error() << "broadcast_dimensions do not map operand rank " << in.rank()
                      << " into result rank " << out.rank(); // broadcast_in_dim_c2..c4
   std::vector<int64_t> in_strides = rowMajorStrides(in.shape);
@@ -181,7 +181,7 @@ Status planTranspose(OpView &v, TransposePlan &p) {
   const TensorType &in = v.operand(0), &out = v.result(0);
   RS_RETURN_IF_ERROR(checkElementSize(v, in.dtype));
   RS_ASSIGN_OR_RETURN(std::vector<int64_t> perm, v.intList("permutation"));
-  if (static_cast<int64_t>(perm.size()) != in.rank() || !validDims(perm, in.rank())) // c2
+  if (static_cast<int64_t>(perm.size()) != in.rank() || !ir::validDims(perm, in.rank())) // c2
     return v.error() << "permutation is not a permutation of [0, " << in.rank() << ")";
   std::vector<int64_t> in_strides = rowMajorStrides(in.shape);
   p.copy.shape.resize(perm.size());
@@ -206,7 +206,7 @@ Status planReverse(OpView &v, CopyPlan &p) {
   if (v.result(0) != in)
     return v.error() << "result type differs from operand type";
   RS_ASSIGN_OR_RETURN(std::vector<int64_t> dims, v.intList("dimensions"));
-  if (!validDims(dims, in.rank())) // reverse_c2, c3
+  if (!ir::validDims(dims, in.rank())) // reverse_c2, c3
     return v.error() << "dimensions are not distinct dims in [0, " << in.rank() << ")";
   p.copy.shape = in.shape;
   p.copy.in_strides = rowMajorStrides(in.shape);

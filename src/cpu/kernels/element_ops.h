@@ -41,6 +41,7 @@
 #include <complex>
 #include <cstdint>
 #include <limits>
+#include <string_view>
 #include <type_traits>
 
 namespace rs::cpu::ops {
@@ -365,6 +366,27 @@ struct ShiftRightArithmetic {
     return static_cast<T>(sa >> static_cast<U>(b));
   }
 };
+
+/// Calls f(Op{}) with the functor of a reduction body's single op (binaryBodyOp in
+/// kernel.h): stablehlo.add, multiply, maximum, minimum, and, or; the fast paths of
+/// reduce, reduce_window and scatter. False, without calling f, for any other name.
+template <typename F> bool forReductionOp(std::string_view body_op, F &&f) {
+  if (body_op == "stablehlo.add")
+    f(Add{});
+  else if (body_op == "stablehlo.multiply")
+    f(Multiply{});
+  else if (body_op == "stablehlo.maximum")
+    f(Maximum{});
+  else if (body_op == "stablehlo.minimum")
+    f(Minimum{});
+  else if (body_op == "stablehlo.and")
+    f(And{});
+  else if (body_op == "stablehlo.or")
+    f(Or{});
+  else
+    return false;
+  return true;
+}
 
 //===----------------------------------------------------------------------===//
 // Unary

@@ -25,6 +25,7 @@
 #include "cpu/executor.h"
 #include "cpu/kernels/half.h"
 #include "ir/ir.h"
+#include "ir/op_attributes.h"
 #include "support/status.h"
 #include "support/tensor.h"
 
@@ -214,6 +215,13 @@ public:
   Result<int64_t> intAttr(std::string_view attr_name, int64_t fallback) const;
   /// A bool attribute (BoolAttr or unit); missing: `fallback`.
   bool boolAttr(std::string_view attr_name, bool fallback) const;
+  /// `decoded` itself (an ir/op_attributes.h read of this op), or its error prefixed by
+  /// error().
+  template <typename T> Result<T> decoded(Result<T> decoded) const {
+    if (!decoded.isOk())
+      return error() << decoded.status().message();
+    return decoded;
+  }
 
   /// Compiles region `index` of the op (one block). Its captured outer values become
   /// extra kernel inputs, reported in the RegionRef.
@@ -231,10 +239,6 @@ private:
   Compiler &compiler_;
   std::vector<ir::ValueId> extra_inputs_;
 };
-
-/// Decodes a list of integers from an attribute of kind DenseArray, DenseElements (any
-/// integer element type) or Array of Integer. False if the kind does not fit.
-bool decodeIntList(const ir::Attribute &a, std::vector<int64_t> &out);
 
 //===----------------------------------------------------------------------===//
 // Registry
@@ -406,19 +410,12 @@ inline DType complexPartType(DType t) {
 using ConvertFn = void (*)(const uint8_t *in, uint8_t *out, int64_t n);
 ConvertFn convertFn(DType from, DType to);
 
-/// Reads an integer element of any integer (or bool) dtype as int64 (unsigned values
-/// above INT64_MAX saturate).
-int64_t readIndex(DType t, const uint8_t *p);
-
 //===----------------------------------------------------------------------===//
 // Shapes and strided copies
 //===----------------------------------------------------------------------===//
 
 /// Row-major strides in elements.
 std::vector<int64_t> rowMajorStrides(const Shape &shape);
-
-/// Checks that `dims` holds distinct values in [0, rank).
-bool validDims(std::span<const int64_t> dims, int64_t rank);
 
 /// A strided element copy: out[sum i_d*out_strides[d]] = in[sum i_d*in_strides[d]] for
 /// every index i of `shape`, offsets in elements. Element size 1, 2, 4, 8 or 16 bytes.

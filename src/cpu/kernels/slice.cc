@@ -85,7 +85,7 @@ struct DynamicStart {
   int64_t offset(std::span<const Tensor *const> index_operands) const {
     int64_t off = 0;
     for (size_t d = 0; d < dims.size(); ++d) {
-      int64_t s = readIndex(index_type, index_operands[d]->data());
+      int64_t s = readIntegerElement(index_type, index_operands[d]->data());
       s = std::clamp<int64_t>(s, 0, dims[d] - sizes[d]);
       off += s * strides[d];
     }

@@ -128,6 +128,33 @@ Status checkScalarBody(const OpCheck &c, size_t index, std::span<const DType> ar
   return Status::ok();
 }
 
+Status checkFoldBody(const OpCheck &c, size_t index, size_t args,
+                     std::span<const DType> result_types, std::string_view what) {
+  const Block *block = singleBlock(c, index);
+  if (!block)
+    return Status::ok();
+  const Module &m = c.module();
+  const std::span<const ValueId> results = terminatorOperands(*block);
+  for (std::span<const ValueId> values : {std::span<const ValueId>(block->arguments), results})
+    for (ValueId v : values)
+      if (!isStaticTensor(m.typeOf(v)))
+        return Status::ok();
+  if (block->arguments.size() != args || results.size() != result_types.size())
+    return c.error() << what << " must take " << args << " and return " << result_types.size()
+                     << " values, got " << block->arguments.size() << " and " << results.size();
+  for (size_t i = 0; i < args; ++i)
+    if (const Type &t = m.typeOf(block->arguments[i]); t.rank() != 0)
+      return c.error() << what << " argument " << i << " is " << tensorText(t)
+                       << ", expected a rank-0 tensor";
+  for (size_t i = 0; i < result_types.size(); ++i) {
+    const Type &t = m.typeOf(results[i]);
+    if (t.rank() != 0 || t.element != result_types[i])
+      return c.error() << what << " result " << i << " is " << tensorText(t) << ", expected "
+                       << tensorText(result_types[i], {});
+  }
+  return Status::ok();
+}
+
 namespace {
 
 //===----------------------------------------------------------------------===//

@@ -101,8 +101,8 @@ Status checkScatterOperands(const OpCheck &c, size_t n) {
     return c.error() << "scatter_indices type " << tensorText(indices) << " is not integer";
   for (size_t i = 0; i < n; ++i) {
     const Type &in = c.operand(i), &upd = c.operand(n + 1 + i), &out = c.result(i);
-    if (in.shape != input0.shape || upd.shape != updates0.shape || upd.element != in.element ||
-        !sameTensorType(out, in)) // scatter_c1..c3, c24
+    if (in.shape != input0.shape || upd.shape != updates0.shape ||
+        out.shape != in.shape) // scatter_c1..c3, c24
       return c.error() << "input " << i << ", update or result types do not fit";
   }
   return Status::ok();
@@ -176,13 +176,12 @@ Status verifyScatter(const OpCheck &c) {
   RS_RETURN_IF_ERROR(checkScatterOperands(c, n));
   RS_ASSIGN_OR_RETURN(ScatterDimensionNumbers dn, c.prefixed(scatterDimensionNumbers(c.op())));
   RS_RETURN_IF_ERROR(checkScatterDims(c, n, dn));
-  // scatter_c23: update_computation (current_0..N-1, update_0..N-1) -> (new_0..N-1).
+  // scatter_c23, c24: update_computation (current_0..N-1, update_0..N-1) -> (new_0..N-1),
+  // new_i of result i's element type.
   std::vector<DType> types;
   for (size_t i = 0; i < n; ++i)
-    types.push_back(c.operand(i).element);
-  std::vector<DType> arg_types = types;
-  arg_types.insert(arg_types.end(), types.begin(), types.end());
-  return checkScalarBody(c, 0, arg_types, types, "update_computation");
+    types.push_back(c.result(i).element);
+  return checkFoldBody(c, 0, 2 * n, types, "update_computation");
 }
 
 } // namespace rs::ir::detail

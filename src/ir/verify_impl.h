@@ -88,6 +88,15 @@ std::span<const ValueId> terminatorOperands(const Block &block);
 Status checkScalarBody(const OpCheck &c, size_t index, std::span<const DType> arg_types,
                        std::span<const DType> result_types, std::string_view what);
 
+/// Checks a fold body (reduce, reduce_window, scatter, select_and_scatter's scatter), whose
+/// element types StableHLO lets differ from the inputs' (is_promotable): the single block
+/// of region `index` takes `args` rank-0 tensors and returns rank-0 tensors of
+/// `result_types` ("<what> must take 4 and return 2 values, got ...", "<what> argument 1 is
+/// tensor<2xf32>, expected a rank-0 tensor", "<what> result 0 is tensor<f32>, expected
+/// tensor<f64>"). Skipped as checkScalarBody is.
+Status checkFoldBody(const OpCheck &c, size_t index, size_t args,
+                     std::span<const DType> result_types, std::string_view what);
+
 //===----------------------------------------------------------------------===//
 // The verify functions, one per op name (see verify.cc for the table)
 //===----------------------------------------------------------------------===//

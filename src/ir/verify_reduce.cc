@@ -19,13 +19,6 @@ Result<size_t> inputCount(const OpCheck &c) {
   return n;
 }
 
-/// The body's (acc..., x...) -> (acc...) argument types for inputs of `types`.
-std::vector<DType> foldArgTypes(const std::vector<DType> &types) {
-  std::vector<DType> args = types;
-  args.insert(args.end(), types.begin(), types.end());
-  return args;
-}
-
 /// The size of a windowed result along one dim (reduce_window_c16).
 int64_t windowOutputSize(int64_t size, int64_t window, int64_t stride, int64_t lo, int64_t hi,
                          int64_t base_dilation, int64_t window_dilation) {
@@ -76,15 +69,15 @@ Status verifyReduce(const OpCheck &c) {
     if (in.shape != in0.shape) // reduce_c1
       return c.error() << "input " << i << " shape " << shapeToString(in.shape)
                        << " differs from input 0 shape " << shapeToString(in0.shape);
-    if (init.rank() != 0 || init.element != in.element) // reduce_c2
+    if (init.rank() != 0) // reduce_c2
       return c.error() << "init value " << i << " of type " << tensorText(init)
-                       << " is not a scalar of the input element type";
-    if (out.element != in.element || out.shape != kept) // reduce_c7, c8
+                       << " is not a scalar";
+    if (out.shape != kept) // reduce_c7
       return c.error() << "result " << i << " of type " << tensorText(out) << ", expected "
-                       << tensorText(in.element, kept);
-    types.push_back(in.element);
+                       << tensorText(out.element, kept);
+    types.push_back(out.element);
   }
-  return checkScalarBody(c, 0, foldArgTypes(types), types, "body"); // reduce_c6
+  return checkFoldBody(c, 0, 2 * n, types, "body"); // reduce_c6, c8
 }
 
 Status verifyReduceWindow(const OpCheck &c) {
@@ -96,22 +89,22 @@ Status verifyReduceWindow(const OpCheck &c) {
     const Type &in = c.operand(i), &init = c.operand(n + i), &out = c.result(i);
     if (in.shape != in0.shape) // reduce_window_c1
       return c.error() << "input " << i << " shape differs from input 0";
-    if (init.rank() != 0 || init.element != in.element) // reduce_window_c2
-      return c.error() << "init value " << i << " is not a scalar of the input element type";
-    if (out.element != in.element || out.shape != out_shape) // reduce_window_c15, c16
+    if (init.rank() != 0) // reduce_window_c2
+      return c.error() << "init value " << i << " of type " << tensorText(init)
+                       << " is not a scalar";
+    if (out.shape != out_shape) // reduce_window_c16
       return c.error() << "result " << i << " of type " << tensorText(out) << ", expected "
-                       << tensorText(in.element, out_shape);
-    types.push_back(in.element);
+                       << tensorText(out.element, out_shape);
+    types.push_back(out.element);
   }
-  return checkScalarBody(c, 0, foldArgTypes(types), types, "body"); // reduce_window_c13
+  return checkFoldBody(c, 0, 2 * n, types, "body"); // reduce_window_c13, c15
 }
 
 Status verifySelectAndScatter(const OpCheck &c) {
   RS_RETURN_IF_ERROR(c.expectArity(3, 1));
   const Type &operand = c.operand(0), &source = c.operand(1), &init = c.operand(2);
   const size_t rank = operand.shape.size();
-  if (!sameTensorType(c.result(0), operand) || source.element != operand.element ||
-      init.rank() != 0 || init.element != operand.element) // select_and_scatter_c3, c12
+  if (c.result(0).shape != operand.shape || init.rank() != 0) // select_and_scatter_c3, c12
     return c.error() << "operand, source, init_value and result types do not fit";
   RS_ASSIGN_OR_RETURN(std::vector<int64_t> window,
                       c.intList("window_dimensions", std::vector<int64_t>(rank, 1)));
@@ -135,8 +128,8 @@ Status verifySelectAndScatter(const OpCheck &c) {
   const DType pair[2] = {operand.element, operand.element}, i1 = DType::kBool;
   RS_RETURN_IF_ERROR(checkScalarBody(c, 0, pair, std::span<const DType>(&i1, 1),
                                      "select")); // select_and_scatter_c9
-  return checkScalarBody(c, 1, pair, std::span<const DType>(&operand.element, 1),
-                         "scatter"); // select_and_scatter_c10
+  return checkFoldBody(c, 1, 2, std::span<const DType>(&c.result(0).element, 1),
+                       "scatter"); // select_and_scatter_c10
 }
 
 Status verifySort(const OpCheck &c) {

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <sstream>
 
 namespace rs {
@@ -102,35 +101,6 @@ void fillSplat(uint8_t *data, int64_t element_size, int64_t count) {
     int64_t chunk = std::min(done, count - done);
     std::memcpy(data + done * element_size, data, static_cast<size_t>(chunk * element_size));
     done += chunk;
-  }
-}
-
-int64_t readIntegerElement(DType t, const uint8_t *p) {
-  auto load = [p]<typename T>(T) {
-    T v;
-    std::memcpy(&v, p, sizeof(T));
-    return v;
-  };
-  switch (t) {
-  case DType::kBool: return p[0] != 0;
-  case DType::kI2:
-  case DType::kI4:
-  case DType::kI8: return load(int8_t{});
-  case DType::kI16: return load(int16_t{});
-  case DType::kI32: return load(int32_t{});
-  case DType::kI64: return load(int64_t{});
-  case DType::kU2:
-  case DType::kU4:
-  case DType::kU8: return load(uint8_t{});
-  case DType::kU16: return load(uint16_t{});
-  case DType::kU32: return load(uint32_t{});
-  case DType::kU64: {
-    const uint64_t v = load(uint64_t{});
-    return v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
-               ? std::numeric_limits<int64_t>::max()
-               : static_cast<int64_t>(v);
-  }
-  default: return 0;
   }
 }
 

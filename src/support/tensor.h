@@ -31,9 +31,6 @@ std::string shapeToString(std::span<const int64_t> shape);
 /// Copies the first `element_size` bytes of `data` over all `count` elements (a splat),
 /// by doubling copies.
 void fillSplat(uint8_t *data, int64_t element_size, int64_t count);
-/// Reads one element of an integer (or bool) dtype as int64; unsigned values above
-/// INT64_MAX saturate, and any other dtype reads as 0.
-int64_t readIntegerElement(DType t, const uint8_t *p);
 
 class Tensor {
 public:

@@ -1,7 +1,7 @@
 // Verifier diagnostics (ir/verify.h): one StableHLO constraint broken per chunk, parsed
 // text that the verifier refuses; position and text of the error (cases_test.cc).
-
-// ----- elementwise
+// Elementwise ops first, then data movement, dot_general and convolution, gather and
+// scatter, the reductions, control flow.
 
 func.func @f(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<2xf32> {
   // expected-error @+1 {{error: 'stablehlo.add' op operand types tensor<2xf32>, tensor<3xf32> and result type tensor<2xf32> differ}}
@@ -151,15 +151,27 @@ func.func @f(%x: tensor<5xf32>, %i: tensor<4x1xi32>, %u: tensor<3xf32>) -> tenso
 // -----
 
 func.func @f(%x: tensor<5xf32>, %i: tensor<4x1xi32>, %u: tensor<4xf32>) -> tensor<5xf32> {
-  // expected-error @+1 {{error: 'stablehlo.scatter' op update_computation argument 1 is tensor<i32>, expected tensor<f32>}}
+  // expected-error @+1 {{error: 'stablehlo.scatter' op update_computation argument 1 is tensor<2xf32>, expected a rank-0 tensor}}
   %0 = "stablehlo.scatter"(%x, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
-  ^bb0(%a: tensor<f32>, %b: tensor<i32>):
+  ^bb0(%a: tensor<f32>, %b: tensor<2xf32>):
     stablehlo.return %a : tensor<f32>
   }) : (tensor<5xf32>, tensor<4x1xi32>, tensor<4xf32>) -> tensor<5xf32>
   return %0 : tensor<5xf32>
 }
 
 // ----- reduce, reduce_window, sort
+
+func.func @f(%x: tensor<2x3xf32>, %z: tensor<f32>) -> tensor<2xf64> {
+  // expected-error @+1 {{error: 'stablehlo.reduce' op body result 0 is tensor<f32>, expected tensor<f64>}}
+  %0 = "stablehlo.reduce"(%x, %z) <{dimensions = array<i64: 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf64>
+  return %0 : tensor<2xf64>
+}
+
+// -----
 
 func.func @f(%x: tensor<2x3xf32>, %z: tensor<f32>) -> tensor<3xf32> {
   // expected-error @+1 {{error: 'stablehlo.reduce' op result 0 of type tensor<3xf32>, expected tensor<2xf32>}}

@@ -1,6 +1,7 @@
 //===- ir/op_attributes.cc - Typed reads of an op's attributes -------------===//
 #include "ir/op_attributes.h"
 
+#include "support/integer_element.h"
 #include "support/tensor.h"
 
 #include <algorithm>

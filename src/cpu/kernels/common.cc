@@ -81,27 +81,6 @@ std::string_view binaryBodyOp(const ir::Region &region) {
   return op.name;
 }
 
-Status checkScalarBody(OpView &v, const Callable &body, std::span<const DType> arg_types,
-                       std::span<const DType> result_types, std::string_view what) {
-  if (body.num_block_args != arg_types.size() || body.results.size() != result_types.size())
-    return v.error() << what << " must take " << arg_types.size() << " and return "
-                     << result_types.size() << " values, got " << body.num_block_args << " and "
-                     << body.results.size();
-  for (size_t i = 0; i < arg_types.size(); ++i) {
-    TensorType t = body.paramType(i);
-    if (t.rank() != 0 || t.dtype != arg_types[i])
-      return v.error() << what << " argument " << i << " is " << t.toString() << ", expected "
-                       << TensorType{arg_types[i], {}}.toString();
-  }
-  for (size_t i = 0; i < result_types.size(); ++i) {
-    TensorType t = body.resultType(i);
-    if (t.rank() != 0 || t.dtype != result_types[i])
-      return v.error() << what << " result " << i << " is " << t.toString() << ", expected "
-                       << TensorType{result_types[i], {}}.toString();
-  }
-  return Status::ok();
-}
-
 Status checkElementSize(OpView &v, DType t) {
   int64_t s = dtypeSize(t);
   if (s != 1 && s != 2 && s != 4 && s != 8 && s != 16)
@@ -269,6 +248,7 @@ const KernelRegistry &kernelRegistry() {
   static const KernelRegistry registry = [] {
     KernelRegistry r;
     registerElementwiseKernels(r);
+    registerComplexPartKernels(r);
     registerCompareSelectKernels(r);
     registerConvertKernels(r);
     registerDataMovementKernels(r);

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 #include "cpu/compiler.h"
 #include "cpu/kernels/element_ops.h"
+#include "cpu/kernels/fold_types.h"
 #include "cpu/kernels/kernel.h"
 
 #include <algorithm>
@@ -192,12 +193,14 @@ void planDims(const Shape &shape, const std::vector<int64_t> &dims, ReducePlan &
 Status planReduce(OpView &v, ReducePlan &p) {
   const size_t n = v.operands().size() / 2;
   p.n = n;
-  for (size_t i = 0; i < n; ++i) {
-    RS_RETURN_IF_ERROR(checkElementSize(v, v.operand(i).dtype));
-    p.types.push_back(v.operand(i).dtype);
-  }
+  RS_RETURN_IF_ERROR(checkFoldTypes(v, n, p.types));
+  for (DType t : p.types)
+    RS_RETURN_IF_ERROR(checkElementSize(v, t));
   RS_ASSIGN_OR_RETURN(std::vector<int64_t> dims, v.intList("dimensions"));
   RS_ASSIGN_OR_RETURN(p.body, v.compileRegion(0));
+  std::vector<DType> arg_types = p.types;
+  arg_types.insert(arg_types.end(), p.types.begin(), p.types.end());
+  RS_RETURN_IF_ERROR(checkScalarBody(v, *p.body.callable, arg_types, p.types, "body"));
   if (n == 1 && p.body.capture_count == 0)
     p.fast = fastReduceFor(binaryBodyOp(v.op().regions[0]), p.types[0]);
   planDims(v.operand(0).shape, dims, p);

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "cpu/compiler.h"
 #include "cpu/kernels/element_ops.h"
+#include "cpu/kernels/fold_types.h"
 #include "cpu/kernels/kernel.h"
 #include "ir/op_attributes.h"
 
@@ -70,10 +71,13 @@ struct ScatterPlan {
   RegionRef body;
 };
 
-/// The input types (all of one shape) and their element sizes.
+/// The input types and their element sizes: update i and result i of input i's type.
 Status planTypes(OpView &v, size_t n, ScatterPlan &p) {
   p.n = n;
   for (size_t i = 0; i < n; ++i) {
+    const TensorType &in = v.operand(i), &upd = v.operand(n + 1 + i), &out = v.result(i);
+    if (upd.dtype != in.dtype || out != in)
+      return v.error() << "input " << i << ", update or result types do not fit";
     RS_RETURN_IF_ERROR(checkElementSize(v, v.operand(i).dtype));
     p.types.push_back(v.operand(i).dtype);
     p.sizes.push_back(dtypeSize(v.operand(i).dtype));
@@ -142,6 +146,10 @@ Status planScatter(OpView &v, ScatterPlan &p) {
                       v.decoded(ir::scatterDimensionNumbers(v.op())));
   planIndexMaps(v.operand(0), v.operand(n), v.operand(n + 1), dn, p);
   RS_ASSIGN_OR_RETURN(p.body, v.compileRegion(0));
+  std::vector<DType> arg_types = p.types;
+  arg_types.insert(arg_types.end(), p.types.begin(), p.types.end());
+  RS_RETURN_IF_ERROR(
+      checkScalarBody(v, *p.body.callable, arg_types, p.types, "update_computation"));
   if (n == 1 && p.body.capture_count == 0)
     chooseFastPath(v.op().regions[0], p);
   return Status::ok();

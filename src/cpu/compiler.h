@@ -7,9 +7,10 @@
 // An op's results get consecutive slots, so a kernel's outputs are one span.
 //
 // Compiler builds Callables from ir::Module functions and regions (memoised per
-// function; recursion is rejected). runCallable() executes one with fresh per-call state;
-// BodyEvaluator executes a region many times (reduce, sort, scatter bodies) without
-// allocating after its construction.
+// function; recursion is rejected). The module must verify (ir/verify.h; Program::compile
+// checks it first): the kernel plans rely on the op constraints and only lay out the work.
+// runCallable() executes one with fresh per-call state; BodyEvaluator executes a region
+// many times (reduce, sort, scatter bodies) without allocating after its construction.
 //
 // Thread safety: Callables are immutable; runCallable is reentrant; a BodyEvaluator
 // belongs to one thread.
@@ -23,6 +24,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <unordered_map>
 
 namespace rs::cpu {
 
@@ -95,6 +97,11 @@ std::vector<std::vector<size_t>> slotReaders(const Callable &c);
 /// Removes the steps `drop` marks (drop[k] for step k), keeping the others in order.
 void eraseSteps(Callable &c, const std::vector<bool> &drop);
 
+class BlockSlots;
+struct FoldableBroadcast; // cpu/broadcast_folding.h
+/// The elements of each tuple value of a block being compiled.
+using TupleElements = std::unordered_map<ir::ValueId, std::vector<ir::ValueId>>;
+
 /// The most bytes of step outputs that one call of `c` holds at once, as runCallable()
 /// allocates and releases them (its parameters and its callees' own buffers not counted);
 /// saturates at INT64_MAX.
@@ -130,7 +137,13 @@ public:
   }
 
 private:
+  /// The steps of `block` (of region or function `owner`), planned, passed over by the
+  /// block passes (runBlockPasses) and given their releases.
   Status compileBlock(const ir::Block &block, const ir::Operation &owner, Callable &c);
+  /// The kernel and step of one op of `block`; a broadcast that can fold is recorded in
+  /// `broadcasts`.
+  Status planStep(const ir::Block &block, const ir::Operation &op, BlockSlots &slots,
+                  std::vector<FoldableBroadcast> &broadcasts, Callable &c);
 
   const ir::Module &module_;
   const KernelRegistry &registry_;
@@ -138,6 +151,25 @@ private:
   std::map<std::string, std::shared_ptr<const Callable>, std::less<>> functions_;
   std::set<std::string, std::less<>> in_progress_;
   std::vector<std::pair<const uint8_t *, const uint8_t *>> constant_ranges_;
+};
+
+/// The value slots of one block being compiled (Compiler::compileBlock): a value of the
+/// block gets a new slot; a value from an enclosing scope becomes a captured parameter.
+class BlockSlots {
+public:
+  BlockSlots(const Compiler &compiler, Callable &c) : compiler_(compiler), c_(c) {}
+  /// A new slot for `v` (Compiler::tensorType's errors, naming `user`).
+  Result<int32_t> define(ir::ValueId v, const ir::Operation &user);
+  /// The slot of `v`, defined as a captured parameter when `v` is not of this block.
+  Result<int32_t> use(ir::ValueId v, const ir::Operation &user);
+  bool defines(ir::ValueId v) const { return slot_of_.count(v) != 0; }
+  /// Makes `v` another name for `slot`.
+  void alias(ir::ValueId v, int32_t slot) { slot_of_[v] = slot; }
+
+private:
+  const Compiler &compiler_;
+  Callable &c_;
+  std::unordered_map<ir::ValueId, int32_t> slot_of_;
 };
 
 /// Runs `c` on its block arguments and captured values; returns its results.

@@ -2,6 +2,7 @@
 #include "cpu/executor.h"
 
 #include "cpu/compiler.h"
+#include "ir/verify.h"
 
 #include <algorithm>
 #include <new>
@@ -22,6 +23,9 @@ Result<std::unique_ptr<Program>> Program::compile(const ir::Module &module, std:
                                                   std::shared_ptr<CpuContext> ctx) {
   if (!ctx)
     return invalidArgument() << "cpu program @" << entry << ": no cpu context";
+  // The kernel plans rely on the op constraints of ir/verify.h, and a module may have been
+  // built or rewritten since it was read.
+  RS_RETURN_IF_ERROR(ir::verifyModule(module));
   Compiler compiler(module, kernelRegistry(), ctx->memoryLimitBytes());
   RS_ASSIGN_OR_RETURN(std::shared_ptr<const Callable> callable, compiler.function(entry));
   if (const int64_t peak = plannedPeakBytes(*callable); peak > ctx->memoryLimitBytes())

@@ -23,7 +23,10 @@
 // read-only views of mapped weights) are never written; outputs never alias arguments or
 // the module's constants.
 //
-// Errors of compile(): NotFound when the entry function is missing; Unimplemented
+// Errors of compile(): the verifier's InvalidArgument "<file>:<line>:<col>: error:
+// 'stablehlo.foo' op <what>" when an op breaks a StableHLO constraint (ir/verify.h: compile
+// verifies the module first, so the kernel plans see verified ops only); NotFound when the
+// entry function is missing; Unimplemented
 // "<file>:<line>:<col>: 'stablehlo.foo' op is not supported by the cpu executor" for an
 // unsupported op (or "... op element type f16 is not supported ...", and so on);
 // InvalidArgument "<file>:<line>:<col>: 'stablehlo.foo' op <what>" for a malformed op. An op

@@ -167,67 +167,104 @@ std::optional<int64_t> memberWidth(const Step &t, const Callable &c,
   return w;
 }
 
-} // namespace
+/// The members of one run laid out for a RowFusedKernel: where each reads and writes, the
+/// outer values it reads (the fused step's inputs) and the run values it writes out.
+struct RunLayout {
+  std::vector<Member> members;
+  std::vector<int32_t> inputs;            // outer slots, in input order
+  std::vector<int32_t> outputs;           // old slots, in output order
+  std::vector<int64_t> scratch_row_bytes; // per scratch value
+  int64_t max_row_bytes = 1;
+};
 
-void fuseRowSteps(Callable &c) {
-  const std::vector<std::vector<size_t>> readers = slotReaders(c);
-  const std::unordered_set<int32_t> results(c.results.begin(), c.results.end());
-  std::unordered_map<int32_t, int32_t> rename; // value -> its slot as a fused step's output
-  auto renamed = [&](int32_t slot) {
-    auto it = rename.find(slot);
-    return it == rename.end() ? slot : it->second;
-  };
-  auto escapes = [&](int32_t slot, const std::unordered_set<size_t> &run) {
-    if (results.count(slot))
+/// Row-block sizes of a run: as many rows as let the scratch values fit kBlockScratchBytes.
+struct Blocking {
+  int64_t block_rows = 1;
+  std::vector<int64_t> offsets; // of each scratch value in the per-thread scratch
+  int64_t scratch_bytes = 0;
+};
+
+/// fuseRowSteps over one Callable: the steps in order, each run of a row reduce and the
+/// steps that join it replaced by one fused step (row_fusion.h).
+class RowFuser {
+public:
+  explicit RowFuser(Callable &c)
+      : c_(c), readers_(slotReaders(c)), results_(c.results.begin(), c.results.end()) {}
+
+  void run() {
+    std::vector<Step> steps;
+    steps.reserve(c_.steps.size());
+    for (size_t i = 0; i < c_.steps.size();) {
+      Step &s = c_.steps[i];
+      const int64_t rows = isRowReduce(s) ? elements(c_, s.first_output) : 0;
+      const std::vector<size_t> members = rows > 1 ? collectRun(i, rows) : std::vector{i};
+      if (members.size() < 2) {
+        for (int32_t &in : s.inputs)
+          in = renamed(in);
+        steps.push_back(std::move(s));
+        ++i;
+        continue;
+      }
+      emitFusedStep(members, rows, steps);
+      i = members.back() + 1;
+    }
+    for (int32_t &r : c_.results)
+      r = renamed(r);
+    c_.steps = std::move(steps);
+  }
+
+private:
+  int32_t renamed(int32_t slot) const {
+    auto it = rename_.find(slot);
+    return it == rename_.end() ? slot : it->second;
+  }
+
+  /// Whether `slot` is a result or read by a step outside `run`.
+  bool escapes(int32_t slot, const std::unordered_set<size_t> &run) const {
+    if (results_.count(slot))
       return true;
-    for (size_t r : readers[static_cast<size_t>(slot)])
+    for (size_t r : readers_[static_cast<size_t>(slot)])
       if (!run.count(r))
         return true;
     return false;
-  };
+  }
 
-  std::vector<Step> steps;
-  steps.reserve(c.steps.size());
-  for (size_t i = 0; i < c.steps.size();) {
-    Step &s = c.steps[i];
-    const int64_t rows = isRowReduce(s) ? elements(c, s.first_output) : 0;
+  /// The steps of the run that row reduce `i` of `rows` rows starts, in order.
+  std::vector<size_t> collectRun(size_t i, int64_t rows) const {
     std::vector<size_t> members{i};
-    if (rows > 1) {
-      std::unordered_map<int32_t, int64_t> width{{s.first_output, 1}};
-      for (size_t j = i + 1; j < c.steps.size() && members.size() < kMaxMembers; ++j) {
-        const Step &t = c.steps[j];
-        if (const std::optional<int64_t> w = memberWidth(t, c, width, rows)) {
-          members.push_back(j);
-          width[t.first_output] = *w;
-          continue;
+    std::unordered_map<int32_t, int64_t> width{{c_.steps[i].first_output, 1}};
+    for (size_t j = i + 1; j < c_.steps.size() && members.size() < kMaxMembers; ++j) {
+      const Step &t = c_.steps[j];
+      if (const std::optional<int64_t> w = memberWidth(t, c_, width, rows)) {
+        members.push_back(j);
+        width[t.first_output] = *w;
+        continue;
+      }
+      // A constant, or a small step that reads no value of the run (a bias vector's
+      // reshape), moves ahead of the run.
+      bool independent = t.num_outputs == 1 && elements(c_, t.first_output) <= kMaxHoisted;
+      for (int32_t in : t.inputs)
+        independent = independent && !width.count(in);
+      if (!independent)
+        break;
+    }
+    // A reshape whose value is read after the run ends it (it has no storage of its own).
+    for (bool trimmed = true; trimmed;) {
+      trimmed = false;
+      const std::unordered_set<size_t> run(members.begin(), members.end());
+      for (size_t k = 1; k < members.size() && !trimmed; ++k)
+        if (isReshape(c_.steps[members[k]], c_) &&
+            escapes(c_.steps[members[k]].first_output, run)) {
+          members.resize(k);
+          trimmed = true;
         }
-        // A constant, or a small step that reads no value of the run (a bias vector's
-        // reshape), moves ahead of the run.
-        bool independent = t.num_outputs == 1 && elements(c, t.first_output) <= kMaxHoisted;
-        for (int32_t in : t.inputs)
-          independent = independent && !width.count(in);
-        if (!independent)
-          break;
-      }
-      // A reshape whose value is read after the run ends it (it has no storage of its own).
-      for (bool trimmed = true; trimmed;) {
-        trimmed = false;
-        const std::unordered_set<size_t> run(members.begin(), members.end());
-        for (size_t k = 1; k < members.size() && !trimmed; ++k)
-          if (isReshape(c.steps[members[k]], c) && escapes(c.steps[members[k]].first_output, run)) {
-            members.resize(k);
-            trimmed = true;
-          }
-      }
     }
-    if (members.size() < 2) {
-      for (int32_t &in : s.inputs)
-        in = renamed(in);
-      steps.push_back(std::move(s));
-      ++i;
-      continue;
-    }
+    return members;
+  }
 
+  /// Where each member of the run reads and writes: run values in scratch unless read
+  /// after the run or through a broadcast, outer values as inputs.
+  RunLayout planMembers(const std::vector<size_t> &members, int64_t rows) const {
     const std::unordered_set<size_t> run(members.begin(), members.end());
     std::unordered_map<int32_t, int32_t> alias; // a reshape's value -> the value it shows
     auto root = [&](int32_t slot) {
@@ -237,29 +274,24 @@ void fuseRowSteps(Callable &c) {
     };
     std::unordered_set<int32_t> whole_read; // run values read through a broadcast
     for (size_t k : members) {
-      const Step &t = c.steps[k];
-      if (isReshape(t, c))
+      const Step &t = c_.steps[k];
+      if (isReshape(t, c_))
         alias[t.first_output] = root(t.inputs[0]);
       else if (const int b = t.kernel->broadcastOperand(); b >= 0)
         whole_read.insert(root(t.inputs[static_cast<size_t>(b)]));
     }
 
-    Step fused;
-    fused.mode = OutputMode::kOverwritten;
+    RunLayout layout;
     std::unordered_map<int32_t, int32_t> input_index;
     std::unordered_map<int32_t, Ref> where; // run values (roots)
-    std::vector<int32_t> outputs;           // old slots, in output order
-    std::vector<int64_t> scratch_row_bytes; // per scratch value
-    std::vector<Member> ms;
-    int64_t max_row_bytes = 1;
     for (size_t k : members) {
-      const Step &t = c.steps[k];
-      if (isReshape(t, c))
+      const Step &t = c_.steps[k];
+      if (isReshape(t, c_))
         continue;
       Member m;
       m.kernel = t.kernel;
       m.reduce = isRowReduce(t);
-      m.width = elements(c, t.first_output) / rows;
+      m.width = elements(c_, t.first_output) / rows;
       const int b = t.kernel->broadcastOperand();
       for (size_t q = 0; q < t.inputs.size(); ++q) {
         const int32_t slot = root(t.inputs[q]);
@@ -271,63 +303,83 @@ void fuseRowSteps(Callable &c) {
           continue;
         }
         const int32_t outer = renamed(slot);
-        auto [it, added] = input_index.emplace(outer, static_cast<int32_t>(fused.inputs.size()));
+        auto [it, added] = input_index.emplace(outer, static_cast<int32_t>(layout.inputs.size()));
         if (added)
-          fused.inputs.push_back(outer);
+          layout.inputs.push_back(outer);
         const int64_t row = m.reduce ? t.kernel->reducedRowWidth() : m.width;
-        m.in.push_back(Ref{Ref::kInput, whole, it->second, row * elemSize(c, slot)});
+        m.in.push_back(Ref{Ref::kInput, whole, it->second, row * elemSize(c_, slot)});
       }
       const int32_t out = t.first_output;
-      m.out.row_bytes = m.width * elemSize(c, out);
-      max_row_bytes = std::max(max_row_bytes, m.out.row_bytes);
+      m.out.row_bytes = m.width * elemSize(c_, out);
+      layout.max_row_bytes = std::max(layout.max_row_bytes, m.out.row_bytes);
       if (escapes(out, run) || whole_read.count(out)) {
         m.out.kind = Ref::kOutput;
-        m.out.index = static_cast<int32_t>(outputs.size());
-        outputs.push_back(out);
+        m.out.index = static_cast<int32_t>(layout.outputs.size());
+        layout.outputs.push_back(out);
       } else {
         m.out.kind = Ref::kScratch;
-        m.out.index = static_cast<int32_t>(scratch_row_bytes.size());
-        scratch_row_bytes.push_back(m.out.row_bytes);
+        m.out.index = static_cast<int32_t>(layout.scratch_row_bytes.size());
+        layout.scratch_row_bytes.push_back(m.out.row_bytes);
       }
       where[out] = m.out;
-      ms.push_back(std::move(m));
+      layout.members.push_back(std::move(m));
     }
-    // Blocks: as many rows as let the scratch values fit kBlockScratchBytes.
-    int64_t scratch_per_row = 0;
-    for (int64_t b : scratch_row_bytes)
-      scratch_per_row += b;
-    const int64_t block_rows =
-        std::clamp<int64_t>(scratch_per_row > 0 ? kBlockScratchBytes / scratch_per_row
-                                                : kBlockElements * 4 / max_row_bytes,
-                            1, rows);
-    std::vector<int64_t> offsets;
-    int64_t scratch_bytes = 0;
-    for (int64_t b : scratch_row_bytes) {
-      offsets.push_back(scratch_bytes);
-      scratch_bytes += (block_rows * b + 63) / 64 * 64;
-    }
-
-    for (size_t k = i + 1; k < members.back(); ++k)
-      if (!run.count(k)) { // steps moved ahead of the run
-        for (int32_t &in : c.steps[k].inputs)
-          in = renamed(in);
-        steps.push_back(std::move(c.steps[k]));
-      }
-    fused.kernel = std::make_shared<RowFusedKernel>(std::move(ms), rows, block_rows,
-                                                    std::move(offsets), scratch_bytes);
-    fused.first_output = c.num_slots;
-    fused.num_outputs = static_cast<int32_t>(outputs.size());
-    for (int32_t old : outputs) {
-      rename[old] = c.num_slots++;
-      c.slot_types.push_back(c.slot_types[static_cast<size_t>(old)]);
-    }
-    c.max_inputs = std::max(c.max_inputs, fused.inputs.size());
-    steps.push_back(std::move(fused));
-    i = members.back() + 1;
+    return layout;
   }
-  for (int32_t &r : c.results)
-    r = renamed(r);
-  c.steps = std::move(steps);
-}
+
+  /// The rows per block and the scratch offsets of a run of `rows` rows.
+  static Blocking chooseBlockRows(const RunLayout &layout, int64_t rows) {
+    int64_t scratch_per_row = 0;
+    for (int64_t b : layout.scratch_row_bytes)
+      scratch_per_row += b;
+    Blocking blocking;
+    blocking.block_rows =
+        std::clamp<int64_t>(scratch_per_row > 0 ? kBlockScratchBytes / scratch_per_row
+                                                : kBlockElements * 4 / layout.max_row_bytes,
+                            1, rows);
+    for (int64_t b : layout.scratch_row_bytes) {
+      blocking.offsets.push_back(blocking.scratch_bytes);
+      blocking.scratch_bytes += (blocking.block_rows * b + 63) / 64 * 64;
+    }
+    return blocking;
+  }
+
+  /// Appends to `steps` the steps moved ahead of the run, then the run's fused step, whose
+  /// outputs get new slots (the old ones renamed to them).
+  void emitFusedStep(const std::vector<size_t> &members, int64_t rows, std::vector<Step> &steps) {
+    RunLayout layout = planMembers(members, rows);
+    Blocking blocking = chooseBlockRows(layout, rows);
+    const std::unordered_set<size_t> run(members.begin(), members.end());
+    for (size_t k = members.front() + 1; k < members.back(); ++k)
+      if (!run.count(k)) { // steps moved ahead of the run
+        for (int32_t &in : c_.steps[k].inputs)
+          in = renamed(in);
+        steps.push_back(std::move(c_.steps[k]));
+      }
+    Step fused;
+    fused.mode = OutputMode::kOverwritten;
+    fused.inputs = std::move(layout.inputs);
+    fused.kernel =
+        std::make_shared<RowFusedKernel>(std::move(layout.members), rows, blocking.block_rows,
+                                         std::move(blocking.offsets), blocking.scratch_bytes);
+    fused.first_output = c_.num_slots;
+    fused.num_outputs = static_cast<int32_t>(layout.outputs.size());
+    for (int32_t old : layout.outputs) {
+      rename_[old] = c_.num_slots++;
+      c_.slot_types.push_back(c_.slot_types[static_cast<size_t>(old)]);
+    }
+    c_.max_inputs = std::max(c_.max_inputs, fused.inputs.size());
+    steps.push_back(std::move(fused));
+  }
+
+  Callable &c_;
+  const std::vector<std::vector<size_t>> readers_;
+  const std::unordered_set<int32_t> results_;
+  std::unordered_map<int32_t, int32_t> rename_; // value -> its slot as a fused step's output
+};
+
+} // namespace
+
+void fuseRowSteps(Callable &c) { RowFuser(c).run(); }
 
 } // namespace rs::cpu

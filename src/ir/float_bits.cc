@@ -24,45 +24,6 @@ uint64_t shiftRoundEven(uint64_t m, int s) {
 
 } // namespace
 
-uint64_t roundToFloatBits(double v, int exp_bits, int mant_bits) {
-  uint64_t d = 0;
-  std::memcpy(&d, &v, sizeof d);
-  uint64_t sign = (d >> 63) << (exp_bits + mant_bits);
-  uint64_t exp_all = (uint64_t{1} << exp_bits) - 1;
-  uint64_t inf = exp_all << mant_bits;
-  if (std::isnan(v))
-    return sign | inf | (uint64_t{1} << (mant_bits - 1));
-  if (std::isinf(v))
-    return sign | inf;
-  if (v == 0)
-    return sign;
-  int e = static_cast<int>((d >> 52) & 0x7FF);
-  uint64_t m = d & ((uint64_t{1} << 52) - 1);
-  if (e == 0) { // double subnormal: far below any target format's range
-    e = 1;
-  } else {
-    m |= uint64_t{1} << 52;
-  }
-  int unbiased = e - 1023;
-  int bias = (1 << (exp_bits - 1)) - 1;
-  int emin = 1 - bias;
-  if (unbiased >= emin) {
-    uint64_t q = shiftRoundEven(m, 52 - mant_bits); // includes the implicit bit
-    int te = unbiased + bias;
-    if (q >> (mant_bits + 1)) { // rounding carried into a new power of two
-      q >>= 1;
-      ++te;
-    }
-    if (te >= static_cast<int>(exp_all))
-      return sign | inf;
-    return sign | (static_cast<uint64_t>(te) << mant_bits) | (q & ((uint64_t{1} << mant_bits) - 1));
-  }
-  // Subnormal in the target: value = m * 2^(unbiased - 52); unit = 2^(emin - mant_bits).
-  int s = (emin - mant_bits) - (unbiased - 52);
-  uint64_t q = shiftRoundEven(m, s);
-  return sign | q; // q == 2^mant_bits lands on the smallest normal, as it should
-}
-
 double floatBitsToDouble(uint64_t bits, int exp_bits, int mant_bits) {
   uint64_t mant = bits & ((uint64_t{1} << mant_bits) - 1);
   uint64_t exp_all = (uint64_t{1} << exp_bits) - 1;

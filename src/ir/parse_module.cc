@@ -11,6 +11,7 @@
 #include "ir/bytecode.h"
 #include "ir/bytecode_impl.h"
 #include "ir/parser_impl.h"
+#include "ir/verify.h"
 #include "support/file.h"
 
 #include <algorithm>
@@ -182,7 +183,9 @@ Result<Module> Parser::run() {
 
 Result<Module> parseModule(std::string_view text, std::string_view file, int first_line) {
   detail::Parser parser(text, file, first_line);
-  return parser.run();
+  RS_ASSIGN_OR_RETURN(Module module, parser.run());
+  RS_RETURN_IF_ERROR(verifyModule(module));
+  return module;
 }
 
 Result<Module> parseModuleFile(const std::string &path) {
@@ -190,9 +193,11 @@ Result<Module> parseModuleFile(const std::string &path) {
   if (text.empty())
     return invalidArgument() << path
                              << ": is empty (expected StableHLO text or a portable artifact)";
-  if (isBytecode(text))
-    return readPortableArtifact(text, path);
-  return parseModule(text, path);
+  if (!isBytecode(text))
+    return parseModule(text, path);
+  RS_ASSIGN_OR_RETURN(Module module, readPortableArtifact(text, path));
+  RS_RETURN_IF_ERROR(verifyModule(module));
+  return module;
 }
 
 namespace bc {

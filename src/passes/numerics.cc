@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "passes/numerics.h"
 
+#include "ir/verify.h"
+
 #include <algorithm>
 #include <charconv>
 #include <set>
@@ -303,6 +305,8 @@ Result<NumericsReport> pinNumerics(ir::Module &module, const NumericsOptions &op
   }
   if (options.mode == NumericsMode::kF32)
     RS_RETURN_IF_ERROR(verifyF32Pinned(module));
+  // As after every pass, the rewritten module must still verify (ir/verify.h).
+  RS_RETURN_IF_ERROR(ir::verifyModule(module));
   return report;
 }
 

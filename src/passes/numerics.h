@@ -32,7 +32,9 @@
 // Errors: FailedPrecondition "<file>:<line>:<col>: 'stablehlo.dot_general' op numerics
 // f32: f32 operands left at precision DEFAULT" when the check fails (the first offending
 // op, with the count of all of them); FailedPrecondition for tf32 on a target without it;
-// InvalidArgument for a malformed precision_config or algorithm attribute.
+// InvalidArgument for a malformed precision_config or algorithm attribute, and the
+// verifier's (ir/verify.h) when the rewritten module breaks an op's constraints, which
+// the pass checks after it ran, as after every pass.
 // Thread safety: free functions over the module they are given; no global state.
 //
 //===----------------------------------------------------------------------===//

@@ -150,9 +150,9 @@ func.func @main(%arg0: tensor<1x8x8x1xf32>, %arg1: tensor<3x3x1x4xf32>) -> tenso
 }
 )");
   Module m = parseOk(R"(
-func.func @main(%x: tensor<1x4x6xf32>, %w: tensor<2x3x5xf32>) -> tensor<6x5x1xf32> {
-  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0]x[o, i, 0]->[0, f, b], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x6xf32>, tensor<2x3x5xf32>) -> tensor<6x5x1xf32>
-  return %0 : tensor<6x5x1xf32>
+func.func @main(%x: tensor<1x3x6xf32>, %w: tensor<2x3x5xf32>) -> tensor<2x2x1xf32> {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0]x[o, i, 0]->[0, f, b], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x3x6xf32>, tensor<2x3x5xf32>) -> tensor<2x2x1xf32>
+  return %0 : tensor<2x2x1xf32>
 }
 )");
   const Attribute *dn = bodyOp(m, 0).attr("dimension_numbers");

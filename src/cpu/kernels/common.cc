@@ -1,6 +1,6 @@
 //===- cpu/kernels/common.cc - Shared kernel helpers and the registry ------===//
 //
-// Attribute decoding, index reading, row-major strides, the strided copy every data
+// Row-major strides, the strided copy every data
 // movement kernel uses, and the kernel registry (one entry per op name, built once from
 // every family's register function).
 //
@@ -13,64 +13,6 @@
 #include <limits>
 
 namespace rs::cpu {
-
-bool decodeIntList(const ir::Attribute &a, std::vector<int64_t> &out) {
-  out.clear();
-  switch (a.kind) {
-  case ir::AttrKind::kDenseArray:
-    if (!a.floats.empty())
-      return false;
-    out = a.ints;
-    return true;
-  case ir::AttrKind::kDenseElements: {
-    const Tensor &t = a.tensor;
-    if (!isInteger(t.dtype()) && t.dtype() != DType::kBool)
-      return false;
-    int64_t n = t.numElements(), size = dtypeSize(t.dtype());
-    for (int64_t i = 0; i < n; ++i)
-      out.push_back(readIndex(t.dtype(), t.data() + i * size));
-    return true;
-  }
-  case ir::AttrKind::kArray:
-    for (const ir::Attribute &e : a.elements) {
-      if (e.kind != ir::AttrKind::kInteger)
-        return false;
-      out.push_back(e.int_value);
-    }
-    return true;
-  default: return false;
-  }
-}
-
-int64_t readIndex(DType t, const uint8_t *p) {
-  auto load = [p](auto tag) {
-    using T = typename decltype(tag)::type;
-    T v;
-    std::memcpy(&v, p, sizeof(T));
-    return v;
-  };
-  switch (t) {
-  case DType::kBool: return p[0] != 0;
-  case DType::kI2:
-  case DType::kI4:
-  case DType::kI8: return load(TypeTag<int8_t>{});
-  case DType::kI16: return load(TypeTag<int16_t>{});
-  case DType::kI32: return load(TypeTag<int32_t>{});
-  case DType::kI64: return load(TypeTag<int64_t>{});
-  case DType::kU2:
-  case DType::kU4:
-  case DType::kU8: return load(TypeTag<uint8_t>{});
-  case DType::kU16: return load(TypeTag<uint16_t>{});
-  case DType::kU32: return load(TypeTag<uint32_t>{});
-  case DType::kU64: {
-    uint64_t v = load(TypeTag<uint64_t>{});
-    return v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
-               ? std::numeric_limits<int64_t>::max()
-               : static_cast<int64_t>(v);
-  }
-  default: return 0;
-  }
-}
 
 std::vector<int64_t> rowMajorStrides(const Shape &shape) {
   std::vector<int64_t> s(shape.size(), 1);
@@ -123,16 +65,6 @@ bool StridedView::reshape(const Shape &to) {
   return true;
 }
 
-bool validDims(std::span<const int64_t> dims, int64_t rank) {
-  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(rank, 0)), false);
-  for (int64_t d : dims) {
-    if (d < 0 || d >= rank || seen[static_cast<size_t>(d)])
-      return false;
-    seen[static_cast<size_t>(d)] = true;
-  }
-  return true;
-}
-
 std::string_view binaryBodyOp(const ir::Region &region) {
   if (region.blocks.size() != 1)
     return {};
@@ -147,27 +79,6 @@ std::string_view binaryBodyOp(const ir::Region &region) {
   if (!args || ret.operands.size() != 1 || ret.operands[0] != op.results[0])
     return {};
   return op.name;
-}
-
-Status checkScalarBody(OpView &v, const Callable &body, std::span<const DType> arg_types,
-                       std::span<const DType> result_types, std::string_view what) {
-  if (body.num_block_args != arg_types.size() || body.results.size() != result_types.size())
-    return v.error() << what << " must take " << arg_types.size() << " and return "
-                     << result_types.size() << " values, got " << body.num_block_args << " and "
-                     << body.results.size();
-  for (size_t i = 0; i < arg_types.size(); ++i) {
-    TensorType t = body.paramType(i);
-    if (t.rank() != 0 || t.dtype != arg_types[i])
-      return v.error() << what << " argument " << i << " is " << t.toString() << ", expected "
-                       << TensorType{arg_types[i], {}}.toString();
-  }
-  for (size_t i = 0; i < result_types.size(); ++i) {
-    TensorType t = body.resultType(i);
-    if (t.rank() != 0 || t.dtype != result_types[i])
-      return v.error() << what << " result " << i << " is " << t.toString() << ", expected "
-                       << TensorType{result_types[i], {}}.toString();
-  }
-  return Status::ok();
 }
 
 Status checkElementSize(OpView &v, DType t) {
@@ -337,6 +248,7 @@ const KernelRegistry &kernelRegistry() {
   static const KernelRegistry registry = [] {
     KernelRegistry r;
     registerElementwiseKernels(r);
+    registerComplexPartKernels(r);
     registerCompareSelectKernels(r);
     registerConvertKernels(r);
     registerDataMovementKernels(r);

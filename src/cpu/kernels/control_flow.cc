@@ -5,13 +5,14 @@
 // stablehlo.case: index (i32 scalar) and K branches without arguments, each returning
 // the results; an index outside [0, K) selects the last branch (spec "case").
 // stablehlo.if: pred (i1 scalar), true_branch, false_branch (spec "if").
-// func.call: callee (@symbol) compiled once and shared; argument and result types must
-// match the callee's signature. stablehlo.composite: a call of its `decomposition`.
+// func.call: callee (@symbol) compiled once and shared; argument and result types match
+// the callee's signature. stablehlo.composite: a call of its `decomposition`.
 // stablehlo.optimization_barrier: results are the operands.
 // Regions may use values of enclosing scopes (passed as captured kernel inputs). Outputs
 // are assigned from the region results (they may share storage with inputs, which no
-// kernel ever writes). Any element type. Errors at plan time: InvalidArgument for
-// mismatched region signatures.
+// kernel ever writes). Any element type. The ops are verified (ir/verify_control_flow.cc:
+// the region and callee signatures, while_c1..c3, case_c1..c3, if_c1..c3); the plans
+// compile the regions. Errors at plan time: InvalidArgument for a call without a callee.
 //
 //===----------------------------------------------------------------------===//
 #include "cpu/compiler.h"
@@ -19,23 +20,6 @@
 
 namespace rs::cpu {
 namespace {
-
-Status checkSignature(OpView &v, const Callable &c, std::span<const TensorType> args,
-                      std::span<const TensorType> results, std::string_view what) {
-  if (c.num_block_args != args.size() || c.results.size() != results.size())
-    return v.error() << what << " takes " << c.num_block_args << " arguments and returns "
-                     << c.results.size() << " values, expected " << args.size() << " and "
-                     << results.size();
-  for (size_t i = 0; i < args.size(); ++i)
-    if (c.paramType(i) != args[i])
-      return v.error() << what << " argument " << i << " is " << c.paramType(i).toString()
-                       << ", expected " << args[i].toString();
-  for (size_t i = 0; i < results.size(); ++i)
-    if (c.resultType(i) != results[i])
-      return v.error() << what << " result " << i << " is " << c.resultType(i).toString()
-                       << ", expected " << results[i].toString();
-  return Status::ok();
-}
 
 std::span<const Tensor *const> capturesOf(const RegionRef &r, const KernelIo &io) {
   return io.in.subspan(r.capture_begin, r.capture_count);
@@ -57,17 +41,8 @@ struct WhilePlan {
 
 Status planWhile(OpView &v, WhilePlan &p) {
   p.n = v.operands().size();
-  if (v.results().size() != p.n)
-    return v.error() << "expects as many results as operands";
-  for (size_t i = 0; i < p.n; ++i)
-    if (v.operand(i) != v.result(i))
-      return v.error() << "operand " << i << " and result types differ";
   RS_ASSIGN_OR_RETURN(p.cond, v.compileRegion(0));
   RS_ASSIGN_OR_RETURN(p.body, v.compileRegion(1));
-  const TensorType i1{DType::kBool, {}};
-  RS_RETURN_IF_ERROR(checkSignature(v, *p.cond.callable, v.operands(),
-                                    std::span<const TensorType>(&i1, 1), "cond"));
-  RS_RETURN_IF_ERROR(checkSignature(v, *p.body.callable, v.operands(), v.results(), "body"));
   return Status::ok();
 }
 
@@ -94,32 +69,19 @@ struct BranchPlan {
   bool is_if = false;
 };
 
-Status planBranches(OpView &v, BranchPlan &p, std::string_view selector) {
-  if (v.operands().size() != 1)
-    return v.error() << "expects one operand (the " << selector << ")";
+Status planBranches(OpView &v, BranchPlan &p) {
   for (size_t i = 0; i < v.op().regions.size(); ++i) {
     RS_ASSIGN_OR_RETURN(RegionRef r, v.compileRegion(i));
-    RS_RETURN_IF_ERROR(checkSignature(v, *r.callable, {}, v.results(), "branch"));
     p.branches.push_back(std::move(r));
   }
-  if (p.branches.empty())
-    return v.error() << "has no branches";
   return Status::ok();
 }
 
-Status planCase(OpView &v, BranchPlan &p) {
-  if (v.operands().size() != 1 || v.operand(0) != TensorType{DType::kI32, {}}) // case_c2
-    return v.error() << "index must be tensor<i32>";
-  return planBranches(v, p, "index");
-}
+Status planCase(OpView &v, BranchPlan &p) { return planBranches(v, p); }
 
 Status planIf(OpView &v, BranchPlan &p) {
-  if (v.operands().size() != 1 || v.operand(0) != TensorType{DType::kBool, {}}) // if_c1
-    return v.error() << "pred must be tensor<i1>";
-  if (v.op().regions.size() != 2)
-    return v.error() << "expects two branches";
   p.is_if = true;
-  return planBranches(v, p, "pred");
+  return planBranches(v, p);
 }
 
 void runBranches(const BranchPlan &p, const KernelIo &io) {
@@ -152,7 +114,7 @@ Status planCallOf(OpView &v, CallPlan &p, std::string_view attr_name) {
   if (!callee || callee->kind != ir::AttrKind::kSymbolRef)
     return v.error() << "is missing attribute '" << attr_name << "'";
   RS_ASSIGN_OR_RETURN(p.callee, v.compileCallee(callee->str));
-  return checkSignature(v, *p.callee, v.operands(), v.results(), "callee @" + callee->str);
+  return Status::ok();
 }
 
 Status planCall(OpView &v, CallPlan &p) { return planCallOf(v, p, "callee"); }
@@ -168,14 +130,7 @@ void runCall(const CallPlan &p, const KernelIo &io) {
 
 struct BarrierPlan {};
 
-Status planBarrier(OpView &v, BarrierPlan &) {
-  if (v.operands().size() != v.results().size())
-    return v.error() << "expects as many results as operands";
-  for (size_t i = 0; i < v.operands().size(); ++i)
-    if (v.operand(i) != v.result(i))
-      return v.error() << "operand " << i << " and result types differ";
-  return Status::ok();
-}
+Status planBarrier(OpView &, BarrierPlan &) { return Status::ok(); }
 
 void runBarrier(const BarrierPlan &, const KernelIo &io) {
   for (size_t i = 0; i < io.out.size(); ++i)

@@ -14,8 +14,8 @@
 //   - complex<f32> / complex<f64>: to complex, each part as float -> float; a real
 //     operand gives a zero imaginary part; complex -> real, integer or i1 converts the
 //     real part and drops the imaginary one (XLA and the reference interpreter's tests).
-// Errors at plan time: InvalidArgument for a shape mismatch; Unimplemented for other
-// element types.
+// The ops are verified (ir/verify_elementwise.cc: convert_c1, bitcast_convert_c1, c2,
+// reduce_precision_c1..c3). Errors at plan time: Unimplemented for other element types.
 //
 //===----------------------------------------------------------------------===//
 #include "cpu/kernels/element_ops.h"
@@ -73,11 +73,7 @@ struct ConvertPlan {
 };
 
 Status planConvert(OpView &v, ConvertPlan &p) {
-  RS_RETURN_IF_ERROR(v.expectArity(1, 1));
   const TensorType &in = v.operand(0), &out = v.result(0);
-  if (in.shape != out.shape)
-    return v.error() << "result shape " << shapeToString(out.shape)
-                     << " differs from operand shape " << shapeToString(in.shape);
   p.fn = convertFn(in.dtype, out.dtype);
   if (!p.fn)
     return v.unsupportedType(convertFn(in.dtype, in.dtype) ? out.dtype : in.dtype);
@@ -111,7 +107,6 @@ struct BitcastPlan {
 };
 
 Status planBitcast(OpView &v, BitcastPlan &p) {
-  RS_RETURN_IF_ERROR(v.expectArity(1, 1));
   const TensorType &in = v.operand(0), &out = v.result(0);
   // A sub-byte integer or a 4/6-bit float does not fill its storage byte: its bits are not
   // the bytes the copy below moves.
@@ -123,12 +118,6 @@ Status planBitcast(OpView &v, BitcastPlan &p) {
   const int64_t out_width = out_bits ? 1 : dtypeSize(out.dtype) * 8;
   if (in_width == 0 || out_width == 0)
     return v.unsupportedType(in_width == 0 ? in.dtype : out.dtype);
-  if (isComplex(in.dtype) != isComplex(out.dtype)) // bitcast_convert_c2
-    return v.error() << "operand " << in.toString() << " and result " << out.toString()
-                     << " must both be complex or both not";
-  if (in.numElements() * in_width != out.numElements() * out_width) // bitcast_convert_c1
-    return v.error() << "operand " << in.toString() << " and result " << out.toString()
-                     << " have different bit sizes";
   if (in_bits == out_bits) {
     p.mode = BitcastPlan::Mode::kBytes;
     p.bytes = in.byteSize();
@@ -229,14 +218,9 @@ struct ReducePrecisionPlan {
 };
 
 Status planReducePrecision(OpView &v, ReducePrecisionPlan &p) {
-  RS_RETURN_IF_ERROR(v.expectArity(1, 1));
   const TensorType &in = v.operand(0);
-  if (v.result(0) != in)
-    return v.error() << "result type differs from operand type";
   RS_ASSIGN_OR_RETURN(int64_t e, v.intAttr("exponent_bits"));
   RS_ASSIGN_OR_RETURN(int64_t m, v.intAttr("mantissa_bits"));
-  if (e < 1 || m < 0 || e > 64 || m > 64) // reduce_precision_c2, c3
-    return v.error() << "exponent_bits " << e << " / mantissa_bits " << m << " are invalid";
   p.exponent_bits = static_cast<int>(e);
   p.mantissa_bits = static_cast<int>(m);
   switch (in.dtype) {

@@ -16,14 +16,15 @@
 // (cpu/gemm_tiling.h). 1x1 windows with unit strides and no padding/dilation on a
 // [b, spatial..., f] input skip the patch copy. Tiles are (group, row block, feature block);
 // each f32/f64 output element is one FMA chain over the patch in order whatever its tile, so
-// results do not depend on the thread count. Errors at plan time: InvalidArgument for attributes or
-// shapes that break convolution_c1..c27 (openxla/stablehlo docs/spec.md "convolution");
-// Unimplemented for other or mixed element types.
+// results do not depend on the thread count. The op is verified (ir/verify_conv_dot.cc:
+// convolution_c1..c27); the plan chooses the layouts. Errors at plan time: Unimplemented for
+// other or mixed element types.
 //
 //===----------------------------------------------------------------------===//
 #include "cpu/gemm_tiling.h"
 #include "cpu/kernels/gemm.h"
 #include "cpu/kernels/kernel.h"
+#include "ir/op_attributes.h"
 
 #include <algorithm>
 
@@ -61,158 +62,99 @@ struct ConvolutionPlan {
   int64_t patch_cols = 0;    // window volume * I
 };
 
-Status planConvolution(OpView &v, ConvolutionPlan &p) {
-  RS_RETURN_IF_ERROR(v.expectArity(2, 1));
-  const TensorType &lhs = v.operand(0), &rhs = v.operand(1), &out = v.result(0);
-  RS_RETURN_IF_ERROR(planGemmTypes(v, lhs.dtype, rhs.dtype, out.dtype, p.types));
-  p.es = p.types.elem_size;
+/// The input index table of one spatial dim: for output index o and window index w, the
+/// input index read, or -1 on padding or a dilation hole.
+std::vector<int64_t> inputIndexTable(int64_t out_size, int64_t window, int64_t in_size,
+                                     int64_t stride, int64_t pad_lo, int64_t lhs_dilation,
+                                     int64_t rhs_dilation) {
+  std::vector<int64_t> table(static_cast<size_t>(out_size * window));
+  for (int64_t oi = 0; oi < out_size; ++oi)
+    for (int64_t wi = 0; wi < window; ++wi) {
+      const int64_t q = oi * stride + wi * rhs_dilation - pad_lo;
+      int64_t idx = -1;
+      if (q >= 0 && q % lhs_dilation == 0 && q / lhs_dilation < in_size)
+        idx = q / lhs_dilation;
+      table[static_cast<size_t>(oi * window + wi)] = idx;
+    }
+  return table;
+}
 
-  const ir::Attribute *dn = v.attr("dimension_numbers");
-  if (!dn || dn->kind != ir::AttrKind::kStruct)
-    return v.error() << "is missing attribute 'dimension_numbers'";
-  auto scalar = [&](const char *name, int64_t &x) -> Status {
-    const ir::Attribute *f = dn->field(name);
-    if (!f || f->kind != ir::AttrKind::kInteger)
-      return v.error() << "dimension_numbers lacks '" << name << "'";
-    x = f->int_value;
-    return Status::ok();
-  };
-  auto list = [&](const char *name, std::vector<int64_t> &x) -> Status {
-    const ir::Attribute *f = dn->field(name);
-    if (!f || !decodeIntList(*f, x))
-      return v.error() << "dimension_numbers lacks '" << name << "'";
-    return Status::ok();
-  };
-  int64_t ib, ifeat, ki, ko, ob, of;
-  std::vector<int64_t> isp, ksp, osp;
-  RS_RETURN_IF_ERROR(scalar("input_batch_dimension", ib));
-  RS_RETURN_IF_ERROR(scalar("input_feature_dimension", ifeat));
-  RS_RETURN_IF_ERROR(list("input_spatial_dimensions", isp));
-  RS_RETURN_IF_ERROR(scalar("kernel_input_feature_dimension", ki));
-  RS_RETURN_IF_ERROR(scalar("kernel_output_feature_dimension", ko));
-  RS_RETURN_IF_ERROR(list("kernel_spatial_dimensions", ksp));
-  RS_RETURN_IF_ERROR(scalar("output_batch_dimension", ob));
-  RS_RETURN_IF_ERROR(scalar("output_feature_dimension", of));
-  RS_RETURN_IF_ERROR(list("output_spatial_dimensions", osp));
-  const size_t s = isp.size();
-  p.spatial = s;
-  const int64_t rank = static_cast<int64_t>(s) + 2;
-  if (lhs.rank() != rank || rhs.rank() != rank || out.rank() != rank || ksp.size() != s ||
-      osp.size() != s) // convolution_c1, c13, c18, c23
-    return v.error() << "operand and result ranks must be " << rank;
-  std::vector<int64_t> idims = {ib, ifeat}, kdims = {ki, ko}, odims = {ob, of};
-  idims.insert(idims.end(), isp.begin(), isp.end());
-  kdims.insert(kdims.end(), ksp.begin(), ksp.end());
-  odims.insert(odims.end(), osp.begin(), osp.end());
-  if (!validDims(idims, rank) || !validDims(kdims, rank) || !validDims(odims, rank))
-    return v.error() << "dimension_numbers are not permutations of [0, " << rank << ")";
-
-  RS_ASSIGN_OR_RETURN(std::vector<int64_t> strides,
-                      v.intList("window_strides", std::vector<int64_t>(s, 1)));
-  RS_ASSIGN_OR_RETURN(std::vector<int64_t> padding,
-                      v.intList("padding", std::vector<int64_t>(2 * s, 0)));
-  RS_ASSIGN_OR_RETURN(std::vector<int64_t> lhs_dil,
-                      v.intList("lhs_dilation", std::vector<int64_t>(s, 1)));
-  RS_ASSIGN_OR_RETURN(std::vector<int64_t> rhs_dil,
-                      v.intList("rhs_dilation", std::vector<int64_t>(s, 1)));
-  RS_ASSIGN_OR_RETURN(std::vector<int64_t> reversal,
-                      v.intList("window_reversal", std::vector<int64_t>(s, 0)));
-  RS_ASSIGN_OR_RETURN(int64_t fgc, v.intAttr("feature_group_count", 1));
-  RS_ASSIGN_OR_RETURN(int64_t bgc, v.intAttr("batch_group_count", 1));
-  if (strides.size() != s || padding.size() != 2 * s || lhs_dil.size() != s ||
-      rhs_dil.size() != s || reversal.size() != s) // convolution_c4..c10
-    return v.error() << "window attributes must have " << s << " entries per spatial dim";
-  for (size_t d = 0; d < s; ++d)
-    if (strides[d] <= 0 || lhs_dil[d] <= 0 || rhs_dil[d] <= 0)
-      return v.error() << "strides and dilations must be positive";
-  if (fgc <= 0 || bgc <= 0 || (fgc > 1 && bgc > 1)) // convolution_c11, c12, c14
-    return v.error() << "feature_group_count " << fgc << " and batch_group_count " << bgc
-                     << " are invalid";
-
+/// Strides, window sizes, group sizes and the input index tables.
+void planWindows(const TensorType &lhs, const TensorType &rhs, const TensorType &out,
+                 const ir::ConvAttributes &a, ConvolutionPlan &p) {
+  const ir::ConvDimensionNumbers &dn = a.dims;
   auto dim = [](const TensorType &t, int64_t d) { return t.shape[static_cast<size_t>(d)]; };
-  const int64_t n = dim(lhs, ib), c = dim(lhs, ifeat);
-  const int64_t kin = dim(rhs, ki), kout = dim(rhs, ko);
-  if (c % fgc != 0 || kin * fgc != c) // convolution_c13, c14
-    return v.error() << "input features " << c << " do not match kernel input features " << kin
-                     << " times feature_group_count " << fgc;
-  if (kout % fgc != 0 || kout % bgc != 0 || n % bgc != 0) // convolution_c15, c16, c12
-    return v.error() << "kernel output features " << kout << " or batch " << n
-                     << " not divisible by the group counts";
-  if (dim(out, ob) != n / bgc || dim(out, of) != kout)
-    return v.error() << "result batch/feature sizes " << dim(out, ob) << "/" << dim(out, of)
-                     << ", expected " << n / bgc << "/" << kout;
-
-  std::vector<int64_t> in_strides = rowMajorStrides(lhs.shape);
-  std::vector<int64_t> k_strides = rowMajorStrides(rhs.shape);
-  std::vector<int64_t> o_strides = rowMajorStrides(out.shape);
-  p.in_batch_stride = in_strides[static_cast<size_t>(ib)];
-  p.in_feature_stride = in_strides[static_cast<size_t>(ifeat)];
-  p.kernel_in_stride = k_strides[static_cast<size_t>(ki)];
-  p.kernel_out_stride = k_strides[static_cast<size_t>(ko)];
-  p.out_batch_stride = o_strides[static_cast<size_t>(ob)];
-  p.out_feature_stride = o_strides[static_cast<size_t>(of)];
-  p.input_index.resize(s);
-  bool trivial_window = true;
-  for (size_t d = 0; d < s; ++d) {
-    const int64_t in_size = dim(lhs, isp[d]), w = dim(rhs, ksp[d]);
-    const int64_t lo = padding[2 * d], hi = padding[2 * d + 1];
-    const int64_t dilated_in = in_size == 0 ? 0 : (in_size - 1) * lhs_dil[d] + 1;
-    const int64_t padded = dilated_in + lo + hi;
-    const int64_t dilated_w = w == 0 ? 0 : (w - 1) * rhs_dil[d] + 1;
-    const int64_t o =
-        padded < dilated_w || dilated_w == 0 ? 0 : (padded - dilated_w) / strides[d] + 1;
-    if (dim(out, osp[d]) != o) // convolution_c25
-      return v.error() << "result spatial dimension " << d << " is " << dim(out, osp[d])
-                       << ", expected " << o;
+  const std::vector<int64_t> in_strides = rowMajorStrides(lhs.shape);
+  const std::vector<int64_t> k_strides = rowMajorStrides(rhs.shape);
+  const std::vector<int64_t> o_strides = rowMajorStrides(out.shape);
+  p.spatial = dn.input_spatial.size();
+  p.in_batch_stride = in_strides[static_cast<size_t>(dn.input_batch)];
+  p.in_feature_stride = in_strides[static_cast<size_t>(dn.input_feature)];
+  p.kernel_in_stride = k_strides[static_cast<size_t>(dn.kernel_input_feature)];
+  p.kernel_out_stride = k_strides[static_cast<size_t>(dn.kernel_output_feature)];
+  p.out_batch_stride = o_strides[static_cast<size_t>(dn.output_batch)];
+  p.out_feature_stride = o_strides[static_cast<size_t>(dn.output_feature)];
+  for (size_t d = 0; d < p.spatial; ++d) {
+    const int64_t w = dim(rhs, dn.kernel_spatial[d]), o = dim(out, dn.output_spatial[d]);
     p.window.push_back(w);
     p.out_spatial.push_back(o);
-    p.in_spatial_stride.push_back(in_strides[static_cast<size_t>(isp[d])]);
-    p.kernel_spatial_stride.push_back(k_strides[static_cast<size_t>(ksp[d])]);
-    p.out_spatial_stride.push_back(o_strides[static_cast<size_t>(osp[d])]);
-    p.reversed.push_back(reversal[d] != 0);
-    std::vector<int64_t> &table = p.input_index[d];
-    table.resize(static_cast<size_t>(o * w));
-    for (int64_t oi = 0; oi < o; ++oi)
-      for (int64_t wi = 0; wi < w; ++wi) {
-        int64_t q = oi * strides[d] + wi * rhs_dil[d] - lo;
-        int64_t idx = -1;
-        if (q >= 0 && q % lhs_dil[d] == 0 && q / lhs_dil[d] < in_size)
-          idx = q / lhs_dil[d];
-        table[static_cast<size_t>(oi * w + wi)] = idx;
-      }
-    trivial_window =
-        trivial_window && w == 1 && strides[d] == 1 && lo == 0 && hi == 0 && lhs_dil[d] == 1;
+    p.in_spatial_stride.push_back(in_strides[static_cast<size_t>(dn.input_spatial[d])]);
+    p.kernel_spatial_stride.push_back(k_strides[static_cast<size_t>(dn.kernel_spatial[d])]);
+    p.out_spatial_stride.push_back(o_strides[static_cast<size_t>(dn.output_spatial[d])]);
+    p.reversed.push_back(a.window_reversal[d] != 0);
+    p.input_index.push_back(inputIndexTable(o, w, dim(lhs, dn.input_spatial[d]),
+                                            a.window_strides[d], a.padding[2 * d],
+                                            a.lhs_dilation[d], a.rhs_dilation[d]));
   }
-  p.groups = fgc * bgc;
-  p.batch_groups = bgc > 1;
+  const int64_t kin = dim(rhs, dn.kernel_input_feature), kout = dim(rhs, dn.kernel_output_feature);
+  p.groups = a.feature_group_count * a.batch_group_count;
+  p.batch_groups = a.batch_group_count > 1;
   p.in_features_per_group = kin;
   p.out_features_per_group = kout / p.groups;
-  p.out_batch = n / bgc;
+  p.out_batch = dim(lhs, dn.input_batch) / a.batch_group_count;
   p.out_features = kout;
   p.positions = elementCount(p.out_spatial);
   p.patch_cols = elementCount(p.window) * kin;
+}
 
-  // Kernel in place when laid out [spatial..., i, o] without reversal.
-  std::vector<int64_t> hwio(ksp);
-  hwio.push_back(ki);
-  hwio.push_back(ko);
-  bool hwio_order = true;
-  for (int64_t d = 0; d < rank; ++d)
-    hwio_order = hwio_order && hwio[static_cast<size_t>(d)] == d;
-  p.pack_kernel = !hwio_order || std::find(reversal.begin(), reversal.end(), 1) != reversal.end();
+/// Whether `dims` is 0, 1, ..., rank - 1.
+bool isIdentity(const std::vector<int64_t> &dims) {
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (dims[d] != static_cast<int64_t>(d))
+      return false;
+  return true;
+}
 
-  std::vector<int64_t> bsf = {ob}, in_bsf = {ib};
-  bsf.insert(bsf.end(), osp.begin(), osp.end());
-  bsf.push_back(of);
-  in_bsf.insert(in_bsf.end(), isp.begin(), isp.end());
-  in_bsf.push_back(ifeat);
-  bool out_bsf = true, in_is_bsf = true;
-  for (int64_t d = 0; d < rank; ++d) {
-    out_bsf = out_bsf && bsf[static_cast<size_t>(d)] == d;
-    in_is_bsf = in_is_bsf && in_bsf[static_cast<size_t>(d)] == d;
-  }
-  p.direct_output = out_bsf;
-  p.direct_input = in_is_bsf && trivial_window && p.groups == 1;
+/// The layouts: the kernel read in place when laid out [spatial..., i, o] without
+/// reversal; the output written directly and the input used as the patch matrix when they
+/// are [b, spatial..., f] (the input also needing a trivial window and one group).
+void chooseLayout(const ir::ConvAttributes &a, ConvolutionPlan &p) {
+  const ir::ConvDimensionNumbers &dn = a.dims;
+  std::vector<int64_t> hwio(dn.kernel_spatial);
+  hwio.push_back(dn.kernel_input_feature);
+  hwio.push_back(dn.kernel_output_feature);
+  p.pack_kernel = !isIdentity(hwio) || std::find(a.window_reversal.begin(), a.window_reversal.end(),
+                                                 1) != a.window_reversal.end();
+  std::vector<int64_t> out_bsf = {dn.output_batch}, in_bsf = {dn.input_batch};
+  out_bsf.insert(out_bsf.end(), dn.output_spatial.begin(), dn.output_spatial.end());
+  out_bsf.push_back(dn.output_feature);
+  in_bsf.insert(in_bsf.end(), dn.input_spatial.begin(), dn.input_spatial.end());
+  in_bsf.push_back(dn.input_feature);
+  bool trivial_window = true;
+  for (size_t d = 0; d < p.spatial; ++d)
+    trivial_window = trivial_window && p.window[d] == 1 && a.window_strides[d] == 1 &&
+                     a.padding[2 * d] == 0 && a.padding[2 * d + 1] == 0 && a.lhs_dilation[d] == 1;
+  p.direct_output = isIdentity(out_bsf);
+  p.direct_input = isIdentity(in_bsf) && trivial_window && p.groups == 1;
+}
+
+Status planConvolution(OpView &v, ConvolutionPlan &p) {
+  const TensorType &lhs = v.operand(0), &rhs = v.operand(1), &out = v.result(0);
+  RS_RETURN_IF_ERROR(planGemmTypes(v, lhs.dtype, rhs.dtype, out.dtype, p.types));
+  p.es = p.types.elem_size;
+  RS_ASSIGN_OR_RETURN(ir::ConvAttributes a, v.decoded(ir::convAttributes(v.op())));
+  planWindows(lhs, rhs, out, a, p);
+  chooseLayout(a, p);
   return Status::ok();
 }
 

@@ -17,14 +17,15 @@
 // Parallelism and determinism: the output is cut into tiles of at most 512 x 256 per batch
 // (smaller for small products or many threads: cpu/gemm_tiling.h); each tile is one
 // single-threaded GEMM over the whole K (gemm.h) in which every f32/f64 element is one FMA
-// chain in k order, so no output bit depends on the cut or the thread count. Errors at plan time:
-// InvalidArgument for dimension numbers or shapes that break dot_general_c1..c12 (openxla/stablehlo
-// docs/spec.md "dot_general"); Unimplemented for other or mixed element types.
+// chain in k order, so no output bit depends on the cut or the thread count. The op is verified
+// (ir/verify_conv_dot.cc: dot_general_c1..c12); the plan chooses the operand layouts. Errors at
+// plan time: Unimplemented for other or mixed element types.
 //
 //===----------------------------------------------------------------------===//
 #include "cpu/gemm_tiling.h"
 #include "cpu/kernels/gemm.h"
 #include "cpu/kernels/kernel.h"
+#include "ir/op_attributes.h"
 
 #include <algorithm>
 #include <numeric>
@@ -163,52 +164,12 @@ int64_t batchOffset(const Shape &batch_shape, const std::vector<int64_t> &stride
 }
 
 Status planDotGeneral(OpView &v, DotGeneralPlan &p) {
-  RS_RETURN_IF_ERROR(v.expectArity(2, 1));
   const TensorType &lhs = v.operand(0), &rhs = v.operand(1), &out = v.result(0);
-  const ir::Attribute *dn = v.attr("dot_dimension_numbers");
-  if (!dn || dn->kind != ir::AttrKind::kStruct)
-    return v.error() << "is missing attribute 'dot_dimension_numbers'";
-  auto field = [&](const char *name, std::vector<int64_t> &dims) -> Status {
-    dims.clear();
-    if (const ir::Attribute *f = dn->field(name); f && !decodeIntList(*f, dims))
-      return v.error() << "dot_dimension_numbers field '" << name << "' is not a list";
-    return Status::ok();
-  };
-  std::vector<int64_t> lb, rb, lc, rc;
-  RS_RETURN_IF_ERROR(field("lhs_batching_dimensions", lb));
-  RS_RETURN_IF_ERROR(field("rhs_batching_dimensions", rb));
-  RS_RETURN_IF_ERROR(field("lhs_contracting_dimensions", lc));
-  RS_RETURN_IF_ERROR(field("rhs_contracting_dimensions", rc));
-  if (lb.size() != rb.size() || lc.size() != rc.size()) // dot_general_c1, c2
-    return v.error() << "batching or contracting dimension lists differ in length";
-  if (!validDims(concat({&lb, &lc}), lhs.rank()) || !validDims(concat({&rb, &rc}), rhs.rank()))
-    return v.error() << "batching and contracting dimensions must be distinct dims of the "
-                        "operands"; // dot_general_c3..c6
-  for (size_t i = 0; i < lb.size(); ++i)
-    if (lhs.shape[static_cast<size_t>(lb[i])] != rhs.shape[static_cast<size_t>(rb[i])]) // c7
-      return v.error() << "batching dimension " << i << " sizes differ";
-  for (size_t i = 0; i < lc.size(); ++i)
-    if (lhs.shape[static_cast<size_t>(lc[i])] != rhs.shape[static_cast<size_t>(rc[i])]) // c8
-      return v.error() << "contracting dimension " << i << " sizes differ";
-  std::vector<int64_t> lf, rf; // free dims, increasing
-  for (int64_t d = 0; d < lhs.rank(); ++d)
-    if (std::find(lb.begin(), lb.end(), d) == lb.end() &&
-        std::find(lc.begin(), lc.end(), d) == lc.end())
-      lf.push_back(d);
-  for (int64_t d = 0; d < rhs.rank(); ++d)
-    if (std::find(rb.begin(), rb.end(), d) == rb.end() &&
-        std::find(rc.begin(), rc.end(), d) == rc.end())
-      rf.push_back(d);
-  Shape expect;
-  for (int64_t d : lb)
-    expect.push_back(lhs.shape[static_cast<size_t>(d)]);
-  for (int64_t d : lf)
-    expect.push_back(lhs.shape[static_cast<size_t>(d)]);
-  for (int64_t d : rf)
-    expect.push_back(rhs.shape[static_cast<size_t>(d)]);
-  if (out.shape != expect) // dot_general_c12
-    return v.error() << "result shape " << shapeToString(out.shape) << ", expected "
-                     << shapeToString(expect);
+  RS_ASSIGN_OR_RETURN(ir::DotDimensionNumbers dn, v.decoded(ir::dotDimensionNumbers(v.op())));
+  const std::vector<int64_t> &lb = dn.lhs_batching, &rb = dn.rhs_batching;
+  const std::vector<int64_t> &lc = dn.lhs_contracting, &rc = dn.rhs_contracting;
+  const std::vector<int64_t> lf = ir::complementDims(lhs.rank(), {lb, lc});
+  const std::vector<int64_t> rf = ir::complementDims(rhs.rank(), {rb, rc});
   RS_RETURN_IF_ERROR(planGemmTypes(v, lhs.dtype, rhs.dtype, out.dtype, p.types));
   p.elem_size = p.types.elem_size;
   p.batch = product(lhs.shape, lb);

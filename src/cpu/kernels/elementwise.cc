@@ -6,19 +6,20 @@
 // tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, lgamma, square, is_inf,
 // is_pos_inf, is_neg_inf, next_after},
 // and stablehlo.{add, subtract, multiply, divide, remainder, maximum, minimum, power,
-// atan2, and, or, xor, shift_left, shift_right_logical, shift_right_arithmetic},
-// and stablehlo.{real, imag, complex}.
+// atan2, and, or, xor, shift_left, shift_right_logical, shift_right_arithmetic}
+// (stablehlo.{real, imag, complex}: complex_parts.cc).
 //
 // Shapes: operands and result have one shape (StableHLO has no implicit broadcasting);
 // the result has the operand element type (is_finite, is_*inf: i1). Dtypes per op as in
 // element_ops.h (f32, f64, i1, i8..i64, ui8..ui64, complex<f32>, complex<f64>; f16 and
-// bf16 computed in f32 and rounded once; abs of a complex gives its part type). Errors at plan
-// time: InvalidArgument for mismatched shapes or types, Unimplemented for an element type the op
-// lacks. Large tensors are split into fixed-size tiles over the context's threads; each element is
-// computed independently, so results do not depend on the thread count. A binary op may read
-// one operand through a folded broadcast_in_dim (compiler.cc foldBroadcasts): element
-// (i / repeat) % period of the broadcast's operand, the same value the broadcast would give.
-// Spec: openxla/stablehlo docs/spec.md, sections of each op.
+// bf16 computed in f32 and rounded once; abs of a complex gives its part type). The ops are
+// verified (ir/verify_elementwise.cc); the plans pick the loops. Errors at plan time:
+// InvalidArgument for a result element type that is not the op's, Unimplemented for an
+// element type the op lacks. Large tensors are split into fixed-size tiles over the context's
+// threads; each element is computed independently, so results do not depend on the thread count. A
+// binary op may read one operand through a folded broadcast_in_dim (broadcast_folding.cc):
+// element (i / repeat) % period of the broadcast's operand, the same value the broadcast would
+// give. Spec: openxla/stablehlo docs/spec.md, sections of each op.
 //
 //===----------------------------------------------------------------------===//
 #include "cpu/kernels/element_ops.h"
@@ -125,11 +126,7 @@ struct UnaryPlan {
 };
 
 template <typename Op> Status planUnary(OpView &v, UnaryPlan &p) {
-  RS_RETURN_IF_ERROR(v.expectArity(1, 1));
   const TensorType &in = v.operand(0), &out = v.result(0);
-  if (in.shape != out.shape)
-    return v.error() << "result shape " << shapeToString(out.shape)
-                     << " differs from operand shape " << shapeToString(in.shape);
   bool to_bool = false; // predicates (is_finite, is_inf, ...) give i1
   bool to_part = false; // abs of a complex gives its part type
   visitNumericOrComplexType(in.dtype, [&](auto tag) {
@@ -190,11 +187,7 @@ struct BinaryPlan {
 };
 
 template <typename Op> Status planBinary(OpView &v, BinaryPlan &p) {
-  RS_RETURN_IF_ERROR(v.expectArity(2, 1));
-  const TensorType &a = v.operand(0), &b = v.operand(1), &out = v.result(0);
-  if (a != b || a != out)
-    return v.error() << "operand types " << a.toString() << ", " << b.toString()
-                     << " and result type " << out.toString() << " differ";
+  const TensorType &a = v.operand(0);
   visitNumericOrComplexType(a.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (ops::kSupported<Op, T>) {
@@ -268,83 +261,6 @@ void runBinary(const BinaryPlan &p, const KernelIo &io) {
     int64_t off = t * kElementwiseGrain, len = std::min(kElementwiseGrain, p.n - off);
     p.fn(a + off * p.size, b + off * p.size, o + off * p.size, len);
   });
-}
-
-//===----------------------------------------------------------------------===//
-// real, imag, complex (spec "real", "imag", "complex")
-//===----------------------------------------------------------------------===//
-
-/// real / imag: complex -> its part (`part` 0 or 1); on a float operand, real is the
-/// identity and imag gives zeros (spec "real", "imag").
-struct PartPlan {
-  int64_t n = 0;
-  int64_t part_size = 0; // bytes of one part (4 or 8)
-  int part = 0;
-  bool from_complex = true;
-};
-
-Status planPart(OpView &v, PartPlan &p, int part) {
-  RS_RETURN_IF_ERROR(v.expectArity(1, 1));
-  const TensorType &in = v.operand(0), &out = v.result(0);
-  if (!isComplex(in.dtype) && in.dtype != DType::kF32 && in.dtype != DType::kF64 &&
-      in.dtype != DType::kF16 && in.dtype != DType::kBF16)
-    return v.unsupportedType(in.dtype);
-  if (out.shape != in.shape || out.dtype != complexPartType(in.dtype))
-    return v.error() << "result type " << out.toString() << " does not fit operand type "
-                     << in.toString();
-  p.n = in.numElements();
-  p.part_size = dtypeSize(out.dtype);
-  p.part = part;
-  p.from_complex = isComplex(in.dtype);
-  return Status::ok();
-}
-
-Status planReal(OpView &v, PartPlan &p) { return planPart(v, p, 0); }
-Status planImag(OpView &v, PartPlan &p) { return planPart(v, p, 1); }
-
-void runPart(const PartPlan &p, const KernelIo &io) {
-  const uint8_t *in = io.in[0]->data();
-  uint8_t *out = io.out[0].mutableData();
-  const size_t ps = static_cast<size_t>(p.part_size);
-  if (!p.from_complex) {
-    if (p.part == 0 && p.n > 0)
-      std::memcpy(out, in, ps * static_cast<size_t>(p.n));
-    return; // imag of a real: the preallocated zeros
-  }
-  for (int64_t i = 0; i < p.n; ++i)
-    std::memcpy(out + static_cast<size_t>(i) * ps, in + (2 * static_cast<size_t>(i) + p.part) * ps,
-                ps);
-}
-
-/// complex: lhs (real parts), rhs (imaginary parts) of f32 or f64 -> complex<f32/f64>.
-struct ComplexPlan {
-  int64_t n = 0;
-  int64_t part_size = 0;
-};
-
-Status planComplex(OpView &v, ComplexPlan &p) {
-  RS_RETURN_IF_ERROR(v.expectArity(2, 1));
-  const TensorType &re = v.operand(0), &im = v.operand(1), &out = v.result(0);
-  if (re.dtype != DType::kF32 && re.dtype != DType::kF64)
-    return v.unsupportedType(re.dtype);
-  if (re != im || out.shape != re.shape || complexPartType(out.dtype) != re.dtype ||
-      !isComplex(out.dtype))
-    return v.error() << "operand types " << re.toString() << ", " << im.toString()
-                     << " do not fit result type " << out.toString();
-  p.n = re.numElements();
-  p.part_size = dtypeSize(re.dtype);
-  return Status::ok();
-}
-
-void runComplex(const ComplexPlan &p, const KernelIo &io) {
-  const uint8_t *re = io.in[0]->data(), *im = io.in[1]->data();
-  uint8_t *out = io.out[0].mutableData();
-  const size_t ps = static_cast<size_t>(p.part_size);
-  for (int64_t i = 0; i < p.n; ++i) {
-    const size_t k = static_cast<size_t>(i);
-    std::memcpy(out + 2 * k * ps, re + k * ps, ps);
-    std::memcpy(out + (2 * k + 1) * ps, im + k * ps, ps);
-  }
 }
 
 /// A unary op's kernel (fusable: Kernel::elementwise).
@@ -462,10 +378,6 @@ void registerElementwiseKernels(KernelRegistry &r) {
   addUnary<ops::IsInf>(r, "chlo.is_inf");
   addUnary<ops::IsPosInf>(r, "chlo.is_pos_inf");
   addUnary<ops::IsNegInf>(r, "chlo.is_neg_inf");
-
-  r.add("stablehlo.real", &makeKernel<PartPlan, planReal, runPart>);
-  r.add("stablehlo.imag", &makeKernel<PartPlan, planImag, runPart>);
-  r.add("stablehlo.complex", &makeKernel<ComplexPlan, planComplex, runComplex>);
 
   addBinary<ops::Add>(r, "stablehlo.add");
   addBinary<ops::Subtract>(r, "stablehlo.subtract");

@@ -2,7 +2,8 @@
 //
 // Private to cpu/. Storage types for IEEE binary16 (F16) and bfloat16 (BF16), 2 bytes
 // each, with conversions: to float (exact) and from float or from double/integers with
-// round-to-nearest-even (NaN stays NaN, quieted; overflow gives infinity). Arithmetic on
+// round-to-nearest-even (NaN stays NaN, quieted; overflow gives infinity); the bit
+// conversions are ir/float_bits.h's, so constants and kernels round alike. Arithmetic on
 // them is done in f32 and rounded once to the storage type; for +, -, *, / and sqrt this is
 // the correctly rounded result (f32 has more than 2p + 2 bits for p = 11 and 8).
 // The minifloats (Minifloat<DType::kF8E4M3FN> and the others, one byte each; formats and
@@ -25,57 +26,6 @@ namespace rs::cpu {
 
 namespace half_detail {
 
-inline uint16_t floatToF16Bits(float f) {
-  const uint32_t x = std::bit_cast<uint32_t>(f);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const uint32_t a = x & 0x7fffffffu;
-  if (a >= 0x7f800000u) // inf or NaN (quieted, top payload bits kept)
-    return static_cast<uint16_t>(sign | 0x7c00u |
-                                 (a > 0x7f800000u ? 0x200u | ((a >> 13) & 0x3ffu) : 0u));
-  if (a >= 0x477ff000u) // >= 65520 rounds to infinity
-    return static_cast<uint16_t>(sign | 0x7c00u);
-  if (a < 0x38800000u) { // below 2^-14: subnormal or zero, in units of 2^-24
-    const float v = std::bit_cast<float>(a) * 16777216.0f; // exact scaling
-    return static_cast<uint16_t>(sign | static_cast<uint32_t>(std::nearbyint(v)));
-  }
-  uint32_t bits = a - ((127u - 15u) << 23);
-  bits += 0xfffu + ((bits >> 13) & 1u);
-  return static_cast<uint16_t>(sign | (bits >> 13));
-}
-
-inline float f16BitsToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
-  if (exp == 0x1f)
-    return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13));
-  if (exp == 0) {
-    const float v = std::ldexp(static_cast<float>(mant), -24);
-    return sign ? -v : v;
-  }
-  return std::bit_cast<float>(sign | ((exp + 112u) << 23) | (mant << 13));
-}
-
-inline uint16_t floatToBF16Bits(float f) {
-  uint32_t x = std::bit_cast<uint32_t>(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u)
-    return static_cast<uint16_t>((x >> 16) | 0x40u);
-  x += 0x7fffu + ((x >> 16) & 1u);
-  return static_cast<uint16_t>(x >> 16);
-}
-
-/// `d` rounded to float with round-to-odd, so a second rounding to a narrower format
-/// (f16, bf16) is correct.
-inline float roundToOddFloat(double d) {
-  if (!std::isfinite(d))
-    return static_cast<float>(d);
-  float f = static_cast<float>(d);
-  if (static_cast<double>(f) == d || std::isinf(f))
-    return f;
-  if (std::fabs(static_cast<double>(f)) > std::fabs(d))
-    f = std::nextafter(f, 0.0f);
-  return std::bit_cast<float>(std::bit_cast<uint32_t>(f) | 1u);
-}
-
 /// An integer rounded to float with round-to-odd (exact below 2^24).
 template <typename I> float intToOddFloat(I x) {
   using U = std::make_unsigned_t<I>;
@@ -97,15 +47,15 @@ template <typename I> float intToOddFloat(I x) {
 /// IEEE binary16.
 struct F16 {
   uint16_t bits = 0;
-  static F16 fromFloat(float f) { return F16{half_detail::floatToF16Bits(f)}; }
-  float toFloat() const { return half_detail::f16BitsToFloat(bits); }
+  static F16 fromFloat(float f) { return F16{ir::floatToF16Bits(f)}; }
+  float toFloat() const { return ir::f16BitsToFloat(bits); }
 };
 
 /// bfloat16 (the top half of an f32).
 struct BF16 {
   uint16_t bits = 0;
-  static BF16 fromFloat(float f) { return BF16{half_detail::floatToBF16Bits(f)}; }
-  float toFloat() const { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+  static BF16 fromFloat(float f) { return BF16{ir::floatToBF16Bits(f)}; }
+  float toFloat() const { return ir::bf16BitsToFloat(bits); }
 };
 
 /// A minifloat of dtype `kType`: its bits in the low bits of one byte. toFloat is exact (a
@@ -143,7 +93,7 @@ template <typename H, typename From> H toHalf(From x) {
   else if constexpr (std::is_same_v<From, float>)
     return H::fromFloat(x);
   else if constexpr (std::is_same_v<From, double>)
-    return H::fromFloat(half_detail::roundToOddFloat(x));
+    return H::fromFloat(ir::roundToOddFloat(x));
   else
     return H::fromFloat(half_detail::intToOddFloat(x));
 }

@@ -2,7 +2,8 @@
 //
 // Private to cpu/. Every op family lives in one file under kernels/ with the layout of
 // STYLE.md rule 7: a <Op>Plan struct; `Status plan<Op>(OpView &, <Op>Plan &)` decodes the
-// op's attributes and checks shapes, dtypes and attributes at compile time; `void
+// op's attributes and lays out the work at compile time, for a verified module (ir/verify.h:
+// the op constraints hold), refusing only what the executor cannot run; `void
 // run<Op>(const <Op>Plan &, const KernelIo &)` has no error path; registration last
 // (register<Family>Kernels, called from kernelRegistry() in kernels/common.cc).
 //
@@ -14,7 +15,7 @@
 // slice, reduce, dot_general), or assigned by the kernel itself (OutputMode::kAssigned: constants,
 // reshapes, control flow), which may then share storage with an input or a constant but never
 // write to it. Preallocated outputs may reuse the storage of a dead intermediate of the same
-// call (compiler.cc BufferPool).
+// call (run_callable.cc BufferPool).
 //
 // Thread safety: plans are immutable after planning and shared by concurrent runs.
 //
@@ -23,8 +24,11 @@
 
 #include "cpu/context.h"
 #include "cpu/executor.h"
+#include "cpu/kernels/element_types.h"
 #include "cpu/kernels/half.h"
 #include "ir/ir.h"
+#include "ir/op_attributes.h"
+#include "support/integer_element.h"
 #include "support/status.h"
 #include "support/tensor.h"
 
@@ -214,6 +218,13 @@ public:
   Result<int64_t> intAttr(std::string_view attr_name, int64_t fallback) const;
   /// A bool attribute (BoolAttr or unit); missing: `fallback`.
   bool boolAttr(std::string_view attr_name, bool fallback) const;
+  /// `decoded` itself (an ir/op_attributes.h read of this op), or its error prefixed by
+  /// error().
+  template <typename T> Result<T> decoded(Result<T> decoded) const {
+    if (!decoded.isOk())
+      return error() << decoded.status().message();
+    return decoded;
+  }
 
   /// Compiles region `index` of the op (one block). Its captured outer values become
   /// extra kernel inputs, reported in the RegionRef.
@@ -231,10 +242,6 @@ private:
   Compiler &compiler_;
   std::vector<ir::ValueId> extra_inputs_;
 };
-
-/// Decodes a list of integers from an attribute of kind DenseArray, DenseElements (any
-/// integer element type) or Array of Integer. False if the kind does not fit.
-bool decodeIntList(const ir::Attribute &a, std::vector<int64_t> &out);
 
 //===----------------------------------------------------------------------===//
 // Registry
@@ -261,6 +268,7 @@ private:
 const KernelRegistry &kernelRegistry();
 
 void registerElementwiseKernels(KernelRegistry &r);
+void registerComplexPartKernels(KernelRegistry &r);
 void registerCompareSelectKernels(KernelRegistry &r);
 void registerConvertKernels(KernelRegistry &r);
 void registerDataMovementKernels(KernelRegistry &r);
@@ -330,95 +338,11 @@ Result<std::unique_ptr<Kernel>> makeViewKernel(OpView &view) {
 }
 
 //===----------------------------------------------------------------------===//
-// Element types
-//===----------------------------------------------------------------------===//
-
-template <typename T> struct TypeTag { using type = T; };
-
-/// Calls f(TypeTag<T>{}) for the C++ type that stores `t` (bool for i1), for the types
-/// arithmetic kernels support; returns false (without calling f) for any other type.
-/// The sub-byte integers come as their 8-bit storage type (int8_t for i2/i4, uint8_t for
-/// ui2/ui4): kernels compute on them as 8-bit integers and the compiler wraps the results
-/// to the bit width afterwards (sub_byte.cc).
-template <typename F> bool visitArithmeticType(DType t, F &&f) {
-  switch (t) {
-  case DType::kBool: f(TypeTag<bool>{}); return true;
-  case DType::kI2:
-  case DType::kI4:
-  case DType::kI8: f(TypeTag<int8_t>{}); return true;
-  case DType::kI16: f(TypeTag<int16_t>{}); return true;
-  case DType::kI32: f(TypeTag<int32_t>{}); return true;
-  case DType::kI64: f(TypeTag<int64_t>{}); return true;
-  case DType::kU2:
-  case DType::kU4:
-  case DType::kU8: f(TypeTag<uint8_t>{}); return true;
-  case DType::kU16: f(TypeTag<uint16_t>{}); return true;
-  case DType::kU32: f(TypeTag<uint32_t>{}); return true;
-  case DType::kU64: f(TypeTag<uint64_t>{}); return true;
-  case DType::kF32: f(TypeTag<float>{}); return true;
-  case DType::kF64: f(TypeTag<double>{}); return true;
-  default: return false;
-  }
-}
-
-/// visitArithmeticType plus the 16-bit floats (F16, BF16) and the minifloats (see half.h).
-template <typename F> bool visitNumericType(DType t, F &&f) {
-  switch (t) {
-  case DType::kF16: f(TypeTag<F16>{}); return true;
-  case DType::kBF16: f(TypeTag<BF16>{}); return true;
-  case DType::kF4E2M1FN: f(TypeTag<Minifloat<DType::kF4E2M1FN>>{}); return true;
-  case DType::kF6E2M3FN: f(TypeTag<Minifloat<DType::kF6E2M3FN>>{}); return true;
-  case DType::kF6E3M2FN: f(TypeTag<Minifloat<DType::kF6E3M2FN>>{}); return true;
-  case DType::kF8E3M4: f(TypeTag<Minifloat<DType::kF8E3M4>>{}); return true;
-  case DType::kF8E4M3: f(TypeTag<Minifloat<DType::kF8E4M3>>{}); return true;
-  case DType::kF8E4M3FN: f(TypeTag<Minifloat<DType::kF8E4M3FN>>{}); return true;
-  case DType::kF8E4M3FNUZ: f(TypeTag<Minifloat<DType::kF8E4M3FNUZ>>{}); return true;
-  case DType::kF8E4M3B11FNUZ: f(TypeTag<Minifloat<DType::kF8E4M3B11FNUZ>>{}); return true;
-  case DType::kF8E5M2: f(TypeTag<Minifloat<DType::kF8E5M2>>{}); return true;
-  case DType::kF8E5M2FNUZ: f(TypeTag<Minifloat<DType::kF8E5M2FNUZ>>{}); return true;
-  case DType::kF8E8M0FNU: f(TypeTag<Minifloat<DType::kF8E8M0FNU>>{}); return true;
-  default: return visitArithmeticType(t, f);
-  }
-}
-
-/// Calls f(TypeTag<std::complex<P>>{}) for complex<f32> (P = float) and complex<f64>
-/// (P = double), interleaved (re, im) storage; returns false for any other type.
-template <typename F> bool visitComplexType(DType t, F &&f) {
-  switch (t) {
-  case DType::kComplex64: f(TypeTag<std::complex<float>>{}); return true;
-  case DType::kComplex128: f(TypeTag<std::complex<double>>{}); return true;
-  default: return false;
-  }
-}
-
-/// visitNumericType plus the complex types.
-template <typename F> bool visitNumericOrComplexType(DType t, F &&f) {
-  return visitComplexType(t, f) || visitNumericType(t, f);
-}
-
-/// The part type of a complex type (f32 / f64); `t` itself for any other type.
-inline DType complexPartType(DType t) {
-  return t == DType::kComplex64 ? DType::kF32 : t == DType::kComplex128 ? DType::kF64 : t;
-}
-
-/// The elementwise loop of stablehlo.convert from `from` to `to` (see convert.cc), or
-/// nullptr when either type is unsupported.
-using ConvertFn = void (*)(const uint8_t *in, uint8_t *out, int64_t n);
-ConvertFn convertFn(DType from, DType to);
-
-/// Reads an integer element of any integer (or bool) dtype as int64 (unsigned values
-/// above INT64_MAX saturate).
-int64_t readIndex(DType t, const uint8_t *p);
-
-//===----------------------------------------------------------------------===//
 // Shapes and strided copies
 //===----------------------------------------------------------------------===//
 
 /// Row-major strides in elements.
 std::vector<int64_t> rowMajorStrides(const Shape &shape);
-
-/// Checks that `dims` holds distinct values in [0, rank).
-bool validDims(std::span<const int64_t> dims, int64_t rank);
 
 /// A strided element copy: out[sum i_d*out_strides[d]] = in[sum i_d*in_strides[d]] for
 /// every index i of `shape`, offsets in elements. Element size 1, 2, 4, 8 or 16 bytes.
@@ -447,11 +371,6 @@ void fillElements(uint8_t *out, int64_t n, const uint8_t *value, int64_t elem_si
 /// If `region` is one block `{ %r = "<op>"(%arg0, %arg1) ; return %r }` (arguments in
 /// either order), the op's name, else "". Fast paths of reduce-like ops key on it.
 std::string_view binaryBodyOp(const ir::Region &region);
-
-/// Checks that a compiled region takes scalars (rank 0) of `arg_types` and returns
-/// `result_types.size()` scalars of `result_types` (InvalidArgument naming `what`).
-Status checkScalarBody(OpView &v, const Callable &body, std::span<const DType> arg_types,
-                       std::span<const DType> result_types, std::string_view what);
 
 /// Unimplemented unless elements of `t` are 1, 2, 4, 8 or 16 bytes (what copies handle).
 Status checkElementSize(OpView &v, DType t);

@@ -17,12 +17,14 @@
 //   - general path: the body region evaluated per element pair (BodyFold).
 // Work is split over output elements in tiles sized from the shapes alone.
 // Element types: fast path per the op's functor; general path any scalar type the body's
-// kernels take. Errors at plan time: InvalidArgument for shapes, dimensions or a body
-// signature that break reduce_c1..c8 (openxla/stablehlo docs/spec.md "reduce").
+// kernels take. The op is verified (ir/verify_reduce.cc: reduce_c1..c8); the plan picks the
+// fast path and the loop order. Errors at plan time: Unimplemented for an element type of
+// another size.
 //
 //===----------------------------------------------------------------------===//
 #include "cpu/compiler.h"
 #include "cpu/kernels/element_ops.h"
+#include "cpu/kernels/fold_types.h"
 #include "cpu/kernels/kernel.h"
 
 #include <algorithm>
@@ -156,68 +158,26 @@ template <typename Op> FastFn fastFor(DType t) {
 }
 
 FastFn fastReduceFor(std::string_view body_op, DType t) {
-  if (body_op == "stablehlo.add")
-    return fastFor<ops::Add>(t);
-  if (body_op == "stablehlo.multiply")
-    return fastFor<ops::Multiply>(t);
-  if (body_op == "stablehlo.maximum")
-    return fastFor<ops::Maximum>(t);
-  if (body_op == "stablehlo.minimum")
-    return fastFor<ops::Minimum>(t);
-  if (body_op == "stablehlo.and")
-    return fastFor<ops::And>(t);
-  if (body_op == "stablehlo.or")
-    return fastFor<ops::Or>(t);
-  return nullptr;
+  FastFn fn = nullptr;
+  ops::forReductionOp(body_op, [&](auto op) { fn = fastFor<decltype(op)>(t); });
+  return fn;
 }
 
-Status planReduce(OpView &v, ReducePlan &p) {
-  const size_t n = v.operands().size() / 2;
-  if (n == 0 || v.operands().size() != 2 * n || v.results().size() != n) // reduce_c1..c3
-    return v.error() << "expects N inputs, N init values and N results";
-  p.n = n;
-  const TensorType &in0 = v.operand(0);
-  RS_ASSIGN_OR_RETURN(std::vector<int64_t> dims, v.intList("dimensions"));
-  if (!validDims(dims, in0.rank())) // reduce_c4
-    return v.error() << "dimensions are not distinct dims in [0, " << in0.rank() << ")";
-  std::vector<bool> reduced(in0.shape.size(), false);
+/// The kept dims (all but a trailing inner run), the inner run and the reduced dims.
+void planDims(const Shape &shape, const std::vector<int64_t> &dims, ReducePlan &p) {
+  std::vector<bool> reduced(shape.size(), false);
   for (int64_t d : dims)
     reduced[static_cast<size_t>(d)] = true;
-  Shape kept;
-  for (size_t d = 0; d < in0.shape.size(); ++d)
-    if (!reduced[d])
-      kept.push_back(in0.shape[d]);
-  for (size_t i = 0; i < n; ++i) {
-    const TensorType &in = v.operand(i), &init = v.operand(n + i), &out = v.result(i);
-    if (in.shape != in0.shape) // reduce_c1
-      return v.error() << "input " << i << " shape " << shapeToString(in.shape)
-                       << " differs from input 0 shape " << shapeToString(in0.shape);
-    if (init.rank() != 0 || init.dtype != in.dtype) // reduce_c2
-      return v.error() << "init value " << i << " of type " << init.toString()
-                       << " is not a scalar of the input element type";
-    if (out.dtype != in.dtype || out.shape != kept) // reduce_c7, c8
-      return v.error() << "result " << i << " of type " << out.toString() << ", expected "
-                       << TensorType{in.dtype, kept}.toString();
-    RS_RETURN_IF_ERROR(checkElementSize(v, in.dtype));
-    p.types.push_back(in.dtype);
-  }
-  RS_ASSIGN_OR_RETURN(p.body, v.compileRegion(0));
-  std::vector<DType> arg_types = p.types;
-  arg_types.insert(arg_types.end(), p.types.begin(), p.types.end());
-  RS_RETURN_IF_ERROR(checkScalarBody(v, *p.body.callable, arg_types, p.types, "body")); // c6
-  if (n == 1 && p.body.capture_count == 0)
-    p.fast = fastReduceFor(binaryBodyOp(v.op().regions[0]), in0.dtype);
-
-  std::vector<int64_t> strides = rowMajorStrides(in0.shape);
-  const size_t rank = in0.shape.size();
+  const std::vector<int64_t> strides = rowMajorStrides(shape);
+  const size_t rank = shape.size();
   for (size_t d = 0; d < rank; ++d) {
     if (reduced[d]) {
-      p.red_sizes.push_back(in0.shape[d]);
+      p.red_sizes.push_back(shape[d]);
       p.red_strides.push_back(strides[d]);
     } else if (d == rank - 1) {
-      p.inner = in0.shape[d];
+      p.inner = shape[d];
     } else {
-      p.outer_sizes.push_back(in0.shape[d]);
+      p.outer_sizes.push_back(shape[d]);
       p.outer_strides.push_back(strides[d]);
     }
   }
@@ -228,6 +188,22 @@ Status planReduce(OpView &v, ReducePlan &p) {
     p.red_contiguous =
         p.red_contiguous &&
         p.red_strides[d] == elementCount(std::span<const int64_t>(p.red_sizes).subspan(d + 1));
+}
+
+Status planReduce(OpView &v, ReducePlan &p) {
+  const size_t n = v.operands().size() / 2;
+  p.n = n;
+  RS_RETURN_IF_ERROR(checkFoldTypes(v, n, p.types));
+  for (DType t : p.types)
+    RS_RETURN_IF_ERROR(checkElementSize(v, t));
+  RS_ASSIGN_OR_RETURN(std::vector<int64_t> dims, v.intList("dimensions"));
+  RS_ASSIGN_OR_RETURN(p.body, v.compileRegion(0));
+  std::vector<DType> arg_types = p.types;
+  arg_types.insert(arg_types.end(), p.types.begin(), p.types.end());
+  RS_RETURN_IF_ERROR(checkScalarBody(v, *p.body.callable, arg_types, p.types, "body"));
+  if (n == 1 && p.body.capture_count == 0)
+    p.fast = fastReduceFor(binaryBodyOp(v.op().regions[0]), p.types[0]);
+  planDims(v.operand(0).shape, dims, p);
   return Status::ok();
 }
 

@@ -10,13 +10,16 @@
 // When the window leaves the last dim alone, a whole output row along it is folded at
 // once (same per-element order). Work is split over output elements in tiles fixed by
 // the shapes.
-// Errors at plan time: InvalidArgument for attributes or shapes that break
-// reduce_window_c1..c16 (openxla/stablehlo docs/spec.md "reduce_window").
+// The op is verified (ir/verify_reduce.cc: reduce_window_c1..c16); the plan builds the window
+// index tables and picks the fast path. Errors at plan time: Unimplemented for an element
+// type of another size.
 //
 //===----------------------------------------------------------------------===//
 #include "cpu/compiler.h"
 #include "cpu/kernels/element_ops.h"
+#include "cpu/kernels/fold_types.h"
 #include "cpu/kernels/kernel.h"
+#include "ir/op_attributes.h"
 
 #include <algorithm>
 
@@ -114,90 +117,62 @@ template <typename Op> FastFn fastFor(DType t) {
 }
 
 FastFn fastReduceWindowFor(std::string_view body_op, DType t) {
-  if (body_op == "stablehlo.add")
-    return fastFor<ops::Add>(t);
-  if (body_op == "stablehlo.multiply")
-    return fastFor<ops::Multiply>(t);
-  if (body_op == "stablehlo.maximum")
-    return fastFor<ops::Maximum>(t);
-  if (body_op == "stablehlo.minimum")
-    return fastFor<ops::Minimum>(t);
-  if (body_op == "stablehlo.and")
-    return fastFor<ops::And>(t);
-  if (body_op == "stablehlo.or")
-    return fastFor<ops::Or>(t);
-  return nullptr;
+  FastFn fn = nullptr;
+  ops::forReductionOp(body_op, [&](auto op) { fn = fastFor<decltype(op)>(t); });
+  return fn;
+}
+
+/// Per dim, the input index table: for output index o and window index w, the input index
+/// read, or -1 on padding or a dilation hole.
+void planWindow(const Shape &in_shape, const Shape &out_shape, const ir::WindowAttributes &w,
+                ReduceWindowPlan &p) {
+  const size_t rank = in_shape.size();
+  p.input_index.resize(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t size = in_shape[d], lo = w.padding[2 * d], window = w.dimensions[d];
+    const int64_t stride = w.strides[d], base = w.base_dilations[d];
+    std::vector<int64_t> &table = p.input_index[d];
+    table.resize(static_cast<size_t>(out_shape[d] * window));
+    for (int64_t o = 0; o < out_shape[d]; ++o)
+      for (int64_t k = 0; k < window; ++k) {
+        const int64_t q = o * stride + k * w.window_dilations[d] - lo;
+        int64_t idx = -1;
+        if (q >= 0 && q % base == 0 && q / base < size)
+          idx = q / base;
+        table[static_cast<size_t>(o * window + k)] = idx;
+      }
+  }
+  p.out_shape = out_shape;
+  p.window = w.dimensions;
+  p.in_strides = rowMajorStrides(in_shape);
+  // A last dim the window leaves alone is folded a whole output row at a time.
+  p.outer_rank = rank;
+  const size_t last = rank - 1;
+  if (rank > 0 && w.dimensions[last] == 1 && w.strides[last] == 1 && w.base_dilations[last] == 1 &&
+      w.padding[2 * last] == 0 && w.padding[2 * last + 1] == 0) {
+    p.outer_rank = last;
+    p.inner = in_shape[last];
+  }
+  p.window_count = elementCount(std::span(w.dimensions).first(p.outer_rank));
+  p.outer = elementCount(std::span(out_shape).first(p.outer_rank));
 }
 
 Status planReduceWindow(OpView &v, ReduceWindowPlan &p) {
   const size_t n = v.operands().size() / 2;
-  if (n == 0 || v.operands().size() != 2 * n || v.results().size() != n) // c1..c3
-    return v.error() << "expects N inputs, N init values and N results";
   p.n = n;
-  const TensorType &in0 = v.operand(0);
-  const size_t rank = in0.shape.size();
-  RS_ASSIGN_OR_RETURN(std::vector<int64_t> window, v.intList("window_dimensions"));
-  RS_ASSIGN_OR_RETURN(std::vector<int64_t> strides,
-                      v.intList("window_strides", std::vector<int64_t>(rank, 1)));
-  RS_ASSIGN_OR_RETURN(std::vector<int64_t> base_dil,
-                      v.intList("base_dilations", std::vector<int64_t>(rank, 1)));
-  RS_ASSIGN_OR_RETURN(std::vector<int64_t> win_dil,
-                      v.intList("window_dilations", std::vector<int64_t>(rank, 1)));
-  RS_ASSIGN_OR_RETURN(std::vector<int64_t> padding,
-                      v.intList("padding", std::vector<int64_t>(2 * rank, 0)));
-  if (window.size() != rank || strides.size() != rank || base_dil.size() != rank ||
-      win_dil.size() != rank || padding.size() != 2 * rank) // reduce_window_c4..c12
-    return v.error() << "window attributes must have " << rank << " entries";
-  Shape out_shape(rank);
-  p.input_index.resize(rank);
-  for (size_t d = 0; d < rank; ++d) {
-    if (window[d] <= 0 || strides[d] <= 0 || base_dil[d] <= 0 || win_dil[d] <= 0)
-      return v.error() << "window sizes, strides and dilations must be positive";
-    const int64_t size = in0.shape[d], lo = padding[2 * d], hi = padding[2 * d + 1];
-    const int64_t dilated = size == 0 ? 0 : (size - 1) * base_dil[d] + 1;
-    const int64_t padded = dilated + lo + hi;
-    const int64_t dw = (window[d] - 1) * win_dil[d] + 1;
-    out_shape[d] = padded < dw ? 0 : (padded - dw) / strides[d] + 1;
-    std::vector<int64_t> &table = p.input_index[d];
-    table.resize(static_cast<size_t>(out_shape[d] * window[d]));
-    for (int64_t o = 0; o < out_shape[d]; ++o)
-      for (int64_t w = 0; w < window[d]; ++w) {
-        int64_t q = o * strides[d] + w * win_dil[d] - lo, idx = -1;
-        if (q >= 0 && q % base_dil[d] == 0 && q / base_dil[d] < size)
-          idx = q / base_dil[d];
-        table[static_cast<size_t>(o * window[d] + w)] = idx;
-      }
-  }
-  for (size_t i = 0; i < n; ++i) {
-    const TensorType &in = v.operand(i), &init = v.operand(n + i), &out = v.result(i);
-    if (in.shape != in0.shape)
-      return v.error() << "input " << i << " shape differs from input 0";
-    if (init.rank() != 0 || init.dtype != in.dtype)
-      return v.error() << "init value " << i << " is not a scalar of the input element type";
-    if (out.dtype != in.dtype || out.shape != out_shape) // reduce_window_c15, c16
-      return v.error() << "result " << i << " of type " << out.toString() << ", expected "
-                       << TensorType{in.dtype, out_shape}.toString();
-    RS_RETURN_IF_ERROR(checkElementSize(v, in.dtype));
-    p.types.push_back(in.dtype);
-  }
+  RS_RETURN_IF_ERROR(checkFoldTypes(v, n, p.types));
+  for (DType t : p.types)
+    RS_RETURN_IF_ERROR(checkElementSize(v, t));
+  const Shape &in_shape = v.operand(0).shape;
+  RS_ASSIGN_OR_RETURN(ir::WindowAttributes w,
+                      v.decoded(ir::reduceWindowAttributes(v.op(), in_shape.size())));
   RS_ASSIGN_OR_RETURN(p.body, v.compileRegion(0));
   std::vector<DType> arg_types = p.types;
   arg_types.insert(arg_types.end(), p.types.begin(), p.types.end());
   RS_RETURN_IF_ERROR(checkScalarBody(v, *p.body.callable, arg_types, p.types, "body"));
   if (n == 1 && p.body.capture_count == 0)
-    p.fast = fastReduceWindowFor(binaryBodyOp(v.op().regions[0]), in0.dtype);
-  p.out_shape = out_shape;
-  p.window = window;
-  p.in_strides = rowMajorStrides(in0.shape);
-  p.outer_rank = rank;
-  const size_t last = rank - 1;
-  if (rank > 0 && window[last] == 1 && strides[last] == 1 && base_dil[last] == 1 &&
-      padding[2 * last] == 0 && padding[2 * last + 1] == 0) {
-    p.outer_rank = last;
-    p.inner = in0.shape[last];
-  }
-  p.window_count = elementCount(std::span(window).first(p.outer_rank));
-  p.outer = elementCount(std::span(out_shape).first(p.outer_rank));
+    p.fast = fastReduceWindowFor(binaryBodyOp(v.op().regions[0]), p.types[0]);
+  planWindow(in_shape, v.result(0).shape, w, p);
   return Status::ok();
 }
 

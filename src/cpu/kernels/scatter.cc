@@ -12,13 +12,16 @@
 // "scatter"). One fixed sequential order, so repeated indices combine deterministically.
 // Fast paths for N = 1 with a body that returns the update (overwrite) or is one
 // add/multiply/maximum/minimum/and/or. Element types: any of 1, 2, 4, 8 bytes (general
-// path: what the body's kernels take). Errors at plan time: InvalidArgument for dimension
-// numbers, shapes or a body signature that break scatter_c1..c24.
+// path: what the body's kernels take). The op is verified (ir/verify_gather_scatter.cc:
+// scatter_c1..c24); the plan lays out the index maps and picks a fast path. Errors at plan
+// time: Unimplemented for an element type of another size.
 //
 //===----------------------------------------------------------------------===//
 #include "cpu/compiler.h"
 #include "cpu/kernels/element_ops.h"
+#include "cpu/kernels/fold_types.h"
 #include "cpu/kernels/kernel.h"
+#include "ir/op_attributes.h"
 
 #include <algorithm>
 #include <optional>
@@ -68,89 +71,34 @@ struct ScatterPlan {
   RegionRef body;
 };
 
-Status planScatter(OpView &v, ScatterPlan &p) {
-  const size_t total = v.operands().size();
-  if (total < 3 || (total - 1) % 2 != 0 || v.results().size() != (total - 1) / 2)
-    return v.error() << "expects N inputs, scatter indices, N updates and N results";
-  const size_t n = (total - 1) / 2;
+/// The input types and their element sizes: update i and result i of input i's type.
+Status planTypes(OpView &v, size_t n, ScatterPlan &p) {
   p.n = n;
-  const TensorType &input0 = v.operand(0), &indices = v.operand(n), &updates0 = v.operand(n + 1);
-  if (!isInteger(indices.dtype))
-    return v.error() << "scatter_indices type " << indices.toString() << " is not integer";
   for (size_t i = 0; i < n; ++i) {
     const TensorType &in = v.operand(i), &upd = v.operand(n + 1 + i), &out = v.result(i);
-    if (in.shape != input0.shape || upd.shape != updates0.shape || upd.dtype != in.dtype ||
-        out != in) // scatter_c1..c3, c24
+    if (upd.dtype != in.dtype || out != in)
       return v.error() << "input " << i << ", update or result types do not fit";
-    RS_RETURN_IF_ERROR(checkElementSize(v, in.dtype));
-    p.types.push_back(in.dtype);
-    p.sizes.push_back(dtypeSize(in.dtype));
+    RS_RETURN_IF_ERROR(checkElementSize(v, v.operand(i).dtype));
+    p.types.push_back(v.operand(i).dtype);
+    p.sizes.push_back(dtypeSize(v.operand(i).dtype));
   }
-  const ir::Attribute *dn = v.attr("scatter_dimension_numbers");
-  if (!dn || dn->kind != ir::AttrKind::kStruct)
-    return v.error() << "is missing attribute 'scatter_dimension_numbers'";
-  auto list = [&](const char *name, std::vector<int64_t> &x) -> Status {
-    x.clear();
-    if (const ir::Attribute *f = dn->field(name); f && !decodeIntList(*f, x))
-      return v.error() << "scatter_dimension_numbers field '" << name << "' is not a list";
-    return Status::ok();
-  };
-  std::vector<int64_t> window_dims, inserted, input_batching, indices_batching, to_operand;
-  RS_RETURN_IF_ERROR(list("update_window_dims", window_dims));
-  RS_RETURN_IF_ERROR(list("inserted_window_dims", inserted));
-  RS_RETURN_IF_ERROR(list("input_batching_dims", input_batching));
-  RS_RETURN_IF_ERROR(list("scatter_indices_batching_dims", indices_batching));
-  RS_RETURN_IF_ERROR(list("scatter_dims_to_operand_dims", to_operand));
-  const ir::Attribute *ivd = dn->field("index_vector_dim");
-  const int64_t index_vector_dim = ivd && ivd->kind == ir::AttrKind::kInteger ? ivd->int_value : 0;
+  return Status::ok();
+}
 
-  const int64_t rank = input0.rank(), irank = indices.rank(), urank = updates0.rank();
-  if (index_vector_dim < 0 || index_vector_dim > irank)
-    return v.error() << "index_vector_dim " << index_vector_dim << " not in [0, " << irank << "]";
-  if (!validDims(window_dims, urank) || !std::is_sorted(window_dims.begin(), window_dims.end()))
-    return v.error() << "update_window_dims are invalid"; // scatter_c7, c8
-  std::vector<int64_t> not_window = inserted;
-  not_window.insert(not_window.end(), input_batching.begin(), input_batching.end());
-  if (!validDims(not_window, rank)) // scatter_c9..c11
-    return v.error() << "inserted_window_dims and input_batching_dims are invalid";
-  const int64_t index_count =
-      index_vector_dim < irank ? indices.shape[static_cast<size_t>(index_vector_dim)] : 1;
-  if (static_cast<int64_t>(to_operand.size()) != index_count || !validDims(to_operand, rank))
-    return v.error() << "scatter_dims_to_operand_dims must name " << index_count
-                     << " distinct input dims"; // scatter_c14, c15
-  if (input_batching.size() != indices_batching.size())
-    return v.error() << "batching dimension lists differ in length";
-
-  std::vector<int64_t> window_input_dims;
-  for (int64_t d = 0; d < rank; ++d)
-    if (std::find(not_window.begin(), not_window.end(), d) == not_window.end())
-      window_input_dims.push_back(d);
-  if (window_input_dims.size() != window_dims.size()) // scatter_c4
-    return v.error() << "update_window_dims must have " << window_input_dims.size() << " entries";
-  std::vector<int64_t> index_pos_dims, update_pos_dims;
-  for (int64_t d = 0; d < irank; ++d)
-    if (d != index_vector_dim)
-      index_pos_dims.push_back(d);
-  for (int64_t d = 0; d < urank; ++d)
-    if (std::find(window_dims.begin(), window_dims.end(), d) == window_dims.end())
-      update_pos_dims.push_back(d);
-  if (index_pos_dims.size() != update_pos_dims.size())
-    return v.error() << "updates rank " << urank << " does not fit the scatter indices";
-  for (size_t j = 0; j < update_pos_dims.size(); ++j)
-    if (updates0.shape[static_cast<size_t>(update_pos_dims[j])] !=
-        indices.shape[static_cast<size_t>(index_pos_dims[j])]) // scatter_c4
-      return v.error() << "updates dimension " << update_pos_dims[j]
-                       << " does not match the scatter indices";
-  for (size_t k = 0; k < window_dims.size(); ++k)
-    if (updates0.shape[static_cast<size_t>(window_dims[k])] >
-        input0.shape[static_cast<size_t>(window_input_dims[k])])
-      return v.error() << "update window dimension " << window_dims[k] << " exceeds the input";
-
-  const std::vector<int64_t> in_strides = rowMajorStrides(input0.shape);
+/// Update scatter positions, the index vector, the batching dims and the update window.
+void planIndexMaps(const TensorType &input0, const TensorType &indices, const TensorType &updates0,
+                   const ir::ScatterDimensionNumbers &dn, ScatterPlan &p) {
+  const int64_t irank = indices.rank();
+  const std::vector<int64_t> &window_dims = dn.update_window_dims;
+  const std::vector<int64_t> window_input_dims =
+      ir::complementDims(input0.rank(), {dn.inserted_window_dims, dn.input_batching_dims});
+  const std::vector<int64_t> index_pos_dims =
+      ir::complementDims(irank, {std::span<const int64_t>(&dn.index_vector_dim, 1)});
+  const std::vector<int64_t> update_pos_dims = ir::complementDims(updates0.rank(), {window_dims});
   const std::vector<int64_t> ix_strides = rowMajorStrides(indices.shape);
   const std::vector<int64_t> up_strides = rowMajorStrides(updates0.shape);
   p.input_shape = input0.shape;
-  p.input_strides = in_strides;
+  p.input_strides = rowMajorStrides(input0.shape);
   p.index_type = indices.dtype;
   p.index_size = dtypeSize(indices.dtype);
   for (size_t j = 0; j < update_pos_dims.size(); ++j) {
@@ -159,16 +107,15 @@ Status planScatter(OpView &v, ScatterPlan &p) {
     p.pos_index_strides.push_back(ix_strides[static_cast<size_t>(index_pos_dims[j])]);
   }
   p.pos_count = elementCount(p.pos_sizes);
-  p.index_count = index_count;
-  p.index_vector_stride =
-      index_vector_dim < irank ? ix_strides[static_cast<size_t>(index_vector_dim)] : 0;
-  p.start_dims = to_operand;
-  for (size_t i = 0; i < input_batching.size(); ++i) {
-    auto it = std::find(index_pos_dims.begin(), index_pos_dims.end(), indices_batching[i]);
-    if (it == index_pos_dims.end())
-      return v.error() << "scatter_indices_batching_dims entry " << indices_batching[i]
-                       << " is invalid";
-    p.batching_input_dims.push_back(input_batching[i]);
+  const bool explicit_vector = dn.index_vector_dim < irank;
+  const size_t ivd = static_cast<size_t>(dn.index_vector_dim);
+  p.index_count = explicit_vector ? indices.shape[ivd] : 1;
+  p.index_vector_stride = explicit_vector ? ix_strides[ivd] : 0;
+  p.start_dims = dn.scatter_dims_to_operand_dims;
+  for (size_t i = 0; i < dn.input_batching_dims.size(); ++i) {
+    auto it = std::find(index_pos_dims.begin(), index_pos_dims.end(),
+                        dn.scatter_indices_batching_dims[i]);
+    p.batching_input_dims.push_back(dn.input_batching_dims[i]);
     p.batching_pos_dims.push_back(it - index_pos_dims.begin());
   }
   for (size_t k = 0; k < window_dims.size(); ++k) {
@@ -177,35 +124,34 @@ Status planScatter(OpView &v, ScatterPlan &p) {
     p.win_input_dims.push_back(window_input_dims[k]);
   }
   p.win_count = elementCount(p.win_sizes);
+}
 
+/// The fast paths of one input: a body that returns the update (overwrite), or one that is
+/// a single reduction op of its two arguments (combine).
+void chooseFastPath(const ir::Region &region, ScatterPlan &p) {
+  const ir::Block &b = region.blocks[0];
+  if (b.ops.size() == 1 && b.ops[0].operands.size() == 1 &&
+      b.ops[0].operands[0] == b.arguments[1]) {
+    p.overwrite = true;
+    return;
+  }
+  ops::forReductionOp(binaryBodyOp(region),
+                      [&](auto op) { p.combine = combineFor<decltype(op)>(p.types[0]); });
+}
+
+Status planScatter(OpView &v, ScatterPlan &p) {
+  const size_t n = (v.operands().size() - 1) / 2;
+  RS_RETURN_IF_ERROR(planTypes(v, n, p));
+  RS_ASSIGN_OR_RETURN(ir::ScatterDimensionNumbers dn,
+                      v.decoded(ir::scatterDimensionNumbers(v.op())));
+  planIndexMaps(v.operand(0), v.operand(n), v.operand(n + 1), dn, p);
   RS_ASSIGN_OR_RETURN(p.body, v.compileRegion(0));
   std::vector<DType> arg_types = p.types;
   arg_types.insert(arg_types.end(), p.types.begin(), p.types.end());
   RS_RETURN_IF_ERROR(
       checkScalarBody(v, *p.body.callable, arg_types, p.types, "update_computation"));
-  if (n == 1 && p.body.capture_count == 0) {
-    const ir::Region &region = v.op().regions[0];
-    const ir::Block &b = region.blocks[0];
-    if (b.ops.size() == 1 && b.ops[0].operands.size() == 1 &&
-        b.ops[0].operands[0] == b.arguments[1]) {
-      p.overwrite = true;
-    } else {
-      std::string_view op = binaryBodyOp(region);
-      DType t = p.types[0];
-      if (op == "stablehlo.add")
-        p.combine = combineFor<ops::Add>(t);
-      else if (op == "stablehlo.multiply")
-        p.combine = combineFor<ops::Multiply>(t);
-      else if (op == "stablehlo.maximum")
-        p.combine = combineFor<ops::Maximum>(t);
-      else if (op == "stablehlo.minimum")
-        p.combine = combineFor<ops::Minimum>(t);
-      else if (op == "stablehlo.and")
-        p.combine = combineFor<ops::And>(t);
-      else if (op == "stablehlo.or")
-        p.combine = combineFor<ops::Or>(t);
-    }
-  }
+  if (n == 1 && p.body.capture_count == 0)
+    chooseFastPath(v.op().regions[0], p);
   return Status::ok();
 }
 
@@ -236,7 +182,8 @@ void runScatter(const ScatterPlan &p, const KernelIo &io) {
     constexpr int64_t kFar = int64_t{1} << 48;
     for (int64_t k = 0; k < p.index_count; ++k)
       base[static_cast<size_t>(p.start_dims[static_cast<size_t>(k)])] = std::clamp(
-          readIndex(p.index_type, indices + (index_off + k * p.index_vector_stride) * p.index_size),
+          readIntegerElement(p.index_type,
+                             indices + (index_off + k * p.index_vector_stride) * p.index_size),
           -kFar, kFar);
     for (size_t i = 0; i < p.batching_input_dims.size(); ++i)
       base[static_cast<size_t>(p.batching_input_dims[i])] =

@@ -6,8 +6,8 @@
 //   erf_inv(x): the y with erf(y) = x; +-inf at +-1, NaN outside [-1, 1].
 //   digamma(x): d/dx ln Gamma(x); NaN at the poles (0, -1, -2, ...) and at -inf.
 //   bessel_i1e(x): exp(-|x|) I1(x) (odd, -> 0 at +-inf).
-// Errors at plan time: InvalidArgument for mismatched shapes or types; Unimplemented for
-// non-float element types.
+// The ops are verified (ir/verify_elementwise.cc: result type of the operand's). Errors at
+// plan time: Unimplemented for non-float element types.
 //
 //===----------------------------------------------------------------------===//
 #include "cpu/kernels/kernel.h"
@@ -116,13 +116,9 @@ struct SpecialPlan {
 };
 
 template <double (*Fn)(double)> Status planSpecial(OpView &v, SpecialPlan &p) {
-  RS_RETURN_IF_ERROR(v.expectArity(1, 1));
-  const TensorType &in = v.operand(0), &out = v.result(0);
+  const TensorType &in = v.operand(0);
   if (!isFloat(in.dtype))
     return v.unsupportedType(in.dtype);
-  if (in != out)
-    return v.error() << "result type " << out.toString() << " does not match operand type "
-                     << in.toString();
   p.fn = Fn;
   p.dtype = in.dtype;
   p.n = in.numElements();

@@ -14,7 +14,8 @@ function(rs_layer name)
   endif()
 endfunction()
 
-# rs_test(LAYER DEPS ...): one GoogleTest binary per test/ folder, from every *_test.cc in it.
+# rs_test(LAYER DEPS ...): one GoogleTest binary per test/ folder, from every *_test.cc in it,
+# linked with test/common (rs_test_common).
 function(rs_test name)
   cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
   # Every .cc of the folder: the *_test.cc files and their helpers.
@@ -23,7 +24,7 @@ function(rs_test name)
     return()
   endif()
   add_executable(rs_${name}_test ${srcs})
-  target_link_libraries(rs_${name}_test PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  target_link_libraries(rs_${name}_test PRIVATE ${ARG_DEPS} rs_test_common GTest::gtest GTest::gtest_main)
   target_compile_definitions(rs_${name}_test PRIVATE
     RS_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared"
     RS_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/test/data"

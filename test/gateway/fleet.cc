@@ -1,6 +1,7 @@
 //===- test/gateway/fleet.cc - Workers in-process behind a gateway ----------===//
 #include "fleet.h"
 
+#include "common/test_worker.h"
 #include "config/node_config.h"
 
 #include <grpcpp/grpcpp.h>
@@ -34,8 +35,7 @@ Result<std::unique_ptr<Fleet>> Fleet::start(int n, const std::vector<std::string
     RS_ASSIGN_OR_RETURN(config::WorkerConfig cfg, config::resolveWorker(node, i));
     FleetWorker w;
     w.name = cfg.worker_name;
-    w.worker = std::make_unique<server::Worker>(server::WorkerOptions{cfg, true});
-    RS_RETURN_IF_ERROR(w.worker->start());
+    RS_ASSIGN_OR_RETURN(w.worker, rs::testing::startWorker(cfg));
     w.gate = std::make_unique<Gate>(w.worker->service());
     server::GrpcServerOptions o;
     o.host = "127.0.0.1";

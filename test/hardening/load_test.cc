@@ -29,9 +29,9 @@ namespace fs = std::filesystem;
 std::string unexpectedOf(const server::LoadgenReport &r) { return r.text(); }
 
 TEST(Loadgen, EveryKindGetsTheExpectedAnswer) {
-  TestWorker::Options o;
+  WorkerSetup o;
   o.runtime_extra = ", profile: regulated"; // same program for every request: exact checks
-  auto w = TestWorker::start(kIrisRepo, o);
+  auto w = startHardeningWorker(kIrisRepo, o);
   ASSERT_TRUE(w);
   server::LoadgenOptions lo;
   lo.protocol = "both";

@@ -39,7 +39,7 @@ const std::string kPrometheus = tool("prometheus");
 class MetricsTest : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
-    worker_ = TestWorker::start(kIrisRepo).release();
+    worker_ = startHardeningWorker(kIrisRepo).release();
     ASSERT_TRUE(worker_);
     inference::ModelInferResponse reply;
     ASSERT_TRUE(worker_->infer(irisRequest(irisRow()), &reply).ok());

@@ -76,7 +76,7 @@ TEST(WorkerHealth, ProbesAgreeThroughDrain) {
   ASSERT_TRUE(w->service().admission().acquire().isOk());
   auto drained = std::async(std::launch::async,
                             [&] { return w->worker().drainAndShutdown(std::chrono::seconds(60)); });
-  while (!w->service().draining())
+  while (!w->service().draining()) // drainAndShutdown sets it first thing; nothing signals it
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   r = probe(*w);
   EXPECT_EQ(r.readyz, 503);

@@ -14,20 +14,43 @@ function(rs_layer name)
   endif()
 endfunction()
 
-# rs_test(LAYER DEPS ...): one GoogleTest binary per test/ folder, from every *_test.cc in it.
+include(GoogleTest)
+
+# rs_test(LAYER DEPS ... [WHOLE_SUITES suite...]): one GoogleTest binary per test/ folder, from
+# every .cc in it, linked with test/common. Each test is its own ctest entry (named
+# <Suite>.<Test>, labelled with the folder), so ctest -j runs them in parallel; a suite named
+# in WHOLE_SUITES (its full gtest name, e.g. Fixtures/GoldenTest) is one entry, <layer>.<suite>,
+# so that the server its SetUpTestSuite starts starts once.
 function(rs_test name)
-  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "DEPS;WHOLE_SUITES" ${ARGN})
   # Every .cc of the folder: the *_test.cc files and their helpers.
   file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
   if(NOT srcs)
     return()
   endif()
-  add_executable(rs_${name}_test ${srcs})
-  target_link_libraries(rs_${name}_test PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
-  target_compile_definitions(rs_${name}_test PRIVATE
+  set(target rs_${name}_test)
+  add_executable(${target} ${srcs})
+  target_link_libraries(${target} PRIVATE ${ARG_DEPS} rs_test_common GTest::gtest GTest::gtest_main)
+  target_compile_definitions(${target} PRIVATE
     RS_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared"
     RS_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/test/data"
     RS_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     RS_BINARY_DIR="${PROJECT_BINARY_DIR}")
-  add_test(NAME ${name} COMMAND rs_${name}_test WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set(exclude "")
+  foreach(suite ${ARG_WHOLE_SUITES})
+    string(REPLACE "/" "." entry "${suite}")
+    add_test(NAME ${name}.${entry} COMMAND ${target} --gtest_filter=${suite}.*
+             WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+    set_tests_properties(${name}.${entry} PROPERTIES LABELS ${name})
+    string(APPEND exclude ":${suite}.*")
+  endforeach()
+  set(filter "")
+  if(exclude)
+    string(SUBSTRING "${exclude}" 1 -1 exclude)
+    set(filter TEST_FILTER "-${exclude}")
+  endif()
+  gtest_discover_tests(${target} ${filter}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+    DISCOVERY_TIMEOUT 120
+    PROPERTIES LABELS ${name})
 endfunction()

@@ -42,10 +42,10 @@
 // submit arrives (no polling).
 //
 // The scheduler knows nothing of models beyond ModelBatching and ModelPolicy: it calls
-// RunFn to execute a batch and reads time only from SchedulerOptions::clock (tests inject
-// a fake clock that RunFn advances). Inputs and outputs are in manifest order; shapes are
-// checked by the caller (every input of a request has the same row count along its
-// batch axis).
+// RunFn to execute a batch, and reads time and waits for a hold's end only through
+// SchedulerOptions::clock (tests inject a fake clock that they or RunFn advance). Inputs and
+// outputs are in manifest order; shapes are checked by the caller (every input of a request has the
+// same row count along its batch axis).
 //
 // Errors delivered to DoneFn: NotFound (model unknown or removed while queued),
 // ResourceExhausted (the model's queue holds max_queue_depth requests),
@@ -60,6 +60,7 @@
 #pragma once
 
 #include "scheduler/batching.h"
+#include "scheduler/clock.h"
 #include "support/status.h"
 #include "support/tensor.h"
 
@@ -77,8 +78,6 @@
 #include <vector>
 
 namespace rs::scheduler {
-
-using Clock = std::chrono::steady_clock;
 
 /// How one model is batched.
 struct ModelBatching {
@@ -195,9 +194,10 @@ struct SchedulerOptions {
   std::map<std::string, ModelPolicy> model_policies;
   /// Run warmups under fair (see ModelBatching::warmup_inputs).
   bool warmup = true;
-  /// Time source for queue waits, deadlines, compute measurement and the EMA; empty =
-  /// Clock::now. Deadlines passed to submit() are on this clock.
-  std::function<Clock::time_point()> clock;
+  /// Time source for queue waits, deadlines, compute measurement and the EMA, and the
+  /// timed wait for the end of a coalescing hold; null = SteadyClock. Deadlines passed to
+  /// submit() are on this clock. It must outlive the scheduler.
+  std::shared_ptr<SchedulerClock> clock;
   /// Called on the dispatch thread before each dispatch (and warmup) of `model`, outside
   /// the measured compute time (the weight cache makes the model's weights resident
   /// here; reference-system.md §3.3: load time is excluded from the cost EMA). An error
@@ -254,9 +254,11 @@ public:
   int64_t queueDepth(const std::string &model) const;
 
 private:
-  struct Join;
-  struct Item {
-    std::shared_ptr<Join> join;
+  /// A request as submitted: its inputs, its pieces' outputs as they finish, its DoneFn.
+  struct SplitRequest;
+  /// One piece of a request (the whole request unless it was split) waiting in a queue.
+  struct QueuedPiece {
+    std::shared_ptr<SplitRequest> request;
     size_t piece = 0;
     RowRange rows;
     bool coalescable = true;
@@ -267,7 +269,7 @@ private:
   struct ModelState {
     ModelBatching batching;
     ModelPolicy policy;
-    std::deque<Item> queue;
+    std::deque<QueuedPiece> queue;
     double ema = 0;
     Clock::time_point ema_at{};
     std::map<int64_t, double> cost;
@@ -293,12 +295,17 @@ private:
   static int64_t rowCap(const ModelState &state);
   /// Whether the rows of `next` may join a batch led by `front`: every input has the same
   /// dims besides its batch axis.
-  static bool sameShapes(const ModelBatching &batching, const Item &front, const Item &next);
+  static bool sameShapes(const ModelBatching &batching, const QueuedPiece &front,
+                         const QueuedPiece &next);
   /// When the coalescing wait holds `state` at `now`: the time its batch dispatches at the
   /// latest; nullopt when it is ready (no delay, full batch, or the hold has ended).
   std::optional<Clock::time_point> holdUntil(const ModelState &state, Clock::time_point now) const;
   void foldCost(ModelState &state, int64_t batch_size, double seconds) const;
+  /// The model the discipline runs next among those with a queue and no hold; end() if none.
   ModelMap::iterator pick(Clock::time_point now);
+  ModelMap::iterator pickFifo();
+  ModelMap::iterator pickEdf();
+  ModelMap::iterator pickFair(Clock::time_point now);
   /// Runs one pending warmup, if any, with mu_ released meanwhile; returns whether it did.
   bool runPendingWarmup(std::unique_lock<std::mutex> &lock);
   void dispatchLoop();
@@ -306,14 +313,37 @@ private:
   /// busy_ set; returns whether it ran (or expired) anything. `wake`: the earliest end of a
   /// coalescing hold, if any.
   bool dispatchOne(std::unique_lock<std::mutex> &lock, std::optional<Clock::time_point> *wake);
+  /// Takes the next batch of `state` off its queue (and the pieces whose deadline cannot be
+  /// met at `now` into `expired`).
+  std::vector<QueuedPiece> takeBatch(ModelState &state, Clock::time_point now,
+                                     std::vector<QueuedPiece> *expired) const;
   /// Runs the batch and folds its compute time into the model's EMA, cost and counters.
-  void execute(const std::string &model, const ModelBatching &batching, std::vector<Item> batch);
-  static void finishPiece(const Item &item, Result<std::vector<Tensor>> outputs);
+  void execute(const std::string &model, const ModelBatching &batching,
+               std::vector<QueuedPiece> batch);
+  /// The batch's inputs at `batch_size` rows: the pieces' rows gathered and zero-padded, or
+  /// a whole request's inputs untouched when it fills the batch exactly.
+  static std::vector<Tensor> gatherInputs(const ModelBatching &batching,
+                                          const std::vector<QueuedPiece> &batch,
+                                          int64_t batch_size);
+  /// Folds one dispatch's measured compute time and counts into the model's state.
+  void account(const std::string &model, const DispatchStats &stats, Clock::time_point finished);
+  /// Each piece's rows of every output, or the error every piece of the batch gets.
+  static Result<std::vector<std::vector<Tensor>>>
+  sliceOutputs(const std::string &model, const ModelBatching &batching,
+               const std::vector<QueuedPiece> &batch, int64_t batch_size,
+               Result<std::vector<Tensor>> outputs);
+  /// Answers every piece of the batch, on this thread or (8 pieces or more, with answer
+  /// threads) in contiguous shares over the answer threads, this thread taking the first;
+  /// `observe` runs once the other shares are posted, before this thread's own share.
+  void deliverAnswers(std::vector<QueuedPiece> batch, std::vector<std::vector<Tensor>> outputs,
+                      const std::function<void()> &observe);
+  static void finishPiece(const QueuedPiece &piece, Result<std::vector<Tensor>> outputs);
 
   class AnswerPool;
 
   SchedulerOptions options_;
-  std::unique_ptr<AnswerPool> answers_; // null without answer_threads
+  std::shared_ptr<SchedulerClock> clock_; // options_.clock, or a SteadyClock
+  std::unique_ptr<AnswerPool> answers_;   // null without answer_threads
   RunFn run_;
   mutable std::mutex mu_;
   std::condition_variable cv_;

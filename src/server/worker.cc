@@ -468,6 +468,11 @@ void Worker::startWatchers() {
   }
 }
 
+void Worker::pollRepositories() {
+  for (auto &watcher : watchers_)
+    (void)watcher->poll();
+}
+
 void Worker::shutdown() {
   for (auto &watcher : watchers_) // no reload may start while the servers stop
     watcher->stop();

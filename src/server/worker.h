@@ -57,6 +57,10 @@ public:
   /// Tests only, before start(): the arena runtime.weight_cache_fraction applies to, in
   /// bytes, instead of the host's physical memory (a small one makes the cache evict).
   void setWeightArenaBytes(int64_t bytes) { weight_arena_bytes_ = bytes; }
+  /// Tests only, after start(): one poll of every repository watcher (model_control_mode
+  /// dynamic) on the calling thread, as their threads do every model_poll_seconds; the test
+  /// sets model_poll_seconds long enough that those threads do not poll meanwhile.
+  void pollRepositories();
 
   /// Bound ports after start() (0 when that front-end is off).
   int grpcPort() const;

@@ -95,7 +95,7 @@ TEST(Safetensors, DirectoryIsRefusedByName) {
   auto file = SafetensorsFile::open(dir.path());
   ASSERT_FALSE(file.isOk());
   EXPECT_EQ(file.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(file.status().message(), dir.path() + ": is a directory, not a file");
+  EXPECT_EQ(file.status().message(), dir.str() + ": is a directory, not a file");
 }
 
 TEST(Safetensors, WriteThenReadRoundTrips) {

@@ -1,6 +1,6 @@
 //===- test/bundle/test_util.h - helpers for bundle tests ------------------===//
 //
-// Temporary directories, raw file writing and editing, fixture paths and the error check
+// Raw file editing, fixture paths and the error check
 // shared by the bundle tests.
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +13,8 @@
 #include <iterator>
 #include <string>
 
+#include "common/files.h"
+#include "common/temp_dir.h"
 #include "support/status.h"
 
 #include <gtest/gtest.h>
@@ -27,38 +29,9 @@ inline std::string goldenFile(const std::string &model, const std::string &file)
   return sharedDir() + "/fixtures/golden/" + model + "/" + file;
 }
 
-/// A fresh directory under the test temp dir, removed with its contents on destruction.
-class TempDir {
-public:
-  TempDir() {
-    std::string tmpl = std::filesystem::temp_directory_path().string() + "/rs_bundle_test_XXXXXX";
-    char *made = ::mkdtemp(tmpl.data());
-    EXPECT_NE(made, nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir &) = delete;
-  TempDir &operator=(const TempDir &) = delete;
-  const std::string &path() const { return path_; }
-  std::string file(const std::string &name) const { return path_ + "/" + name; }
-
-private:
-  std::string path_;
-};
-
-inline void writeFile(const std::string &path, const std::string &bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  ASSERT_TRUE(out.good()) << path;
-}
-
-inline std::string readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using rs::testing::readFile;
+using rs::testing::TempDir;
+using rs::testing::writeFile;
 
 /// Replaces the first `from` in the file at `path` by `to` (a test failure if absent).
 inline void replaceInFile(const std::string &path, const std::string &from, const std::string &to) {

@@ -1,6 +1,7 @@
 //===- test/config/config_test_util.h - helpers for config tests -----------===//
 #pragma once
 
+#include "common/temp_dir.h"
 #include "config/node_config.h"
 
 #include <gtest/gtest.h>
@@ -14,16 +15,7 @@ namespace rs::config::testing {
 /// A temporary folder with a `repo/` model repository; node files are written into it.
 class NodeDir {
 public:
-  NodeDir() {
-    std::string tmpl = std::filesystem::temp_directory_path().string() + "/rs_config_test_XXXXXX";
-    EXPECT_NE(::mkdtemp(tmpl.data()), nullptr);
-    path_ = tmpl;
-    std::filesystem::create_directories(path_ + "/repo");
-  }
-  ~NodeDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
+  NodeDir() { std::filesystem::create_directories(path_ + "/repo"); }
   NodeDir(const NodeDir &) = delete;
   NodeDir &operator=(const NodeDir &) = delete;
 
@@ -57,7 +49,8 @@ public:
   }
 
 private:
-  std::string path_;
+  rs::testing::TempDir tmp_{"rs_config_test_"};
+  std::string path_ = tmp_.str();
 };
 
 } // namespace rs::config::testing

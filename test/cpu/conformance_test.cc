@@ -22,6 +22,7 @@
 // environment, writes docs/conformance.md (skips counted by reason).
 //
 //===----------------------------------------------------------------------===//
+#include "common/files.h"
 #include "cpu_test_util.h"
 #include "ir/float_bits.h"
 
@@ -339,12 +340,7 @@ Outcome runCase(ir::Module m) {
 
 using Results = std::map<std::string, Outcome>; // case key -> outcome
 
-std::string readFile(const fs::path &p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using rs::testing::readFile;
 
 std::vector<fs::path> mlirFiles(const fs::path &dir) {
   std::vector<fs::path> files;

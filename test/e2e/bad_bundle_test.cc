@@ -7,6 +7,7 @@
 // with the reason) over gRPC and HTTP, while the good model serves.
 //
 //===----------------------------------------------------------------------===//
+#include "common/files.h"
 #include "harness.h"
 
 #include <gtest/gtest.h>
@@ -33,17 +34,8 @@ void copyBundle(const std::string &model, const fs::path &to) {
                     fs::perm_options::add);
 }
 
-std::string readFile(const fs::path &p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void writeFile(const fs::path &p, const std::string &text) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << text;
-}
+using rs::testing::readFile;
+using rs::testing::writeFile;
 
 class BadBundleTest : public ::testing::Test {
 protected:

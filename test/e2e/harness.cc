@@ -18,41 +18,21 @@ Result<std::unique_ptr<TestServer>> TestServer::start(const std::string &model_r
                      "\"\nbase_port: 18001\nmetrics_base_port: 18002\nglobal:\n"
                      "  endpoints: {host: 127.0.0.1, http_port: 18000}\n" +
                      global_yaml;
-  RS_ASSIGN_OR_RETURN(config::NodeConfig node, config::parseNodeFile(yaml, "<e2e>", {}));
-  RS_ASSIGN_OR_RETURN(config::WorkerConfig cfg, config::resolveWorker(node, 0));
+  RS_ASSIGN_OR_RETURN(config::WorkerConfig cfg, testing::firstWorker(yaml, "<e2e>"));
   // ../shared is read-only material (we may run as root, which ignores permission bits):
   // never write an executable cache into it.
   if (model_repo.rfind(kShared, 0) == 0)
     cfg.runtime.executable_cache = false;
   auto server = std::unique_ptr<TestServer>(new TestServer());
-  server->worker_ = std::make_unique<server::Worker>(server::WorkerOptions{cfg, true});
-  RS_RETURN_IF_ERROR(server->worker_->start());
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(-1);
-  args.SetMaxSendMessageSize(-1);
-  server->channel_ =
-      grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(server->worker_->grpcPort()),
-                                grpc::InsecureChannelCredentials(), args);
-  server->stub_ = inference::GRPCInferenceService::NewStub(server->channel_);
+  RS_ASSIGN_OR_RETURN(server->worker_, testing::TestWorker::start(cfg));
   return server;
-}
-
-TestServer::~TestServer() {
-  if (worker_)
-    worker_->shutdown();
-}
-
-std::unique_ptr<httplib::Client> TestServer::httpClient() const {
-  auto c = std::make_unique<httplib::Client>("127.0.0.1", worker_->httpPort());
-  c->set_read_timeout(60, 0);
-  return c;
 }
 
 Result<runtime::InferResponse> TestServer::inferGrpc(const runtime::InferRequest &request) {
   inference::ModelInferRequest msg = protocol::encodeModelInferRequest(request);
   inference::ModelInferResponse reply;
   grpc::ClientContext ctx;
-  grpc::Status status = stub_->ModelInfer(&ctx, msg, &reply);
+  grpc::Status status = stub().ModelInfer(&ctx, msg, &reply);
   if (!status.ok())
     return protocol::fromGrpcStatus(status);
   return protocol::decodeModelInferResponse(reply);

@@ -1,14 +1,15 @@
 //===- test/e2e/harness.h - A real worker on loopback for end-to-end tests --===//
 //
-// Starts server::Worker on a model repository with every front-end on a free loopback
-// port, and talks to it the way a user would: a gRPC stub generated from the KServe V2
-// proto, and an HTTP client (cpp-httplib) sending KServe V2 JSON or the binary tensor
-// extension. Golden tensors come from ../shared/fixtures/golden.
+// Starts server::Worker on a model repository (common/test_worker.h), and talks to it the way a
+// user would: a gRPC stub generated from the KServe V2 proto, and an HTTP client (cpp-httplib)
+// sending KServe V2 JSON or the binary tensor extension. Golden tensors come from
+// ../shared/fixtures/golden.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "bundle/safetensors.h"
+#include "common/test_worker.h"
 #include "grpc_service.grpc.pb.h"
 #include "runtime/inference.h"
 #include "server/worker.h"
@@ -32,14 +33,13 @@ public:
   /// body (YAML, indented by two spaces), e.g. "  scheduler: {coalescing: false}\n".
   static Result<std::unique_ptr<TestServer>> start(const std::string &model_repo,
                                                    const std::string &global_yaml = "");
-  ~TestServer();
 
-  server::Worker &worker() { return *worker_; }
-  inference::GRPCInferenceService::Stub &stub() { return *stub_; }
+  server::Worker &worker() { return worker_->worker(); }
+  inference::GRPCInferenceService::Stub &stub() { return worker_->stub(); }
   /// A fresh HTTP client (httplib clients are not thread-safe; use one per thread).
-  std::unique_ptr<httplib::Client> httpClient() const;
-  int httpPort() const { return worker_->httpPort(); }
-  int metricsPort() const { return worker_->metricsPort(); }
+  std::unique_ptr<httplib::Client> httpClient() const { return worker_->http(); }
+  int httpPort() const { return worker_->worker().httpPort(); }
+  int metricsPort() const { return worker_->worker().metricsPort(); }
 
   /// ModelInfer over gRPC (raw_input_contents). Errors carry the gRPC code and message.
   Result<runtime::InferResponse> inferGrpc(const runtime::InferRequest &request);
@@ -48,9 +48,7 @@ public:
   Result<runtime::InferResponse> inferHttp(const runtime::InferRequest &request, bool binary);
 
 private:
-  std::unique_ptr<server::Worker> worker_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<inference::GRPCInferenceService::Stub> stub_;
+  std::unique_ptr<testing::TestWorker> worker_;
 };
 
 /// The golden file golden/<model>/<file>.

@@ -23,6 +23,7 @@
 
 #include "../bundle/multishape_fixture.h"
 #include "bundle/manifest.h"
+#include "common/temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -43,21 +44,13 @@ using multishape::kSeqLengths;
 /// A temporary model repository holding a copy of one fixture bundle, removed at the end.
 class TempRepo {
 public:
-  explicit TempRepo(const std::string &bundle_dir) {
-    std::string tmpl = fs::temp_directory_path().string() + "/rs_multishape_XXXXXX";
-    if (::mkdtemp(tmpl.data()) == nullptr)
-      ADD_FAILURE() << "mkdtemp failed";
-    root_ = tmpl;
-    multishape::copyBundleDir(bundle_dir, root_ / fs::path(bundle_dir).filename());
+  explicit TempRepo(const std::string &bundle_dir) : root_("rs_multishape_") {
+    multishape::copyBundleDir(bundle_dir, root_.path() / fs::path(bundle_dir).filename());
   }
-  ~TempRepo() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  std::string root() const { return root_.string(); }
+  std::string root() const { return root_.str(); }
 
 private:
-  fs::path root_;
+  rs::testing::TempDir root_;
 };
 
 /// The request of golden file (variant, batch) for `model`.

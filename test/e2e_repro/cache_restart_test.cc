@@ -7,6 +7,7 @@
 // (XLA flags) misses every program.
 //
 //===----------------------------------------------------------------------===//
+#include "common/files.h"
 #include "repro_util.h"
 
 #include <fstream>
@@ -14,17 +15,8 @@
 namespace rs::repro {
 namespace {
 
-std::string readFile(const fs::path &p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void writeFile(const fs::path &p, const std::string &bytes) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << bytes;
-}
+using rs::testing::readFile;
+using rs::testing::writeFile;
 
 runtime::InferRequest irisRequest() {
   runtime::InferRequest r;

@@ -8,6 +8,9 @@
 #pragma once
 
 #include "bundle/safetensors.h"
+#include "common/files.h"
+#include "common/temp_dir.h"
+#include "common/test_worker.h"
 #include "config/node_config.h"
 #include "runtime/inference.h"
 #include "server/worker.h"
@@ -36,32 +39,16 @@ inline const fs::path kGolden = fs::path(RS_SHARED_DIR) / "fixtures" / "golden";
 /// A temporary model repository holding writable copies of fixture bundles.
 class TempRepo {
 public:
-  explicit TempRepo(const std::vector<std::string> &models) {
-    std::string tmpl = fs::temp_directory_path().string() + "/rs_repro_XXXXXX";
-    EXPECT_NE(::mkdtemp(tmpl.data()), nullptr);
-    root_ = tmpl;
+  explicit TempRepo(const std::vector<std::string> &models) : root_("rs_repro_") {
     fs::create_directories(repo());
-    for (const std::string &m : models) {
-      const fs::path to = repo() / m;
-      fs::create_directories(to);
-      for (const auto &e : fs::directory_iterator(kBundles / m))
-        if (e.is_regular_file())
-          fs::copy_file(e.path(), to / e.path().filename());
-      fs::permissions(to, fs::perms::owner_all, fs::perm_options::add);
-      for (const auto &e : fs::directory_iterator(to))
-        fs::permissions(e.path(), fs::perms::owner_read | fs::perms::owner_write,
-                        fs::perm_options::add);
-    }
-  }
-  ~TempRepo() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
+    for (const std::string &m : models)
+      rs::testing::copyBundleFiles(kBundles / m, repo() / m);
   }
   TempRepo(const TempRepo &) = delete;
   TempRepo &operator=(const TempRepo &) = delete;
 
-  fs::path repo() const { return root_ / "repo"; }
-  fs::path root() const { return root_; }
+  fs::path repo() const { return root_.path() / "repo"; }
+  fs::path root() const { return root_.path(); }
   /// The entries in <repo>/<model>/.cache, sorted.
   std::vector<fs::path> cacheEntries(const std::string &model) const {
     std::vector<fs::path> out;
@@ -73,7 +60,7 @@ public:
   }
 
 private:
-  fs::path root_;
+  rs::testing::TempDir root_;
 };
 
 /// A worker configuration from a node file whose `global:` block is `global_yaml`
@@ -84,20 +71,14 @@ inline Result<config::WorkerConfig> workerConfig(const fs::path &repo,
   const std::string yaml = "model_repo: \"" + repo.string() +
                            "\"\nglobal:\n  endpoints: {host: 127.0.0.1, http_port: 0}\n" +
                            global_yaml;
-  RS_ASSIGN_OR_RETURN(
-      config::NodeConfig node,
-      config::parseNodeFile(yaml, (repo.parent_path() / "node.yaml").string(), env));
-  return config::resolveWorker(node, 0);
+  return rs::testing::firstWorker(yaml, (repo.parent_path() / "node.yaml").string(), env);
 }
 
 /// A started worker (ephemeral ports). Fails the test when start() fails.
 inline std::unique_ptr<server::Worker> startWorker(const config::WorkerConfig &config) {
-  auto w = std::make_unique<server::Worker>(server::WorkerOptions{config, true});
-  Status s = w->start();
-  EXPECT_TRUE(s.isOk()) << s.toString();
-  if (!s.isOk())
-    return nullptr;
-  return w;
+  Result<std::unique_ptr<server::Worker>> w = rs::testing::startWorker(config);
+  EXPECT_TRUE(w.isOk()) << w.status().toString();
+  return w.isOk() ? std::move(w).value() : nullptr;
 }
 
 /// The worker's WorkerService (what Worker::service() is).

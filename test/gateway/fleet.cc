@@ -1,6 +1,7 @@
 //===- test/gateway/fleet.cc - Workers in-process behind a gateway ----------===//
 #include "fleet.h"
 
+#include "common/test_worker.h"
 #include "config/node_config.h"
 
 #include <grpcpp/grpcpp.h>
@@ -34,9 +35,8 @@ Result<std::unique_ptr<Fleet>> Fleet::start(int n, const std::vector<std::string
     RS_ASSIGN_OR_RETURN(config::WorkerConfig cfg, config::resolveWorker(node, i));
     FleetWorker w;
     w.name = cfg.worker_name;
-    w.worker = std::make_unique<server::Worker>(server::WorkerOptions{cfg, true});
-    RS_RETURN_IF_ERROR(w.worker->start());
-    w.gate = std::make_unique<Gate>(w.worker->service());
+    RS_ASSIGN_OR_RETURN(w.worker, rs::testing::startWorker(cfg));
+    w.gate = std::make_unique<Gate>(w.worker->service(), &fleet->arrivals_);
     server::GrpcServerOptions o;
     o.host = "127.0.0.1";
     o.port = 0;
@@ -94,16 +94,21 @@ Result<std::unique_ptr<TestGateway>> TestGateway::start(const std::string &yaml,
   o.config = std::move(cfg);
   t->gateway_ = std::make_unique<Gateway>(std::move(o));
   RS_RETURN_IF_ERROR(t->gateway_->start());
-  // Every worker ready (the startup wait only needs one).
-  for (int i = 0; i < 150; ++i) {
+  // Every worker ready (the startup wait only needs one). The fleet's workers serve before
+  // the gateway starts, so the probe round run here finds each of them ready; a second
+  // round covers a connection the first one had to set up.
+  const Router &router = t->gateway_->router();
+  auto allReady = [&] {
+    for (size_t w = 0; w < router.workerNames().size(); ++w)
+      if (!router.workerReady(w))
+        return false;
+    return true;
+  };
+  t->gateway_->probeNow();
+  if (!allReady())
     t->gateway_->probeNow();
-    bool all = true;
-    for (size_t w = 0; w < t->gateway_->router().workerNames().size(); ++w)
-      all = all && t->gateway_->router().workerReady(w);
-    if (all)
-      break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  if (!allReady())
+    return unavailable() << "test gateway: a worker is not ready after two probe rounds";
   t->channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(t->gateway_->grpcPort()),
                                     grpc::InsecureChannelCredentials());
   t->stub_ = inference::GRPCInferenceService::NewStub(t->channel_);

@@ -31,9 +31,36 @@ namespace rs::gateway::testing {
 inline const std::string kModelRepo = std::string(RS_SOURCE_DIR) + "/examples/model_repo";
 
 /// Passes calls to `inner`, or holds ModelInfer calls while closed.
+/// Counts the calls that reached any gate of a fleet, so that a test waits for the next one
+/// whichever gate it reaches.
+class Arrivals {
+public:
+  void note() {
+    std::lock_guard lock(mu_);
+    ++count_;
+    cv_.notify_all();
+  }
+  int64_t count() const {
+    std::lock_guard lock(mu_);
+    return count_;
+  }
+  /// Waits until `n` calls arrived in total (false after 30 s).
+  bool waitFor(int64_t n) const {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, std::chrono::seconds(30), [&] { return count_ >= n; });
+  }
+
+private:
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;
+  int64_t count_ = 0;
+};
+
 class Gate final : public runtime::InferenceService {
 public:
-  explicit Gate(runtime::InferenceService &inner) : inner_(inner) {}
+  /// `arrivals` (may be null) counts this gate's calls too.
+  explicit Gate(runtime::InferenceService &inner, Arrivals *arrivals = nullptr)
+      : inner_(inner), arrivals_(arrivals) {}
 
   bool serverLive() const override { return inner_.serverLive(); }
   bool serverReady() const override { return inner_.serverReady(); }
@@ -51,6 +78,8 @@ public:
     std::unique_lock lock(mu_);
     ++arrived_;
     cv_.notify_all();
+    if (arrivals_)
+      arrivals_->note();
     if (!open_) {
       held_.push_back({std::move(request), std::move(done)});
       return;
@@ -91,6 +120,7 @@ private:
     runtime::InferCallback done;
   };
   runtime::InferenceService &inner_;
+  Arrivals *arrivals_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool open_ = true;
@@ -124,8 +154,11 @@ public:
   int64_t served(size_t i, const std::string &model) const;
   /// served() of every worker.
   std::vector<int64_t> servedAll(const std::string &model) const;
+  /// The calls that reached any worker's gate.
+  const Arrivals &arrivals() const { return arrivals_; }
 
 private:
+  Arrivals arrivals_;
   std::vector<FleetWorker> workers_;
 };
 

@@ -105,17 +105,14 @@ TEST_F(GatewayTest, LeastOutstandingSendsToTheIdleWorker) {
   // Three requests held in flight: one on each worker (ties rotate, a busy worker loses).
   std::vector<std::future<Result<inference::ModelInferResponse>>> calls;
   std::vector<size_t> holder;
+  const int64_t arrived_before = fleet_->arrivals().count();
   for (int n = 1; n <= 3; ++n) {
     calls.push_back(gw->inferAsync(kIris, 1));
     // Wait until it reached a gate; note which.
+    ASSERT_TRUE(fleet_->arrivals().waitFor(arrived_before + n));
     int64_t total = 0;
-    for (int spin = 0; spin < 3000 && total < n; ++spin) {
-      total = 0;
-      for (size_t i = 0; i < 3; ++i)
-        total += fleet_->worker(i).gate->arrived() - arrived[i];
-      if (total < n)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    for (size_t i = 0; i < 3; ++i)
+      total += fleet_->worker(i).gate->arrived() - arrived[i];
     ASSERT_EQ(total, n);
     for (size_t i = 0; i < 3; ++i)
       if (fleet_->worker(i).gate->arrived() - arrived[i] == 1 &&
@@ -157,18 +154,16 @@ holdOneByOne(TestGateway &gw, int n,
     fleet.worker(i).gate->close();
     arrived[i] = fleet.worker(i).gate->arrived();
   }
+  const int64_t arrived_before = fleet.arrivals().count();
   for (int k = 0; k < n; ++k) {
     calls.push_back(gw.inferAsync(kIris, 1));
     int found = -1;
-    for (int spin = 0; spin < 3000 && found < 0; ++spin) {
+    if (fleet.arrivals().waitFor(arrived_before + k + 1))
       for (size_t i = 0; i < fleet.size(); ++i)
         if (fleet.worker(i).gate->arrived() > arrived[i]) {
           found = static_cast<int>(i);
           arrived[i] = fleet.worker(i).gate->arrived();
         }
-      if (found < 0)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
     who.push_back(found);
   }
   return who;

@@ -23,7 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(InferCommand, ErrorsSayWhetherTheRequestReachedTheServer) {
-  std::unique_ptr<TestWorker> w = TestWorker::start(kIrisRepo);
+  std::unique_ptr<TestWorker> w = startHardeningWorker(kIrisRepo);
   ASSERT_NE(w, nullptr);
   const std::string url = "127.0.0.1:" + std::to_string(w->worker().grpcPort());
   const fs::path dir = fs::temp_directory_path() / ("rs_infer_cmd_" + std::to_string(::getpid()));

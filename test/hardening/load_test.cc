@@ -29,9 +29,9 @@ namespace fs = std::filesystem;
 std::string unexpectedOf(const server::LoadgenReport &r) { return r.text(); }
 
 TEST(Loadgen, EveryKindGetsTheExpectedAnswer) {
-  TestWorker::Options o;
+  WorkerSetup o;
   o.runtime_extra = ", profile: regulated"; // same program for every request: exact checks
-  auto w = TestWorker::start(kIrisRepo, o);
+  auto w = startHardeningWorker(kIrisRepo, o);
   ASSERT_TRUE(w);
   server::LoadgenOptions lo;
   lo.protocol = "both";
@@ -85,7 +85,8 @@ TEST(Sigterm, NoValidRequestIsLostAndTheProcessExitsZero) {
                             "--exit-timeout-secs", "60"},
                            log);
   ASSERT_GT(pid, 0);
-  // Wait (polling) until it is ready.
+  // Wait (polling) until it is ready: the server is another process, and its /readyz is the
+  // only way to see that.
   httplib::Client probe("127.0.0.1", metrics);
   probe.set_connection_timeout(1, 0);
   bool ready = false;
@@ -117,6 +118,7 @@ TEST(Sigterm, NoValidRequestIsLostAndTheProcessExitsZero) {
     std::optional<double> v = server::scrapeValue(r->body, "worker_requests_served_total");
     return v ? *v : 0.0;
   };
+  // The served count is the other process's; its metrics are the only way to read it.
   for (int i = 0; i < 1200 && served() < 200; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_EQ(::kill(pid, SIGTERM), 0);

@@ -39,7 +39,7 @@ const std::string kPrometheus = tool("prometheus");
 class MetricsTest : public ::testing::Test {
 protected:
   static void SetUpTestSuite() {
-    worker_ = TestWorker::start(kIrisRepo).release();
+    worker_ = startHardeningWorker(kIrisRepo).release();
     ASSERT_TRUE(worker_);
     inference::ModelInferResponse reply;
     ASSERT_TRUE(worker_->infer(irisRequest(irisRow()), &reply).ok());
@@ -224,7 +224,8 @@ TEST_F(MetricsTest, PrometheusScrapesIt) {
   ASSERT_GT(pid, 0);
   httplib::Client api("127.0.0.1", port);
   api.set_connection_timeout(1, 0);
-  // Wait (polling, up to a minute) for a scrape to have happened.
+  // Wait (polling, up to a minute) for a scrape to have happened: Prometheus is another
+  // process, and its API is the only way to see its scrapes.
   nlohmann::json target;
   for (int i = 0; i < 600 && target.is_null(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -1,39 +1,27 @@
-//===- test/hardening/process_util.h - Child processes and free ports -------===//
+//===- test/hardening/process_util.h - Child processes ---------------------===//
+//
+// Spawning and waiting for child processes; their ports come from common/ports.h.
+//
+//===----------------------------------------------------------------------===//
 #pragma once
+
+#include "common/files.h"
+#include "common/ports.h"
 
 #include <array>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
 
 namespace rs::testing {
-
-/// A loopback TCP port that was free a moment ago (bind to port 0, read it, close).
-inline int freePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len) == 0)
-    port = ntohs(addr.sin_port);
-  ::close(fd);
-  return port;
-}
 
 /// Starts `argv` with stdout and stderr appended to `log_path`; returns the pid or -1.
 inline pid_t spawnProcess(const std::vector<std::string> &argv, const std::string &log_path) {
@@ -75,18 +63,6 @@ inline std::pair<int, std::string> runCommand(const std::string &command) {
     out.append(buf.data(), n);
   int status = ::pclose(p);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-inline std::string readFile(const std::string &path) {
-  std::string out;
-  if (FILE *f = std::fopen(path.c_str(), "rb")) {
-    std::array<char, 4096> buf;
-    size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), f)) > 0)
-      out.append(buf.data(), n);
-    std::fclose(f);
-  }
-  return out;
 }
 
 } // namespace rs::testing

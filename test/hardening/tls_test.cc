@@ -8,6 +8,7 @@
 // refused; the CA's client certificate succeeds. Plus the configuration errors.
 //
 //===----------------------------------------------------------------------===//
+#include "common/temp_dir.h"
 #include "process_util.h"
 #include "worker_util.h"
 
@@ -27,9 +28,6 @@ namespace fs = std::filesystem;
 class Certificates {
 public:
   Certificates() {
-    std::string tmpl = fs::temp_directory_path().string() + "/rs_tls_test_XXXXXX";
-    EXPECT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
     const std::string script = R"(set -e
 cd ")" + dir_ + R"("
 key() { openssl ecparam -name prime256v1 -genkey -noout -out "$1.key" 2>/dev/null; }
@@ -50,10 +48,6 @@ leaf rogue_client rogue_ca "extendedKeyUsage=clientAuth"
     std::ofstream(dir_ + "/make.sh") << script;
     ok_ = std::system(("bash " + dir_ + "/make.sh").c_str()) == 0;
   }
-  ~Certificates() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
   bool ok() const { return ok_; }
   std::string path(const std::string &name) const { return dir_ + "/" + name; }
   std::string pem(const std::string &name) const {
@@ -64,7 +58,8 @@ leaf rogue_client rogue_ca "extendedKeyUsage=clientAuth"
   }
 
 private:
-  std::string dir_;
+  rs::testing::TempDir tmp_{"rs_tls_test_"};
+  std::string dir_ = tmp_.str();
   bool ok_ = false;
 };
 
@@ -78,11 +73,11 @@ protected:
   void SetUp() override { ASSERT_TRUE(certs_->ok()) << "the openssl CLI failed"; }
 
   std::unique_ptr<TestWorker> start(bool mutual) {
-    TestWorker::Options o;
+    WorkerSetup o;
     o.global_yaml = "  tls: {cert_file: \"" + certs_->path("server.crt") + "\", key_file: \"" +
                     certs_->path("server.key") + "\"" +
                     (mutual ? ", client_ca_file: \"" + certs_->path("ca.crt") + "\"" : "") + "}\n";
-    return TestWorker::start(kIrisRepo, o);
+    return startHardeningWorker(kIrisRepo, o);
   }
 
   /// ModelInfer of one iris row over `credentials`; the status, and the logit count.

@@ -63,7 +63,7 @@ Readiness probe(TestWorker &w) {
 }
 
 TEST(WorkerHealth, ProbesAgreeThroughDrain) {
-  auto w = TestWorker::start(kIrisRepo);
+  auto w = startHardeningWorker(kIrisRepo);
   ASSERT_TRUE(w);
   Readiness r = probe(*w);
   EXPECT_EQ(r.readyz, 200);
@@ -76,7 +76,7 @@ TEST(WorkerHealth, ProbesAgreeThroughDrain) {
   ASSERT_TRUE(w->service().admission().acquire().isOk());
   auto drained = std::async(std::launch::async,
                             [&] { return w->worker().drainAndShutdown(std::chrono::seconds(60)); });
-  while (!w->service().draining())
+  while (!w->service().draining()) // drainAndShutdown sets it first thing; nothing signals it
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   r = probe(*w);
   EXPECT_EQ(r.readyz, 503);
@@ -100,7 +100,7 @@ TEST(WorkerHealth, ProbesAgreeThroughDrain) {
 }
 
 TEST(WorkerHealth, DrainTimeoutStillShutsDown) {
-  auto w = TestWorker::start(kIrisRepo);
+  auto w = startHardeningWorker(kIrisRepo);
   ASSERT_TRUE(w);
   ASSERT_TRUE(w->service().admission().acquire().isOk()); // never released in time
   EXPECT_FALSE(w->worker().drainAndShutdown(std::chrono::milliseconds(50)));
@@ -116,9 +116,9 @@ TEST(WorkerHealth, AModelThatFailedToLoadMakesEveryProbeNotReady) {
   fs::copy(kIrisRepo + "/iris_mlp", repo / "iris_mlp", fs::copy_options::recursive);
   fs::remove_all(repo / "iris_mlp" / ".cache");
   {
-    TestWorker::Options o;
+    WorkerSetup o;
     o.include = {};
-    auto w = TestWorker::start(repo.string(), o);
+    auto w = startHardeningWorker(repo.string(), o);
     ASSERT_TRUE(w);
     Readiness r = probe(*w);
     EXPECT_EQ(r.readyz, 503);
@@ -133,9 +133,9 @@ TEST(WorkerHealth, AModelThatFailedToLoadMakesEveryProbeNotReady) {
 }
 
 TEST(WorkerLimits, ConcurrencyCapShedsOnBothProtocols) {
-  TestWorker::Options o;
+  WorkerSetup o;
   o.endpoints_extra = ", max_concurrent_requests: 2";
-  auto w = TestWorker::start(kIrisRepo, o);
+  auto w = startHardeningWorker(kIrisRepo, o);
   ASSERT_TRUE(w);
   server::Admission &a = w->service().admission();
   ASSERT_TRUE(a.acquire().isOk());
@@ -163,9 +163,9 @@ TEST(WorkerLimits, ConcurrencyCapShedsOnBothProtocols) {
 }
 
 TEST(WorkerLimits, MessageAndBodyLimits) {
-  TestWorker::Options o;
+  WorkerSetup o;
   o.global_yaml = "  grpc: {max_recv_msg_bytes: 4096}\n";
-  auto w = TestWorker::start(kIrisRepo, o);
+  auto w = startHardeningWorker(kIrisRepo, o);
   ASSERT_TRUE(w);
   // gRPC refuses a message over grpc.max_recv_msg_bytes before decoding it.
   ModelInferRequest big = irisRequest(irisRow());
@@ -204,7 +204,7 @@ TEST(WorkerLimits, MessageAndBodyLimits) {
 }
 
 TEST(WorkerSharedMemory, BothProtocolsEndToEnd) {
-  auto w = TestWorker::start(kIrisRepo);
+  auto w = startHardeningWorker(kIrisRepo);
   ASSERT_TRUE(w);
   ModelInferResponse inline_reply;
   ASSERT_TRUE(w->infer(irisRequest(irisRow()), &inline_reply).ok());
@@ -376,7 +376,7 @@ private:
 };
 
 TEST(WorkerRequestLog, HttpRequestThatDoesNotDecodeKeepsItsId) {
-  auto w = TestWorker::start(kIrisRepo);
+  auto w = startHardeningWorker(kIrisRepo);
   ASSERT_TRUE(w);
   LogCapture capture;
   // 3 values for shape [1,4]: refused while decoding, before any request object exists.
@@ -405,7 +405,7 @@ TEST(WorkerRequestLog, HttpRequestThatDoesNotDecodeKeepsItsId) {
 }
 
 TEST(WorkerRequestLog, EveryFailedRequestIsLoggedOnce) {
-  auto w = TestWorker::start(kIrisRepo);
+  auto w = startHardeningWorker(kIrisRepo);
   ASSERT_TRUE(w);
   LogCapture capture;
   ModelInferResponse reply;
@@ -456,7 +456,7 @@ namespace {
 // An already expired `reactant_timeout_ns` is answered 504 before running, with the model
 // and request named once (the scheduler's own "model '...'" is not repeated).
 TEST(WorkerDeadline, ExpiredBudgetNamesTheModelOnce) {
-  auto w = TestWorker::start(kIrisRepo);
+  auto w = startHardeningWorker(kIrisRepo);
   ASSERT_NE(w, nullptr);
   const std::string row = R"("inputs":[{"name":"features","shape":[1,4],"datatype":"FP32",)"
                           R"("data":[1,2,3,4]}]})";

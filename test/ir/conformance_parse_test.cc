@@ -5,6 +5,7 @@
 // equal Module. Prints the counts (files and chunks parsed, out of total).
 //
 //===----------------------------------------------------------------------===//
+#include "common/files.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 
@@ -31,12 +32,7 @@ std::vector<fs::path> mlirFiles(const fs::path &dir) {
   return out;
 }
 
-std::string readFile(const fs::path &p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using rs::testing::readFile;
 
 struct Counts {
   int files = 0, files_ok = 0, chunks = 0, chunks_ok = 0;

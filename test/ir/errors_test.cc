@@ -1,4 +1,5 @@
 //===- test/ir/errors_test.cc - diagnostics, hostile input, files, speed ---===//
+#include "common/files.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 
@@ -26,12 +27,7 @@ std::string errorOf(std::string_view text) {
   return m.status().message();
 }
 
-std::string readFile(const fs::path &p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using rs::testing::readFile;
 
 /// Body of `func.func @f(%a: tensor<f32>) { <body> }`; errors on line 2 and later.
 std::string inFunc(std::string_view body) {

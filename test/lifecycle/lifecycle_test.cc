@@ -12,6 +12,7 @@
 #include "runtime/model_repository.h"
 #include "runtime/repository_watcher.h"
 #include "scheduler/scheduler.h"
+#include "server/model_batching.h"
 
 #include <gtest/gtest.h>
 
@@ -35,15 +36,7 @@ using lifecycle_test::kFixtures;
 using lifecycle_test::scaleWeights;
 using lifecycle_test::TempRepo;
 
-scheduler::ModelBatching batchingOf(const runtime::LoadedModel &m) {
-  scheduler::ModelBatching b;
-  b.compiled_batch_sizes = m.batch_sizes;
-  for (const auto &s : m.manifest.executable_inputs)
-    b.input_batch_axes.push_back(s.batch_axis ? *s.batch_axis : -1);
-  for (const auto &s : m.manifest.executable_outputs)
-    b.output_batch_axes.push_back(s.batch_axis ? *s.batch_axis : -1);
-  return b;
-}
+using server::batchingOf;
 
 /// Repository + scheduler + watcher, wired like the worker in dynamic mode.
 struct LiveRepo {

@@ -1,12 +1,13 @@
 //===- test/lifecycle/live_worker.h - A real worker over a temporary repository ===//
 //
-// Starts server::Worker (every front-end on a free loopback port) on a model repository
-// with extra `global:` settings, and talks to it over gRPC with server::KServeClient, as
+// Starts server::Worker (common/test_worker.h) on a model repository with extra `global:`
+// settings, and talks to it over gRPC with server::KServeClient, as
 // a user would.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "common/test_worker.h"
 #include "config/node_config.h"
 #include "protocol/proto/grpc_service.grpc.pb.h"
 #include "protocol/proto/reactant_control_v1.grpc.pb.h"
@@ -28,18 +29,14 @@ namespace rs::lifecycle_test {
 
 /// A started worker plus a gRPC client of it (KServeClient is thread-safe).
 struct LiveWorker {
-  std::unique_ptr<server::Worker> worker;
+  std::unique_ptr<testing::TestWorker> harness;
+  server::Worker *worker = nullptr;                           // harness's
+  inference::GRPCInferenceService::Stub *inference = nullptr; // harness's
   std::unique_ptr<server::KServeClient> client;
-  std::shared_ptr<grpc::Channel> channel;
-  std::unique_ptr<inference::GRPCInferenceService::Stub> inference;
   std::unique_ptr<reactant_control::ControlService::Stub> control;
 
   /// A fresh HTTP client of the worker (httplib clients are not thread-safe).
-  std::unique_ptr<httplib::Client> http() const {
-    auto c = std::make_unique<httplib::Client>("127.0.0.1", worker->httpPort());
-    c->set_read_timeout(60, 0);
-    return c;
-  }
+  std::unique_ptr<httplib::Client> http() const { return harness->http(); }
 
   /// Starts a worker on `root`; `global_yaml` is the node file's `global:` block body,
   /// each line indented by two spaces. `weight_arena_bytes` > 0 replaces the host memory
@@ -50,25 +47,16 @@ struct LiveWorker {
                              "\"\nbase_port: 18001\nmetrics_base_port: 18002\nglobal:\n"
                              "  endpoints: {host: 127.0.0.1, http_port: 18000}\n" +
                              global_yaml;
-    RS_ASSIGN_OR_RETURN(config::NodeConfig node, config::parseNodeFile(yaml, "<lifecycle>", {}));
-    RS_ASSIGN_OR_RETURN(config::WorkerConfig cfg, config::resolveWorker(node, 0));
+    RS_ASSIGN_OR_RETURN(config::WorkerConfig cfg, testing::firstWorker(yaml, "<lifecycle>"));
     auto live = std::make_unique<LiveWorker>();
-    live->worker = std::make_unique<server::Worker>(server::WorkerOptions{cfg, true});
-    if (weight_arena_bytes > 0)
-      live->worker->setWeightArenaBytes(weight_arena_bytes);
-    RS_RETURN_IF_ERROR(live->worker->start());
-    live->channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(live->worker->grpcPort()),
-                                        grpc::InsecureChannelCredentials());
-    live->inference = inference::GRPCInferenceService::NewStub(live->channel);
-    live->control = reactant_control::ControlService::NewStub(live->channel);
+    RS_ASSIGN_OR_RETURN(live->harness, testing::TestWorker::start(cfg, weight_arena_bytes));
+    live->worker = &live->harness->worker();
+    live->inference = &live->harness->stub();
+    live->control = reactant_control::ControlService::NewStub(live->harness->channel());
     server::KServeClientOptions o;
-    o.url = "127.0.0.1:" + std::to_string(live->worker->grpcPort());
+    o.url = live->harness->grpcTarget();
     RS_ASSIGN_OR_RETURN(live->client, server::KServeClient::create(o));
     return live;
-  }
-  ~LiveWorker() {
-    if (worker)
-      worker->shutdown();
   }
 
   /// ModelInfer of `model` on `input` (input "features"); the first output's floats.

@@ -158,7 +158,12 @@ TEST(LiveWorker, RenamedDirectoryRenamesTheModelWithoutRecompiling) {
 TEST(LiveWorker, BundleCopiedOverSecondsNeverLoadsBroken) {
   TempRepo tmp;
   tmp.copyBundle("iris_mlp", "iris");
-  auto live = LiveWorker::start(tmp.root.string(), kDynamic);
+  // The test polls the repository itself (Worker::pollRepositories), after each step of the
+  // copy; the watcher's own thread never polls during the test.
+  auto live = LiveWorker::start(tmp.root.string(), "  model_control_mode: dynamic\n"
+                                                   "  model_poll_seconds: 86400\n"
+                                                   "  scheduler: {coalescing: false, "
+                                                   "discipline: fifo}\n");
   ASSERT_TRUE(live.isOk()) << live.status().toString();
   LiveWorker &w = **live;
   auto reference = w.infer("iris", irisInput());
@@ -185,11 +190,15 @@ TEST(LiveWorker, BundleCopiedOverSecondsNeverLoadsBroken) {
       }
     }
   });
-  // Files appear one at a time, 0.4 s (four polls) apart, the weights in two halves, so
-  // polls do see stable incomplete bundles.
+  ASSERT_TRUE(waitUntil([&] { return not_found.load() > 0; })); // the client is asking
+  // Files appear one at a time, the weights in two halves, each step seen by two polls (the
+  // second finds it stable), so polls do see stable incomplete bundles.
   const fs::path late = tmp.root / "late";
   fs::create_directories(late);
-  auto pause = [] { std::this_thread::sleep_for(std::chrono::milliseconds(400)); };
+  auto pause = [&] {
+    w.worker->pollRepositories();
+    w.worker->pollRepositories();
+  };
   for (const char *f : {"manifest.yaml", "model.b1.mlir", "model.b8.mlir", "model.b32.mlir"}) {
     fs::copy_file(kFixtures / "iris_mlp" / f, late / f);
     pause();
@@ -208,10 +217,11 @@ TEST(LiveWorker, BundleCopiedOverSecondsNeverLoadsBroken) {
               static_cast<std::streamsize>(bytes.size() - bytes.size() / 2));
   }
   copied = true;
+  pause();
   ASSERT_TRUE(waitUntil([&] { return ok_after.load() >= 20; }));
   stop = true;
   checker.join();
-  std::printf("bundle copied over ~2 s: %lld not found, %lld unavailable (incomplete load "
+  std::printf("bundle copied in steps: %lld not found, %lld unavailable (incomplete load "
               "refused), %lld ok before the copy ended, %lld ok after, %lld wrong, %lld other\n",
               static_cast<long long>(not_found.load()), static_cast<long long>(unavailable.load()),
               static_cast<long long>(ok_before_copied.load()),

@@ -8,17 +8,17 @@
 // Timings are printed for the record, never asserted.
 //
 //===----------------------------------------------------------------------===//
+#include "common/files.h"
+#include "common/ports.h"
+#include "common/temp_dir.h"
 #include "protocol/proto/grpc_service.grpc.pb.h"
 
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,73 +49,15 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-/// A free loopback port (bound and released; nothing else on this machine races for it).
-int freePort(const std::vector<int> &avoid = {}) {
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = 0;
-    bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a));
-    socklen_t len = sizeof(a);
-    getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
-    close(fd);
-    const int port = ntohs(a.sin_port);
-    if (std::find(avoid.begin(), avoid.end(), port) == avoid.end())
-      return port;
-  }
-  return 0;
+using rs::testing::freePort;
+using rs::testing::reservePorts;
+using rs::testing::TempDir;
+
+/// Writes `text` to <dir>/<name>; returns the file's path.
+std::string writeIn(const TempDir &dir, const std::string &name, const std::string &text) {
+  rs::testing::writeFile(dir.path() / name, text);
+  return dir.file(name);
 }
-
-bool portFree(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  const bool ok = bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof(a)) == 0;
-  close(fd);
-  return ok;
-}
-
-/// `n` consecutive free ports, none in `avoid`.
-int freeRange(int n, std::vector<int> &avoid) {
-  for (int attempt = 0; attempt < 200; ++attempt) {
-    const int base = freePort(avoid);
-    bool ok = base > 0 && base + n < 65535;
-    for (int i = 0; ok && i < n; ++i)
-      ok = portFree(base + i) && std::find(avoid.begin(), avoid.end(), base + i) == avoid.end();
-    if (ok) {
-      for (int i = 0; i < n; ++i)
-        avoid.push_back(base + i);
-      return base;
-    }
-  }
-  return 0;
-}
-
-class TempDir {
-public:
-  TempDir() {
-    std::string tmpl = fs::temp_directory_path().string() + "/rs_node_test_XXXXXX";
-    EXPECT_NE(mkdtemp(tmpl.data()), nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string &name, const std::string &text) const {
-    const std::string p = path_ + "/" + name;
-    std::ofstream(p) << text;
-    return p;
-  }
-  const std::string &path() const { return path_; }
-
-private:
-  std::string path_;
-};
 
 /// A child process running the binary, its output in `log`.
 class Process {
@@ -263,28 +205,28 @@ inference::ModelInferRequest irisRequest() {
 
 TEST(NodeProcessTest, RestartsAWorkerKilledUnderLoad) {
   TempDir dir;
-  std::vector<int> used;
-  const int base = freeRange(3, used), mbase = freeRange(3, used);
-  const int grpc_port = freePort(used), http_port = freePort(used), admin_port = freePort(used);
+  const int base = reservePorts(3), mbase = reservePorts(3);
+  const int grpc_port = freePort(), http_port = freePort(), admin_port = freePort();
   for (int port : {base, mbase, grpc_port, http_port, admin_port})
     ASSERT_GT(port, 0);
   const std::string node_file =
-      dir.file("node.yaml", "model_repo: " + kModelRepo + "\nbase_port: " + std::to_string(base) +
-                                "\nmetrics_base_port: " + std::to_string(mbase) +
-                                "\nglobal:\n  models_include: [iris_mlp]\n"
-                                "  endpoints: {host: 127.0.0.1}\n"
-                                "  runtime: {executable_cache: false, profile: regulated, "
-                                "numerics: f32}\n"
-                                "workers: [{name: w0}, {name: w1}, {name: w2}]\n");
+      writeIn(dir, "node.yaml",
+              "model_repo: " + kModelRepo + "\nbase_port: " + std::to_string(base) +
+                  "\nmetrics_base_port: " + std::to_string(mbase) +
+                  "\nglobal:\n  models_include: [iris_mlp]\n"
+                  "  endpoints: {host: 127.0.0.1}\n"
+                  "  runtime: {executable_cache: false, profile: regulated, "
+                  "numerics: f32}\n"
+                  "workers: [{name: w0}, {name: w1}, {name: w2}]\n");
   const std::map<std::string, std::string> env = {
       {"REACTANT_GATEWAY_LISTEN_GRPC", "127.0.0.1:" + std::to_string(grpc_port)},
       {"REACTANT_GATEWAY_LISTEN_HTTP", "127.0.0.1:" + std::to_string(http_port)},
       {"REACTANT_GATEWAY_LISTEN_METRICS", "127.0.0.1:" + std::to_string(admin_port)},
       {"REACTANT_GATEWAY_HEALTH_INTERVAL_SECONDS", "0.2"},
-      {"REACTANT_GATEWAY_FILE", dir.file("gateway.yml", "scheduling: {mode: round_robin}\n")},
+      {"REACTANT_GATEWAY_FILE", writeIn(dir, "gateway.yml", "scheduling: {mode: round_robin}\n")},
   };
   const auto started = Clock::now();
-  Process node({"node", node_file}, env, dir.path() + "/node.log");
+  Process node({"node", node_file}, env, dir.str() + "/node.log");
   // Every worker ready, and known ready by the gateway.
   auto allReady = [&] {
     std::string m;
@@ -437,32 +379,26 @@ TEST(NodeProcessTest, RestartsAWorkerKilledUnderLoad) {
 
 TEST(NodeProcessTest, GatewayInFrontOfTwoHosts) {
   TempDir dir;
-  std::vector<int> used;
-  const int a_grpc = freePort(used);
-  used.push_back(a_grpc);
-  const int a_metrics = freePort(used);
-  used.push_back(a_metrics);
-  const int b_grpc = freePort(used);
-  used.push_back(b_grpc);
-  const int b_metrics = freePort(used);
-  used.push_back(b_metrics);
-  const int g_grpc = freePort(used);
-  used.push_back(g_grpc);
-  const int g_admin = freePort(used);
+  const int a_grpc = freePort();
+  const int a_metrics = freePort();
+  const int b_grpc = freePort();
+  const int b_metrics = freePort();
+  const int g_grpc = freePort();
+  const int g_admin = freePort();
   auto hostFile = [&](const std::string &name, int grpc, int metrics) {
-    return dir.file(name + ".yaml", "model_repo: " + kModelRepo +
-                                        "\nglobal:\n  models_include: [iris_mlp]\n"
-                                        "  endpoints: {host: 127.0.0.1, port: " +
-                                        std::to_string(grpc) +
-                                        ", metrics_port: " + std::to_string(metrics) +
-                                        ", http_port: 0}\n  runtime: {executable_cache: false}\n"
-                                        "workers: [{name: " +
-                                        name + "}]\n");
+    return writeIn(dir, name + ".yaml",
+                   "model_repo: " + kModelRepo +
+                       "\nglobal:\n  models_include: [iris_mlp]\n"
+                       "  endpoints: {host: 127.0.0.1, port: " +
+                       std::to_string(grpc) + ", metrics_port: " + std::to_string(metrics) +
+                       ", http_port: 0}\n  runtime: {executable_cache: false}\n"
+                       "workers: [{name: " +
+                       name + "}]\n");
   };
   Process host_a({"serve", "--config", hostFile("hostA", a_grpc, a_metrics)}, {},
-                 dir.path() + "/a.log");
+                 dir.str() + "/a.log");
   Process host_b({"serve", "--config", hostFile("hostB", b_grpc, b_metrics)}, {},
-                 dir.path() + "/b.log");
+                 dir.str() + "/b.log");
   ASSERT_TRUE(waitFor(60,
                       [&] {
                         return httpStatus(a_metrics, "/readyz") == 200 &&
@@ -482,7 +418,7 @@ TEST(NodeProcessTest, GatewayInFrontOfTwoHosts) {
       {"REACTANT_GATEWAY_STARTUP_WAIT_SECONDS", "30"},
       {"REACTANT_GATEWAY_HEALTH_INTERVAL_SECONDS", "0.2"},
   };
-  Process gw({"gateway", "--log-format", "text"}, env, dir.path() + "/gateway.log");
+  Process gw({"gateway", "--log-format", "text"}, env, dir.str() + "/gateway.log");
   ASSERT_TRUE(waitFor(60, [&] {
     std::string m;
     return httpStatus(g_admin, "/metrics", &m) == 200 &&

@@ -5,6 +5,7 @@
 // create options and error propagation.
 //
 //===----------------------------------------------------------------------===//
+#include "common/temp_dir.h"
 #include "pjrt/client.h"
 #include "pjrt/host_staging.h"
 #include "pjrt/plugin.h"
@@ -25,28 +26,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// A fresh temporary directory, removed at the end of the test.
-class TempDir {
-public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "rs_pjrt_test_XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string &path() const { return path_; }
-  std::string touch(const std::string &rel) const {
-    const fs::path p = fs::path(path_) / rel;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p) << "not a library\n";
-    return p.string();
-  }
+using rs::testing::TempDir;
 
-private:
-  std::string path_;
-};
+/// Creates <dir>/<rel> (and its parents), a file that is not a library; returns its path.
+std::string touch(const TempDir &dir, const std::string &rel) {
+  const fs::path p = dir.path() / rel;
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << "not a library\n";
+  return p.string();
+}
 
 TEST(Discovery, ConfiguredPathMissingNamesPathAndKey) {
   PluginSearch search;
@@ -78,14 +66,14 @@ TEST(Discovery, NothingFoundListsSearchedDirectories) {
   EXPECT_EQ(r.status().message(),
             "no pjrt plugin found: set runtime.pjrt_plugin or PJRT_PLUGIN_LIBRARY_PATH; "
             "searched jax_plugins/xla_cuda*/xla_cuda_plugin.so under " +
-                a.path() + ", " + b.path());
+                a.str() + ", " + b.str());
 }
 
 TEST(Discovery, FindsNewestCudaPluginInFirstSiteDirWithOne) {
   TempDir empty, site, later;
-  site.touch("jax_plugins/xla_cuda12/xla_cuda_plugin.so");
-  const std::string cu13 = site.touch("jax_plugins/xla_cuda13/xla_cuda_plugin.so");
-  later.touch("jax_plugins/xla_cuda14/xla_cuda_plugin.so");
+  touch(site, "jax_plugins/xla_cuda12/xla_cuda_plugin.so");
+  const std::string cu13 = touch(site, "jax_plugins/xla_cuda13/xla_cuda_plugin.so");
+  touch(later, "jax_plugins/xla_cuda14/xla_cuda_plugin.so");
   PluginSearch search;
   search.site_dirs = {empty.path(), site.path(), later.path()};
   auto r = discoverPluginPath(search);
@@ -95,9 +83,9 @@ TEST(Discovery, FindsNewestCudaPluginInFirstSiteDirWithOne) {
 
 TEST(Discovery, ConfiguredPathWinsOverEnvAndSiteDirs) {
   TempDir site;
-  const std::string configured = site.touch("mine.so");
-  const std::string env = site.touch("env.so");
-  site.touch("jax_plugins/xla_cuda13/xla_cuda_plugin.so");
+  const std::string configured = touch(site, "mine.so");
+  const std::string env = touch(site, "env.so");
+  touch(site, "jax_plugins/xla_cuda13/xla_cuda_plugin.so");
   PluginSearch search{configured, env, {site.path()}};
   EXPECT_EQ(*discoverPluginPath(search), configured);
   search.configured_path.clear();
@@ -106,13 +94,13 @@ TEST(Discovery, ConfiguredPathWinsOverEnvAndSiteDirs) {
 
 TEST(Discovery, CudaDataDirNextToPlugin) {
   TempDir site;
-  const std::string plugin = site.touch("jax_plugins/xla_cuda13/xla_cuda_plugin.so");
+  const std::string plugin = touch(site, "jax_plugins/xla_cuda13/xla_cuda_plugin.so");
   EXPECT_EQ(cudaDataDirForPlugin(plugin), "");
   fs::create_directories(fs::path(site.path()) / "nvidia/cu13");
   EXPECT_EQ(cudaDataDirForPlugin(plugin), ""); // no ptxas, no libdevice
-  site.touch("nvidia/cu13/bin/ptxas");
-  EXPECT_EQ(cudaDataDirForPlugin(plugin), site.path() + "/nvidia/cu13");
-  EXPECT_EQ(cudaDataDirForPlugin(site.touch("other/libfoo.so")), "");
+  touch(site, "nvidia/cu13/bin/ptxas");
+  EXPECT_EQ(cudaDataDirForPlugin(plugin), site.str() + "/nvidia/cu13");
+  EXPECT_EQ(cudaDataDirForPlugin(touch(site, "other/libfoo.so")), "");
 }
 
 TEST(Load, MissingFileNamesPath) {
@@ -140,7 +128,7 @@ TEST(Load, SharedLibraryWithoutGetPjrtApiIsNotAPlugin) {
 
 TEST(Load, FileThatIsNotALibraryReportsDlerror) {
   TempDir dir;
-  const std::string path = dir.touch("xla_cuda_plugin.so");
+  const std::string path = touch(dir, "xla_cuda_plugin.so");
   auto r = Plugin::load(path);
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.status().code(), StatusCode::kFailedPrecondition);

@@ -24,6 +24,7 @@ namespace rs::runtime {
 namespace {
 
 using testing::bytesOf;
+using testing::copyBundle;
 using testing::goldenTensor;
 using testing::readFile;
 using testing::TempDir;
@@ -48,8 +49,8 @@ TEST(ServerBuildTest, DefaultsAndText) {
   EXPECT_EQ(x.toString(),
             "version=0.1.0 commit=abc compiler=GNU 12.2.0 build_type=Release eigen=3.4.0");
   EXPECT_EQ(x.versionText(), "reactant-server 0.1.0\ncommit abc\ncompiler GNU 12.2.0\nbuild type "
-                            "Release\neigen 3.4.0\npjrt plugin: none loaded (runtime.backend: "
-                            "cuda logs the plugin and its version at startup)\n");
+                             "Release\neigen 3.4.0\npjrt plugin: none loaded (runtime.backend: "
+                             "cuda logs the plugin and its version at startup)\n");
 }
 
 CacheKeyParts someParts() {
@@ -95,7 +96,7 @@ TEST(CacheKey, StableAndCoversEveryPart) {
 class CacheTest : public ::testing::Test {
 public:
   void SetUp() override {
-    bundle_dir_ = tmp_.copyBundle("iris_mlp");
+    bundle_dir_ = copyBundle(tmp_, "iris_mlp");
     auto b = bundle::loadBundle(bundle_dir_.string());
     ASSERT_TRUE(b.isOk()) << b.status().toString();
     module_ = b->programs.at({0, 1}).module;

@@ -21,6 +21,7 @@ namespace rs::runtime {
 namespace {
 
 using testing::bytesOf;
+using testing::copyBundle;
 using testing::goldenTensor;
 using testing::LogCapture;
 using testing::TempDir;
@@ -43,7 +44,7 @@ ModelRepositoryOptions options(passes::NumericsMode numerics, bool largest) {
 
 TEST(ModelRepositoryTest, LargestLoadsOnlyTheLargestProgram) {
   TempDir tmp;
-  const fs::path dir = tmp.copyBundle("digits_cnn");
+  const fs::path dir = copyBundle(tmp, "digits_cnn");
   LogCapture log;
   ModelRepository repo(cpuBackend(), options(passes::NumericsMode::kF32, true));
   ASSERT_TRUE(repo.loadModel(dir.string()).isOk());
@@ -69,7 +70,7 @@ TEST(ModelRepositoryTest, LargestLoadsOnlyTheLargestProgram) {
 
 TEST(ModelRepositoryTest, CompileErrorNamesTheFileOnceWithTheLine) {
   TempDir tmp;
-  const fs::path dir = tmp.copyBundle("iris_mlp");
+  const fs::path dir = copyBundle(tmp, "iris_mlp");
   // A call of a function the module does not define, as line 4 of model.b1.mlir.
   std::ifstream in(dir / "model.b1.mlir");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -88,7 +89,7 @@ TEST(ModelRepositoryTest, CompileErrorNamesTheFileOnceWithTheLine) {
 
 TEST(ModelRepositoryTest, AllLoadsEverySizeAndSumsTheNumericsCounts) {
   TempDir tmp;
-  const fs::path dir = tmp.copyBundle("digits_cnn");
+  const fs::path dir = copyBundle(tmp, "digits_cnn");
   ModelRepository repo(cpuBackend(), options(passes::NumericsMode::kF32, false));
   ASSERT_TRUE(repo.loadModel(dir.string()).isOk());
   auto m = repo.state("digits_cnn")->model;
@@ -100,7 +101,7 @@ TEST(ModelRepositoryTest, AllLoadsEverySizeAndSumsTheNumericsCounts) {
 
 TEST(ModelRepositoryTest, NumericsOfTheTf32Fixture) {
   TempDir tmp;
-  const fs::path dir = tmp.copyBundle("tf32_algo");
+  const fs::path dir = copyBundle(tmp, "tf32_algo");
   {
     ModelRepository repo(cpuBackend(), options(passes::NumericsMode::kAuto, false));
     ASSERT_TRUE(repo.loadModel(dir.string()).isOk());
@@ -128,7 +129,7 @@ TEST(ModelRepositoryTest, NumericsOfTheTf32Fixture) {
 
 TEST(ModelRepositoryTest, SecondRepositoryHitsEveryProgram) {
   TempDir tmp;
-  const fs::path dir = tmp.copyBundle("iris_mlp");
+  const fs::path dir = copyBundle(tmp, "iris_mlp");
   std::string want;
   {
     ModelRepository repo(cpuBackend(), options(passes::NumericsMode::kF32, false));
@@ -162,17 +163,22 @@ TEST(ModelRepositoryTest, SecondRepositoryHitsEveryProgram) {
 }
 
 TEST(ModelRepositoryTest, ReadOnlyBundleWarnsOncePerModel) {
+  // A copy of the fixture whose directory has no write permission bit (the cache decides by
+  // the bit, so this holds when the test runs as root too): nothing may be written there.
+  testing::TempDir tmp;
+  const fs::path bundle = copyBundle(tmp, "iris_mlp");
+  fs::permissions(bundle, fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
+                  fs::perm_options::remove);
   LogCapture log;
-  // The shared fixtures are read-only (no write bit): nothing may be written there.
   ModelRepository repo(cpuBackend(), options(passes::NumericsMode::kAuto, false));
-  ASSERT_TRUE(repo.loadModel((testing::kBundles / "iris_mlp").string()).isOk());
+  ASSERT_TRUE(repo.loadModel(bundle.string()).isOk());
   EXPECT_EQ(log.count("executable cache: entry not written model=iris_mlp program=model.b1.mlir "
                       "reason=bundle directory "),
             1u)
       << log.text();
   EXPECT_EQ(log.count("executable cache: entry not written"), 1u);
   EXPECT_EQ(log.count("executable cache: miss"), 3u);
-  EXPECT_FALSE(fs::exists(testing::kBundles / "iris_mlp" / ".cache"));
+  EXPECT_FALSE(fs::exists(bundle / ".cache"));
 }
 
 } // namespace

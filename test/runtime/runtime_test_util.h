@@ -2,6 +2,8 @@
 #pragma once
 
 #include "bundle/safetensors.h"
+#include "common/files.h"
+#include "common/temp_dir.h"
 #include "support/tensor.h"
 
 #include <gtest/gtest.h>
@@ -23,53 +25,15 @@ namespace fs = std::filesystem;
 inline const fs::path kBundles = fs::path(RS_SHARED_DIR) / "fixtures" / "bundles";
 inline const fs::path kGolden = fs::path(RS_SHARED_DIR) / "fixtures" / "golden";
 
-/// A temporary directory, removed (made writable first) at the end.
-class TempDir {
-public:
-  TempDir() {
-    std::string tmpl = fs::temp_directory_path().string() + "/rs_runtime_test_XXXXXX";
-    EXPECT_NE(::mkdtemp(tmpl.data()), nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(path_, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-      fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir &) = delete;
-  TempDir &operator=(const TempDir &) = delete;
-  const fs::path &path() const { return path_; }
+using rs::testing::readFile;
+using rs::testing::TempDir;
+using rs::testing::writeFile;
 
-  /// Copies fixture bundle `model` (top-level files only) to <dir>/<model>, writable.
-  fs::path copyBundle(const std::string &model) const {
-    const fs::path to = path_ / model;
-    fs::create_directories(to);
-    for (const auto &e : fs::directory_iterator(kBundles / model))
-      if (e.is_regular_file())
-        fs::copy_file(e.path(), to / e.path().filename());
-    fs::permissions(to, fs::perms::owner_all, fs::perm_options::add);
-    for (const auto &e : fs::directory_iterator(to))
-      fs::permissions(e.path(), fs::perms::owner_read | fs::perms::owner_write,
-                      fs::perm_options::add);
-    return to;
-  }
-
-private:
-  fs::path path_;
-};
-
-inline std::string readFile(const fs::path &p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-inline void writeFile(const fs::path &p, const std::string &bytes) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << bytes;
+/// Copies fixture bundle `model` (top-level files only) to <dir>/<model>, writable.
+inline fs::path copyBundle(const TempDir &dir, const std::string &model) {
+  const fs::path to = dir.path() / model;
+  rs::testing::copyBundleFiles(kBundles / model, to);
+  return to;
 }
 
 /// The tensor `name` of golden/<model>/<file>.

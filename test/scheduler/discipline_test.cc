@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "scheduler/scheduler.h"
 
+#include "fake_clock.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -19,16 +21,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-/// A clock that moves only when the fake device runs.
-struct FakeClock {
-  std::atomic<int64_t> ns{0};
-  Clock::time_point now() const { return Clock::time_point(std::chrono::nanoseconds(ns.load())); }
-  void advance(Clock::duration d) {
-    ns += std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
-  }
-  Clock::time_point at(Clock::duration d) const { return Clock::time_point(d); }
-};
-
 /// One executed dispatch: model, fake start and end, the request ids (input values) it held.
 struct Dispatch {
   std::string model;
@@ -36,9 +28,10 @@ struct Dispatch {
   std::vector<int32_t> ids;
 };
 
-/// A fake device: each dispatch of model m costs cost[m] of fake time, echoes its input.
+/// A fake device: each dispatch of model m costs cost[m] of fake time (the clock moves only
+/// when it runs), echoes its input.
 struct FakeDevice {
-  FakeClock clock;
+  std::shared_ptr<testing::FakeClock> clock = std::make_shared<testing::FakeClock>();
   std::map<std::string, Clock::duration> cost;
   std::mutex mu;
   std::vector<Dispatch> log;
@@ -48,9 +41,9 @@ struct FakeDevice {
                   std::vector<Tensor> inputs) -> Result<std::vector<Tensor>> {
       Dispatch d;
       d.model = model;
-      d.start = clock.now();
-      clock.advance(cost.at(model));
-      d.end = clock.now();
+      d.start = clock->now();
+      clock->advance(cost.at(model));
+      d.end = clock->now();
       const Tensor &in = inputs[0];
       for (int64_t i = 0; i < in.numElements(); ++i)
         d.ids.push_back(in.dataAs<int32_t>()[i]);
@@ -66,7 +59,7 @@ struct FakeDevice {
     o.coalescing = false;
     o.max_queue_depth = 1 << 20;
     o.discipline = discipline;
-    o.clock = [this] { return clock.now(); };
+    o.clock = clock;
     return o;
   }
 };
@@ -190,7 +183,7 @@ TEST(Edf, NeverExecutesARequestPastItsDeadlineUnderOverload) {
   std::map<int32_t, Clock::time_point> deadline;
   std::vector<Future> futures;
   for (int32_t i = 0; i < 200; ++i) {
-    deadline[i] = dev.clock.at(milliseconds(50 + (i * 37 % 191) * 5));
+    deadline[i] = dev.clock->at(milliseconds(50 + (i * 37 % 191) * 5));
     futures.push_back(submitAsync(s, i % 2 ? "a" : "b", i, deadline[i]));
   }
   // Requests without deadline run once every deadline-bearing one is served or shed.
@@ -228,9 +221,9 @@ TEST(Edf, ServesTheModelWithTheSoonestDeadlineFirst) {
   s.addModel("b", oneRow());
   std::vector<Future> futures;
   for (int32_t i = 0; i < 5; ++i) // a arrives first with late deadlines
-    futures.push_back(submitAsync(s, "a", i, dev.clock.at(std::chrono::seconds(10 + i))));
+    futures.push_back(submitAsync(s, "a", i, dev.clock->at(std::chrono::seconds(10 + i))));
   for (int32_t i = 5; i < 10; ++i) // b with early ones
-    futures.push_back(submitAsync(s, "b", i, dev.clock.at(std::chrono::seconds(i - 4))));
+    futures.push_back(submitAsync(s, "b", i, dev.clock->at(std::chrono::seconds(i - 4))));
   s.start();
   for (Future &f : futures)
     ASSERT_TRUE(f.get().isOk());
@@ -247,7 +240,7 @@ TEST(Edf, ExpiredRequestsAreDeadlineExceededUnderEveryDiscipline) {
     Scheduler s(dev.options(d), dev.runFn());
     s.addModel("a", oneRow());
     auto first = submitAsync(s, "a", 1);
-    auto late = submitAsync(s, "a", 2, dev.clock.at(milliseconds(5)));
+    auto late = submitAsync(s, "a", 2, dev.clock->at(milliseconds(5)));
     s.start();
     EXPECT_TRUE(first.get().isOk());
     EXPECT_EQ(late.get().status().code(), StatusCode::kDeadlineExceeded);

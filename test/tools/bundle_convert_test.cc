@@ -49,7 +49,7 @@ TEST(BundleConvert, EveryPortableProgramConvertsToTextThatParsesToTheDecodedModu
           runServer({"bundle", "convert", "--to", form, portable.string(), "-o", out.string()});
       ASSERT_EQ(r.status, 0) << model << " " << form << ": " << r.err;
       EXPECT_EQ(r.err, "");
-      EXPECT_EQ(readText(out / "manifest.yaml"), readText(portable / "manifest.yaml"));
+      EXPECT_EQ(readFile(out / "manifest.yaml"), readFile(portable / "manifest.yaml"));
       EXPECT_EQ(fs::file_size(out / "weights.safetensors"),
                 fs::file_size(portable / "weights.safetensors"));
       EXPECT_FALSE(fs::is_symlink(out / "weights.safetensors")); // a copy, not the link
@@ -60,10 +60,10 @@ TEST(BundleConvert, EveryPortableProgramConvertsToTextThatParsesToTheDecodedModu
     EXPECT_EQ(programNames(text), names);
     for (const std::string &name : names) {
       const ir::Module decoded = parsed(portable / name);
-      EXPECT_EQ(readText(generic / name), ir::printGeneric(decoded)) << model << "/" << name;
+      EXPECT_EQ(readFile(generic / name), ir::printGeneric(decoded)) << model << "/" << name;
       EXPECT_TRUE(parsed(generic / name) == decoded) << model << "/" << name;
       EXPECT_TRUE(parsed(text / name) == decoded) << model << "/" << name;
-      EXPECT_NE(readText(text / name).find(" loc(\""), std::string::npos);
+      EXPECT_NE(readFile(text / name).find(" loc(\""), std::string::npos);
       ++programs;
     }
   }
@@ -125,14 +125,14 @@ TEST(BundleConvert, RefusesToOverwriteWithoutForce) {
       runServer({"bundle", "convert", "--to", "generic", bc.string(), "-o", out.string()});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "ok " + out.string() + ": 1 program as generic\n");
-  const std::string generic = readText(out);
+  const std::string generic = readFile(out);
   r = runServer({"bundle", "convert", "--to", "text", bc.string(), "-o", out.string()});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "error " + out.string() + ": exists (--force replaces it)\n");
-  EXPECT_EQ(readText(out), generic);
+  EXPECT_EQ(readFile(out), generic);
   r = runServer({"bundle", "convert", "--to", "text", bc.string(), "-o", out.string(), "--force"});
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(readText(out), generic);
+  EXPECT_NE(readFile(out), generic);
   EXPECT_TRUE(parsed(out) == parsed(bc));
   // Even with --force: not the input itself, not a directory for a file.
   r = runServer({"bundle", "convert", "--to", "text", out.string(), "-o", out.string(), "--force"});
@@ -157,7 +157,7 @@ TEST(BundleConvert, ABundleReplacesOnlyABundleOrAnEmptyDirectory) {
   EXPECT_EQ(r.err, "error " + out.string() +
                        ": is not a bundle directory (no manifest.yaml) and is not empty; not "
                        "replaced\n");
-  EXPECT_EQ(readText(out / "notes.txt"), "keep me\n");
+  EXPECT_EQ(readFile(out / "notes.txt"), "keep me\n");
   fs::remove(out / "notes.txt");
   r = runServer(
       {"bundle", "convert", "--to", "generic", portable.string(), "-o", out.string(), "--force"});
@@ -188,7 +188,7 @@ TEST(BundleConvert, ErrorsAndUsage) {
   EXPECT_EQ(runServer({"bundle", "convert", "--to", "pretty", portable.string()}).status, 2);
   // An artifact cut short: nothing is written.
   const fs::path cut = portable / "model.b8.mlir";
-  const std::string bytes = readText(cut);
+  const std::string bytes = readFile(cut);
   std::ofstream(cut, std::ios::binary | std::ios::trunc) << bytes.substr(0, bytes.size() / 2);
   const fs::path out = tmp.path() / "out";
   r = runServer({"bundle", "convert", "--to", "text", portable.string(), "-o", out.string()});

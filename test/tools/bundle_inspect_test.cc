@@ -75,7 +75,7 @@ TEST(BundleInspect, ATruncatedArtifactIsAnErrorLineAndTheRestIsDescribed) {
   TempDir tmp;
   const fs::path dir = makePortableBundle("iris_mlp", tmp.path());
   const fs::path cut = dir / "model.b8.mlir";
-  const std::string bytes = readText(cut);
+  const std::string bytes = readFile(cut);
   ASSERT_EQ(bytes.size(), 1109u);
   std::ofstream(cut, std::ios::binary | std::ios::trunc) << bytes.substr(0, 554);
   const fs::path missing = tmp.path() / "missing.mlirbc";

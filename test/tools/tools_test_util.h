@@ -8,7 +8,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "support/file.h"
+#include "common/files.h"
+#include "common/temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -46,11 +47,6 @@ inline std::string shellQuote(const std::string &s) {
   return q + "'";
 }
 
-inline std::string readText(const fs::path &p) {
-  Result<std::string> s = readWholeFile(p.string());
-  return s.isOk() ? *s : std::string();
-}
-
 /// Runs `reactant-server args...` and waits for it.
 inline RunResult runServer(const std::vector<std::string> &args) {
   static int counter = 0;
@@ -71,7 +67,7 @@ inline RunResult runServer(const std::vector<std::string> &args) {
     r.out.append(buf, n);
   const int status = ::pclose(p);
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = readText(err_file);
+  r.err = readFile(err_file);
   fs::remove(err_file);
   return r;
 }
@@ -84,25 +80,6 @@ inline std::vector<std::string> lines(const std::string &text) {
     out.push_back(line);
   return out;
 }
-
-/// A fresh directory under the system's temporary directory, removed with the object.
-class TempDir {
-public:
-  TempDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            ("rs_tools_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  TempDir(const TempDir &) = delete;
-  TempDir &operator=(const TempDir &) = delete;
-  const fs::path &path() const { return path_; }
-
-private:
-  fs::path path_;
-};
 
 /// `parent`/`model`: the fixture's manifest and weights (linked) and its portable
 /// artifacts as model.b{N}.mlir. Returns the bundle directory.

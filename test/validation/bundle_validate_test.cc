@@ -24,7 +24,7 @@ namespace {
 
 TEST(BundleValidate, MultiShapeBundleCoversEveryVariant) {
   TempDir tmp;
-  const std::string dir = tmp.path() + "/" + multishape::kMultiShapeModel;
+  const std::string dir = tmp.str() + "/" + multishape::kMultiShapeModel;
   multishape::copyBundleDir(multishape::multiShapeBundle(), dir);
   std::ostringstream out;
   EXPECT_EQ(tools::validateBundles({dir}, out), 0) << out.str();
@@ -40,12 +40,12 @@ TEST(BundleValidate, MultiShapeBundleCoversEveryVariant) {
 
 TEST(BundleValidate, BrokenVariantFailsNamingTheFile) {
   TempDir tmp;
-  const std::string dir = tmp.path() + "/" + multishape::kMultiShapeModel;
+  const std::string dir = tmp.str() + "/" + multishape::kMultiShapeModel;
   multishape::copyBundleDir(multishape::multiShapeBundle(), dir);
   // The s=8 program under the s=16 variant's name.
   fs::copy_file(dir + "/model.v0.b1.mlir", dir + "/model.v1.b1.mlir",
                 fs::copy_options::overwrite_existing);
-  const std::string good = tmp.path() + "/iris_mlp";
+  const std::string good = tmp.str() + "/iris_mlp";
   copyBundle("iris_mlp", tmp.path());
   std::ostringstream out;
   EXPECT_EQ(tools::validateBundles({dir, good}, out), 1);
@@ -88,7 +88,7 @@ TEST(BundleValidate, WarningsAreLinesBeforeOk) {
 
 TEST(MultiShapeEvidence, ListsEveryVariantsProgram) {
   TempDir tmp;
-  const std::string repo = tmp.path() + "/repo";
+  const std::string repo = tmp.str() + "/repo";
   const std::string dir = repo + "/" + multishape::kMultiShapeModel;
   multishape::copyBundleDir(multishape::multiShapeBundle(), dir);
   copyBundle("digits_cnn", repo);

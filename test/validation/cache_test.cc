@@ -39,9 +39,9 @@ constexpr std::string_view kAutotuneBytes = "autotune results: conv_a\n";
 class CacheArchive : public ::testing::Test {
 protected:
   void SetUp() override {
-    repo_ = tmp_.path() + "/repo";
-    autotune_ = tmp_.path() + "/autotune";
-    archive_ = tmp_.path() + "/caches.tar";
+    repo_ = tmp_.str() + "/repo";
+    autotune_ = tmp_.str() + "/autotune";
+    archive_ = tmp_.str() + "/caches.tar";
     copyBundle("digits_cnn", repo_);
     copyBundle("iris_mlp", repo_);
     fs::create_directories(autotune_ + "/sm90");
@@ -187,7 +187,7 @@ TEST_F(CacheArchive, ExportDeleteImportRestartEveryProgramLoadsFromTheCache) {
   EXPECT_EQ(readFile(autotune_ + "/sm90/" + std::string(kAutotuneEntry)), kAutotuneBytes);
 
   // The restart: every program comes from the imported cache.
-  const std::string log = tmp_.path() + "/worker.log";
+  const std::string log = tmp_.str() + "/worker.log";
   LogCapture capture(log);
   std::unique_ptr<server::Worker> second = startWorker(repo_, runtimeYaml());
   ASSERT_NE(second, nullptr);

@@ -21,19 +21,19 @@ using nlohmann::json;
 
 TEST(FileSha256, KnownVectorsAndMissingFile) {
   TempDir tmp;
-  writeFile(tmp.path() + "/abc", "abc");
-  writeFile(tmp.path() + "/empty", "");
-  Result<std::string> abc = runtime::fileSha256(tmp.path() + "/abc");
+  writeFile(tmp.str() + "/abc", "abc");
+  writeFile(tmp.str() + "/empty", "");
+  Result<std::string> abc = runtime::fileSha256(tmp.str() + "/abc");
   ASSERT_TRUE(abc.isOk()) << abc.status().toString();
   // FIPS 180-2 test vectors.
   EXPECT_EQ(*abc, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  Result<std::string> empty = runtime::fileSha256(tmp.path() + "/empty");
+  Result<std::string> empty = runtime::fileSha256(tmp.str() + "/empty");
   ASSERT_TRUE(empty.isOk());
   EXPECT_EQ(*empty, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  Result<std::string> missing = runtime::fileSha256(tmp.path() + "/nope");
+  Result<std::string> missing = runtime::fileSha256(tmp.str() + "/nope");
   ASSERT_FALSE(missing.isOk());
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(missing.status().message(), tmp.path() + "/nope: cannot open to compute its sha256");
+  EXPECT_EQ(missing.status().message(), tmp.str() + "/nope: cannot open to compute its sha256");
 }
 
 TEST(ParseNvidiaDriverVersion, ProprietaryAndOpenModules) {
@@ -174,7 +174,7 @@ TEST(ParseRequestSource, ModelPrefixOrDefault) {
 class ServedEvidence : public ::testing::Test {
 protected:
   void SetUp() override {
-    repo_ = tmp_.path() + "/repo";
+    repo_ = tmp_.str() + "/repo";
     copyBundle("digits_cnn", repo_);
     copyBundle("iris_mlp", repo_);
     fs::rename(repo_ + "/iris_mlp", repo_ + "/broken");

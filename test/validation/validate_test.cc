@@ -37,16 +37,16 @@ struct CommandRun {
 class Validate : public ::testing::Test {
 protected:
   void SetUp() override {
-    repo_ = tmp_.path() + "/repo";
+    repo_ = tmp_.str() + "/repo";
     copyBundle("digits_cnn", repo_);
     copyBundle("iris_mlp", repo_);
-    fs::create_directories(tmp_.path() + "/requests");
+    fs::create_directories(tmp_.str() + "/requests");
     // Two iris rows as a KServe V2 JSON request file.
-    writeFile(tmp_.path() + "/requests/two_rows.json",
+    writeFile(tmp_.str() + "/requests/two_rows.json",
               R"({"inputs":[{"name":"features","shape":[2,4],"datatype":"FP32",)"
               R"("data":[0.5,-1.25,1.0,0.75,-0.3,0.2,-1.1,-0.9]}]})");
-    record_ = tmp_.path() + "/rec/record.json";
-    fs::create_directories(tmp_.path() + "/rec");
+    record_ = tmp_.str() + "/rec/record.json";
+    fs::create_directories(tmp_.str() + "/rec");
   }
 
   /// Records digits_cnn golden b1 and b8 and the iris JSON request, keeping the outputs
@@ -56,9 +56,9 @@ protected:
     o.client.url = grpcUrl(w);
     o.sources = {{"digits_cnn", kGolden + "/digits_cnn/b1.safetensors", true},
                  {"digits_cnn", kGolden + "/digits_cnn/b8.safetensors", true},
-                 {"iris_mlp", tmp_.path() + "/requests", false}};
+                 {"iris_mlp", tmp_.str() + "/requests", false}};
     o.record_path = record_;
-    o.outputs_dir = keep_outputs ? tmp_.path() + "/rec/outputs" : "";
+    o.outputs_dir = keep_outputs ? tmp_.str() + "/rec/outputs" : "";
     std::ostringstream out, err;
     CommandRun r;
     r.status = tools::runValidateRecord(o, out, err);
@@ -72,7 +72,7 @@ protected:
     o.record_path = record_;
     o.url = url;
     o.protocol = protocol;
-    o.report_path = tmp_.path() + "/rec/report.json";
+    o.report_path = tmp_.str() + "/rec/report.json";
     std::ostringstream out, err;
     CommandRun r;
     r.status = tools::runValidateCheck(o, out, err);
@@ -81,7 +81,7 @@ protected:
     return r;
   }
 
-  json report() const { return json::parse(readFile(tmp_.path() + "/rec/report.json")); }
+  json report() const { return json::parse(readFile(tmp_.str() + "/rec/report.json")); }
 
   /// "path" of every identity change in the last report.
   std::set<std::string> changedPaths() const {
@@ -116,7 +116,7 @@ TEST_F(Validate, RecordRestartCheckMatchesOverBothProtocols) {
   // Every recorded hash is the hash of the kept tensor's bytes.
   for (size_t i = 0; i < 3; ++i) {
     Result<bundle::SafetensorsFile> kept = bundle::SafetensorsFile::open(
-        tmp_.path() + "/rec/" + r["requests"][i]["outputs_file"].get<std::string>());
+        tmp_.str() + "/rec/" + r["requests"][i]["outputs_file"].get<std::string>());
     ASSERT_TRUE(kept.isOk());
     for (const json &o : r["requests"][i]["outputs"]) {
       Result<Tensor> t = kept->tensor(o["name"].get<std::string>());
@@ -207,7 +207,7 @@ TEST_F(Validate, WithoutKeptOutputsADifferenceIsNamedButNotSized) {
   std::unique_ptr<server::Worker> w = startWorker(repo_);
   ASSERT_NE(w, nullptr);
   ASSERT_EQ(record(*w, /*keep_outputs=*/false).status, tools::kValidateMatch);
-  EXPECT_FALSE(fs::exists(tmp_.path() + "/rec/outputs"));
+  EXPECT_FALSE(fs::exists(tmp_.str() + "/rec/outputs"));
   const std::string weights = repo_ + "/digits_cnn/weights.safetensors";
   std::string bytes = readFile(weights);
   bytes.back() ^= 1; // the last byte of fc.weight's data
@@ -265,12 +265,12 @@ TEST_F(Validate, ChangedRequestFileCannotBeReplayed) {
   std::unique_ptr<server::Worker> w = startWorker(repo_);
   ASSERT_NE(w, nullptr);
   ASSERT_EQ(record(*w).status, tools::kValidateMatch);
-  writeFile(tmp_.path() + "/requests/two_rows.json",
+  writeFile(tmp_.str() + "/requests/two_rows.json",
             R"({"inputs":[{"name":"features","shape":[1,4],"datatype":"FP32",)"
             R"("data":[0.5,-1.25,1.0,0.75]}]})");
   CommandRun c = check(grpcUrl(*w));
   EXPECT_EQ(c.status, tools::kValidateError) << c.out;
-  EXPECT_NE(c.out.find("  NOT CHECKED iris_mlp/two_rows.json: request file " + tmp_.path() +
+  EXPECT_NE(c.out.find("  NOT CHECKED iris_mlp/two_rows.json: request file " + tmp_.str() +
                        "/requests/two_rows.json changed since the record"),
             std::string::npos)
       << c.out;
@@ -285,7 +285,7 @@ TEST_F(Validate, RecordRefusesAFailingRequestAndCheckAnUnreachableServer) {
   ASSERT_NE(w, nullptr);
   tools::ValidateRecordOptions o;
   o.client.url = grpcUrl(*w);
-  o.sources = {{"no_such_model", tmp_.path() + "/requests/two_rows.json", false}};
+  o.sources = {{"no_such_model", tmp_.str() + "/requests/two_rows.json", false}};
   o.record_path = record_;
   std::ostringstream out, err;
   EXPECT_EQ(tools::runValidateRecord(o, out, err), tools::kValidateError);
@@ -319,7 +319,7 @@ TEST_F(Validate, RecordWithoutRequestsIsRefused) {
 // A record path that is a directory or a FIFO is refused by name (a FIFO with no writer used
 // to block the command forever); no server is needed to find out.
 TEST_F(Validate, RecordThatIsNoRegularFileIsRefusedByName) {
-  const std::string fifo = tmp_.path() + "/record.fifo";
+  const std::string fifo = tmp_.str() + "/record.fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   for (const auto &[path, why] :
        {std::pair<std::string, std::string>{tmp_.path(), ": is a directory, not a file"},

@@ -7,6 +7,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "common/files.h"
+#include "common/temp_dir.h"
+#include "common/test_worker.h"
 #include "config/node_config.h"
 #include "server/worker.h"
 
@@ -27,47 +30,13 @@ inline const std::string kShared = RS_SHARED_DIR;
 inline const std::string kBundles = kShared + "/fixtures/bundles";
 inline const std::string kGolden = kShared + "/fixtures/golden";
 
-/// A fresh directory under the system temp dir, removed on destruction.
-class TempDir {
-public:
-  TempDir() {
-    std::string tmpl = fs::temp_directory_path().string() + "/rs_validation_test_XXXXXX";
-    EXPECT_NE(::mkdtemp(tmpl.data()), nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string &path() const { return path_; }
-
-private:
-  std::string path_;
-};
+using rs::testing::readFile;
+using rs::testing::TempDir;
+using rs::testing::writeFile;
 
 /// Copies fixture bundle `model` into `<repo>/<model>` (files only, owner-writable).
 inline void copyBundle(const std::string &model, const std::string &repo) {
-  const fs::path to = fs::path(repo) / model;
-  fs::create_directories(to);
-  for (const fs::directory_entry &e : fs::directory_iterator(fs::path(kBundles) / model)) {
-    if (!e.is_regular_file())
-      continue;
-    const fs::path dest = to / e.path().filename();
-    fs::copy_file(e.path(), dest, fs::copy_options::overwrite_existing);
-    fs::permissions(dest, fs::perms::owner_read | fs::perms::owner_write);
-  }
-}
-
-inline std::string readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-inline void writeFile(const std::string &path, const std::string &bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
+  rs::testing::copyBundleFiles(fs::path(kBundles) / model, fs::path(repo) / model);
 }
 
 /// Starts a worker on `repo` with every front-end (metrics port included) on a free
@@ -79,18 +48,13 @@ inline std::unique_ptr<server::Worker> startWorker(const std::string &repo,
       "model_repo: \"" + repo +
       "\"\nglobal:\n  endpoints: {host: 127.0.0.1, http_port: 18000, metrics_port: 18002}\n" +
       global_yaml;
-  Result<config::NodeConfig> node = config::parseNodeFile(yaml, "<validation test>", {});
-  EXPECT_TRUE(node.isOk()) << node.status().toString();
-  if (!node.isOk())
-    return nullptr;
-  Result<config::WorkerConfig> cfg = config::resolveWorker(*node, 0);
+  Result<config::WorkerConfig> cfg = rs::testing::firstWorker(yaml, "<validation test>");
   EXPECT_TRUE(cfg.isOk()) << cfg.status().toString();
   if (!cfg.isOk())
     return nullptr;
-  auto worker = std::make_unique<server::Worker>(server::WorkerOptions{*cfg, true});
-  Status s = worker->start();
-  EXPECT_TRUE(s.isOk()) << s.toString();
-  return s.isOk() ? std::move(worker) : nullptr;
+  Result<std::unique_ptr<server::Worker>> worker = rs::testing::startWorker(*cfg);
+  EXPECT_TRUE(worker.isOk()) << worker.status().toString();
+  return worker.isOk() ? std::move(worker).value() : nullptr;
 }
 
 } // namespace rs::validation_test

@@ -36,7 +36,8 @@ std::string joinNames(const std::vector<std::string> &v) {
 // ---- Impl: lifecycle --------------------------------------------------------------
 
 Gateway::Impl::Impl(GatewayOptions options)
-    : config_(std::move(options.config)), on_fatal_(std::move(options.on_fatal)),
+    : config_(std::move(options.config)), build_(std::move(options.build)),
+      on_fatal_(std::move(options.on_fatal)),
       router_(config_.scheduling, config_.worker_names),
       metrics_(config_.max_concurrent_requests_per_worker *
                static_cast<int64_t>(config_.endpoints.size())),
@@ -102,7 +103,7 @@ Status Gateway::Impl::start() {
     o.port = config_.listen_http.port;
     o.max_body_bytes = config_.max_recv_msg_bytes;
     o.evidence = [this] { return evidenceJson(); };
-    http_ = std::make_unique<server::HttpServer>(o, *rest_service_);
+    http_ = std::make_unique<server::HttpServer>(o, *rest_service_, *rest_service_);
     RS_RETURN_IF_ERROR(http_->start());
   }
   if (config_.listen_metrics.enabled()) {

@@ -57,6 +57,7 @@
 
 #include "gateway/gateway_config.h"
 #include "gateway/router.h"
+#include "support/build_info.h"
 #include "support/status.h"
 
 #include <functional>
@@ -67,6 +68,8 @@ namespace rs::gateway {
 
 struct GatewayOptions {
   GatewayConfig config;
+  /// The build identity in the gateway's evidence document.
+  ServerBuild build = thisBuild();
   /// Called at most once, from the prober thread, on a fatal condition (see above).
   std::function<void(const Status &)> on_fatal;
 };

@@ -61,7 +61,7 @@ void Gateway::Impl::gatherEvidence(std::function<void(std::string)> done) {
   json settings = json::object();
   for (const auto &[key, value] : effectiveGatewaySettings(config_))
     settings[key] = value;
-  g->gateway = {{"build", server::buildEvidence()},
+  g->gateway = {{"build", server::buildEvidence(build_)},
                 {"instance",
                  {{"hostname", server::evidenceHostName()},
                   {"pid", static_cast<int64_t>(::getpid())},

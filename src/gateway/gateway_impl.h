@@ -10,7 +10,7 @@
 #include "gateway/gateway_metrics.h"
 #include "gateway/worker_link.h"
 #include "protocol/proto/reactant_evidence_v1.grpc.pb.h"
-#include "runtime/inference.h"
+#include "protocol/service.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -116,6 +116,7 @@ private:
   int64_t itemsOf(const inference::ModelInferRequest &req) const;
 
   const GatewayConfig config_;
+  const ServerBuild build_;
   const std::function<void(const Status &)> on_fatal_;
   Router router_;
   GatewayMetrics metrics_;
@@ -232,24 +233,25 @@ private:
   Gateway::Impl &gw_;
 };
 
-/// The REST front-end's view of the gateway (server/http_server.h calls it).
-class RestService final : public runtime::InferenceService {
+/// The REST front-end's view of the gateway (server/http_server.h calls it): the serving
+/// interface, and of the control plane the repository index only.
+class RestService final : public protocol::InferenceService, public protocol::ModelControl {
 public:
   explicit RestService(Gateway::Impl &gateway) : gw_(gateway) {}
 
   bool serverLive() const override { return true; }
   bool serverReady() const override;
-  runtime::ServerMetadata serverMetadata() const override;
-  Result<runtime::ModelMetadata> modelMetadata(const std::string &model_name) const override;
-  Result<runtime::ModelReadiness> modelReady(const std::string &model_name) const override;
-  void infer(runtime::InferRequest request, runtime::InferCallback done) override;
-  std::vector<runtime::ModelIndexEntry> listModels() const override;
+  protocol::ServerMetadata serverMetadata() const override;
+  Result<protocol::ModelMetadata> modelMetadata(const std::string &model_name) const override;
+  Result<protocol::ModelReadiness> modelReady(const std::string &model_name) const override;
+  void infer(protocol::InferRequest request, protocol::InferCallback done) override;
+  std::vector<protocol::ModelIndexEntry> listModels() const override;
 
 private:
   Gateway::Impl &gw_;
 };
 
 /// The gateway's ServerMetadata.
-runtime::ServerMetadata gatewayServerMetadata();
+protocol::ServerMetadata gatewayServerMetadata();
 
 } // namespace rs::gateway

@@ -2,8 +2,8 @@
 #include "server/evidence.h"
 
 #include "bundle/program_files.h"
-#include "runtime/executable_cache.h"
 #include "runtime/pjrt_backend.h"
+#include "server/model_metadata.h"
 
 #include <fmt/core.h>
 #include <google/protobuf/stubs/common.h>
@@ -42,8 +42,7 @@ std::string versionText(int major, int minor, int patch) {
 
 } // namespace
 
-json buildEvidence() {
-  const runtime::ServerBuild &b = runtime::serverBuild();
+json buildEvidence(const ServerBuild &b) {
   json libraries = {
       {"cpp_httplib", CPPHTTPLIB_VERSION},
       {"fmt", versionText(FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100)},
@@ -63,9 +62,9 @@ json buildEvidence() {
 
 namespace {
 
-json specsJson(const std::vector<runtime::TensorSpec> &specs) {
+json specsJson(const std::vector<protocol::TensorSpec> &specs) {
   json out = json::array();
-  for (const runtime::TensorSpec &s : specs)
+  for (const protocol::TensorSpec &s : specs)
     out.push_back({{"name", s.name}, {"datatype", dtypeWireName(s.dtype)}, {"shape", s.shape}});
   return out;
 }
@@ -85,6 +84,7 @@ std::string programKeyText(const bundle::ProgramKey &key, bool multi_shape) {
 /// The compared part of one loaded model.
 json modelJson(const runtime::LoadedModel &m) {
   const bool multi_shape = !m.manifest.input_shapes.empty();
+  const protocol::ModelMetadata metadata = modelMetadataOf(m);
   json programs = json::object();
   for (const auto &[key, exe] : m.programs) {
     (void)exe;
@@ -101,8 +101,8 @@ json modelJson(const runtime::LoadedModel &m) {
                 {"programs", std::move(programs)},
                 {"batch_sizes", m.batch_sizes},
                 {"numerics", m.numerics.outcome()},
-                {"inputs", specsJson(m.metadata.inputs)},
-                {"outputs", specsJson(m.metadata.outputs)}};
+                {"inputs", specsJson(metadata.inputs)},
+                {"outputs", specsJson(metadata.outputs)}};
   if (multi_shape) {
     json variants = json::array();
     for (const bundle::ShapeVariant &variant : m.manifest.input_shapes) {
@@ -181,7 +181,7 @@ json evidenceDocument(const WorkerFacts &facts, const runtime::ModelRepository &
         {"misses", repository.executableCacheMisses()},
         {"programs", std::move(cache_programs)}}},
   };
-  return {{"format", kEvidenceFormat},      {"build", buildEvidence()},
+  return {{"format", kEvidenceFormat},      {"build", buildEvidence(facts.build)},
           {"config", std::move(config)},    {"backend", std::move(backend)},
           {"tf32_probe", std::move(probe)}, {"models", std::move(models)},
           {"instance", std::move(instance)}};

@@ -48,6 +48,7 @@
 #include "config/worker_config.h"
 #include "runtime/backend.h"
 #include "runtime/model_repository.h"
+#include "support/build_info.h"
 #include "support/status.h"
 
 #include <nlohmann/json.hpp>
@@ -92,6 +93,7 @@ struct BackendFacts {
 /// bring-up (server/worker.cc).
 struct WorkerFacts {
   config::WorkerConfig config;
+  ServerBuild build;
   runtime::DeviceInfo device;
   BackendFacts backend;
   /// The `TF32 probe` line's fields in order: numerics, tf32_active, pinned_exact.
@@ -103,8 +105,9 @@ struct WorkerFacts {
 /// (gateway/gateway.h; docs/validation.md "Gateway contract").
 inline constexpr std::string_view kGatewayEvidenceFormat = "reactant-server gateway evidence 1";
 
-/// The `build` section of the document: this binary's identity and library versions.
-nlohmann::json buildEvidence();
+/// The `build` section of the document: `build`'s identity and the library versions this
+/// binary was built with or runs on.
+nlohmann::json buildEvidence(const ServerBuild &build);
 
 /// This host's name (gethostname), or "unknown".
 std::string evidenceHostName();

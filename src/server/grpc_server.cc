@@ -221,8 +221,9 @@ void GrpcCallQueue::serve(std::type_identity_t<Service> *service,
 /// inference.GRPCInferenceService's handlers (GrpcCallQueue serves them).
 class GrpcServer::Impl final {
 public:
-  Impl(runtime::InferenceService &service, const GrpcServerOptions &options)
-      : service_(service), shared_memory_(options.shared_memory), reporter_(options.reporter),
+  Impl(protocol::InferenceService &service, protocol::ModelControl &control,
+       const GrpcServerOptions &options)
+      : service_(service), control_(control), shared_memory_(options.shared_memory), reporter_(options.reporter),
         max_shm_input_bytes_(options.max_recv_msg_bytes) {}
 
   grpc::Status ServerLive(const inference::ServerLiveRequest *,
@@ -241,7 +242,7 @@ public:
                           inference::ModelReadyResponse *resp) {
     if (req->name().empty())
       return protocol::toGrpcStatus(invalidArgument() << "model name is empty");
-    Result<runtime::ModelReadiness> r = service_.modelReady(req->name());
+    Result<protocol::ModelReadiness> r = service_.modelReady(req->name());
     if (!r.isOk())
       return protocol::toGrpcStatus(r.status());
     resp->set_ready(r->ready);
@@ -258,7 +259,7 @@ public:
                              inference::ModelMetadataResponse *resp) {
     if (req->name().empty())
       return protocol::toGrpcStatus(invalidArgument() << "model name is empty");
-    Result<runtime::ModelMetadata> r = service_.modelMetadata(req->name());
+    Result<protocol::ModelMetadata> r = service_.modelMetadata(req->name());
     if (!r.isOk())
       return protocol::toGrpcStatus(r.status());
     protocol::encodeModelMetadata(*r, resp);
@@ -271,7 +272,7 @@ public:
   void ModelInfer(const grpc::ServerContext &ctx,
                   std::shared_ptr<const inference::ModelInferRequest> req,
                   inference::ModelInferResponse *resp, Reply finish) {
-    runtime::Clock::time_point now = runtime::Clock::now();
+    protocol::Clock::time_point now = protocol::Clock::now();
     protocol::DecodeOptions options;
     options.now = now;
     options.shared_memory = shared_memory_;
@@ -284,7 +285,7 @@ public:
       finish(protocol::toGrpcStatus(decoded.status()));
       return;
     }
-    runtime::InferRequest request = std::move(decoded->request);
+    protocol::InferRequest request = std::move(decoded->request);
     request.deadline = protocol::tighterDeadline(
         request.deadline,
         protocol::steadyDeadline(ctx.deadline(), std::chrono::system_clock::now(), now));
@@ -292,7 +293,7 @@ public:
     service_.infer(
         std::move(request),
         [this, resp, finish = std::move(finish), model = req->model_name(), id = req->id(),
-         shm = std::move(decoded->shared_memory_outputs)](Result<runtime::InferResponse> result) {
+         shm = std::move(decoded->shared_memory_outputs)](Result<protocol::InferResponse> result) {
           if (!result.isOk()) {
             report(model, id, result.status(), true);
             finish(protocol::toGrpcStatus(result.status()));
@@ -312,7 +313,7 @@ public:
   grpc::Status RepositoryIndex(const inference::RepositoryIndexRequest *req,
                                inference::RepositoryIndexResponse *resp) {
     // reference-system.md 5.1: state READY | UNAVAILABLE, version "", ready=true filters.
-    for (const runtime::ModelIndexEntry &m : service_.listModels()) {
+    for (const protocol::ModelIndexEntry &m : control_.listModels()) {
       if (req->ready() && !m.ready)
         continue;
       inference::RepositoryIndexResponse::ModelIndex *entry = resp->add_models();
@@ -329,25 +330,25 @@ public:
     if (req->model_name().empty())
       return protocol::toGrpcStatus(invalidArgument()
                                     << "RepositoryModelLoad: model_name is empty");
-    return protocol::toGrpcStatus(service_.repositoryLoad(req->model_name()));
+    return protocol::toGrpcStatus(control_.repositoryLoad(req->model_name()));
   }
   grpc::Status RepositoryModelUnload(const inference::RepositoryModelUnloadRequest *req,
                                      inference::RepositoryModelUnloadResponse *) {
     if (req->model_name().empty())
       return protocol::toGrpcStatus(invalidArgument()
                                     << "RepositoryModelUnload: model_name is empty");
-    return protocol::toGrpcStatus(service_.repositoryUnload(req->model_name()));
+    return protocol::toGrpcStatus(control_.repositoryUnload(req->model_name()));
   }
   grpc::Status ModelStatistics(const inference::ModelStatisticsRequest *req,
                                inference::ModelStatisticsResponse *resp) {
-    Result<std::vector<runtime::ModelStatistics>> stats = service_.modelStatistics(req->name());
+    Result<std::vector<protocol::ModelStatistics>> stats = control_.modelStatistics(req->name());
     if (!stats.isOk())
       return protocol::toGrpcStatus(stats.status());
-    auto duration = [](const runtime::DurationStat &d, inference::StatisticDuration *out) {
+    auto duration = [](const protocol::DurationStat &d, inference::StatisticDuration *out) {
       out->set_count(d.count);
       out->set_ns(d.ns);
     };
-    for (const runtime::ModelStatistics &m : *stats) {
+    for (const protocol::ModelStatistics &m : *stats) {
       inference::ModelStatistics *out = resp->add_model_stats();
       out->set_name(m.name);
       out->set_version(m.version);
@@ -361,7 +362,7 @@ public:
       duration(m.compute_input, is->mutable_compute_input());
       duration(m.compute_infer, is->mutable_compute_infer());
       duration(m.compute_output, is->mutable_compute_output());
-      for (const runtime::BatchStatistics &b : m.batch_stats) {
+      for (const protocol::BatchStatistics &b : m.batch_stats) {
         inference::InferBatchStatistics *bs = out->add_batch_stats();
         bs->set_batch_size(b.batch_size);
         duration(b.compute_input, bs->mutable_compute_input());
@@ -422,7 +423,8 @@ private:
       reporter_->requestFailed({"grpc", model, id}, status, in_service);
   }
 
-  runtime::InferenceService &service_;
+  protocol::InferenceService &service_;
+  protocol::ModelControl &control_;
   protocol::SharedMemoryRegistry *shared_memory_;
   RequestReporter *reporter_;
   int64_t max_shm_input_bytes_;
@@ -433,18 +435,18 @@ private:
 /// CPU backend has no device arena to compact).
 class GrpcServer::ControlImpl final {
 public:
-  explicit ControlImpl(runtime::InferenceService &service) : service_(service) {}
+  explicit ControlImpl(protocol::ModelControl &control) : control_(control) {}
 
   grpc::Status ModelControlStatus(const reactant_control::ModelControlStatusRequest *,
                                   reactant_control::ModelControlStatusResponse *resp) {
-    Result<runtime::ControlStatus> status = service_.controlStatus();
+    Result<protocol::ControlStatus> status = control_.controlStatus();
     if (!status.isOk()) {
       return protocol::toGrpcStatus(status.status());
     }
     resp->set_residency_mode(status->residency_mode);
     resp->set_discipline(status->discipline);
     resp->set_weight_cache_max_bytes(status->weight_cache_max_bytes);
-    for (const runtime::ModelControlInfo &m : status->models) {
+    for (const protocol::ModelControlInfo &m : status->models) {
       reactant_control::ModelStatus *out = resp->add_models();
       out->set_name(m.name);
       out->set_residency(static_cast<reactant_control::Residency>(m.residency));
@@ -471,8 +473,8 @@ public:
           invalidArgument() << "SetModelResidency of '" << req->name() << "': target " << target
                             << " is not UNPINNED (1), PINNED_SYSTEM (2) or PINNED_DEVICE (3)");
     }
-    Result<runtime::Residency> r =
-        service_.setModelResidency(req->name(), static_cast<runtime::Residency>(target));
+    Result<protocol::Residency> r =
+        control_.setModelResidency(req->name(), static_cast<protocol::Residency>(target));
     if (!r.isOk()) {
       return protocol::toGrpcStatus(r.status());
     }
@@ -482,7 +484,7 @@ public:
 
   grpc::Status SetModelPolicy(const reactant_control::SetModelPolicyRequest *req,
                               reactant_control::SetModelPolicyResponse *) {
-    return protocol::toGrpcStatus(service_.setModelPolicy(
+    return protocol::toGrpcStatus(control_.setModelPolicy(
         req->name(), req->has_weight() ? std::optional<double>(req->weight()) : std::nullopt));
   }
 
@@ -492,7 +494,7 @@ public:
   }
 
 private:
-  runtime::InferenceService &service_;
+  protocol::ModelControl &control_;
 };
 
 /// reactant_evidence.EvidenceService: the deployment-identity document from the worker.
@@ -539,16 +541,17 @@ std::string bindFailureReason(const std::string &host, int port) {
 }
 } // namespace
 
-GrpcServer::GrpcServer(GrpcServerOptions options, runtime::InferenceService &service)
-    : options_(std::move(options)), service_(service) {}
+GrpcServer::GrpcServer(GrpcServerOptions options, protocol::InferenceService &service,
+                       protocol::ModelControl &control)
+    : options_(std::move(options)), service_(service), model_control_(control) {}
 
 GrpcServer::~GrpcServer() { shutdown(); }
 
 Status GrpcServer::start() {
   if (server_)
     return failedPrecondition() << "grpc server already started";
-  impl_ = std::make_unique<Impl>(service_, options_);
-  control_ = std::make_unique<ControlImpl>(service_);
+  impl_ = std::make_unique<Impl>(service_, model_control_, options_);
+  control_ = std::make_unique<ControlImpl>(model_control_);
   if (options_.evidence)
     evidence_ = std::make_unique<EvidenceImpl>(options_.evidence);
   auto inference_service = std::make_unique<inference::GRPCInferenceService::AsyncService>();

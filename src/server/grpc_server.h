@@ -15,9 +15,9 @@
 // queue and threads.
 //
 // RPCs: ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer,
-// RepositoryIndex (InferenceService::listModels; state READY | UNAVAILABLE, `ready`
+// RepositoryIndex (ModelControl::listModels; state READY | UNAVAILABLE, `ready`
 // filters), and on the same port reactant_control.ControlService/ModelControlStatus
-// (InferenceService::controlStatus), which the gateway polls, and, when
+// (ModelControl::controlStatus), which the gateway polls, and, when
 // GrpcServerOptions::evidence is set, reactant_evidence.EvidenceService/DeploymentEvidence
 // (the deployment-identity document, server/evidence.h). With
 // GrpcServerOptions::shared_memory set, SystemSharedMemoryStatus/Register/Unregister
@@ -25,9 +25,9 @@
 // ALREADY_EXISTS / RESOURCE_EXHAUSTED, Status of an unknown region NOT_FOUND, Unregister of
 // an unknown one OK, an empty name means every region) and ModelInfer tensors may name
 // them; without it those RPCs answer UNIMPLEMENTED. RepositoryModelLoad/Unload call
-// InferenceService::repositoryLoad/repositoryUnload (FAILED_PRECONDITION unless
+// ModelControl::repositoryLoad/repositoryUnload (FAILED_PRECONDITION unless
 // model_control_mode is explicit; the reply comes once the model serves or has gone),
-// ModelStatistics InferenceService::modelStatistics (Triton's statistics extension), and
+// ModelStatistics ModelControl::modelStatistics (Triton's statistics extension), and
 // ControlService SetModelResidency / SetModelPolicy the service's setModelResidency /
 // setModelPolicy (reference-system.md §5.3); CompactMemory answers UNIMPLEMENTED. Every
 // failed ModelInfer is told
@@ -39,13 +39,13 @@
 //
 // Source: KServe V2 gRPC protocol; reference-system.md section 5.1-5.2.
 // Thread safety: start() and shutdown() from one controlling thread; RPCs run on the
-// server's polling threads and call the InferenceService concurrently.
+// server's polling threads and call the InferenceService and ModelControl concurrently.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "protocol/shared_memory.h"
-#include "runtime/inference.h"
+#include "protocol/service.h"
 #include "server/request_log.h"
 #include "server/tls.h"
 #include "support/status.h"
@@ -100,8 +100,10 @@ struct GrpcServerOptions {
 
 class GrpcServer {
 public:
-  /// `service` must outlive the server (or at least its shutdown()).
-  GrpcServer(GrpcServerOptions options, runtime::InferenceService &service);
+  /// `service` and `control` (protocol/service.h) must outlive the server (or at least its
+  /// shutdown()).
+  GrpcServer(GrpcServerOptions options, protocol::InferenceService &service,
+             protocol::ModelControl &control);
   /// Calls shutdown().
   ~GrpcServer();
   GrpcServer(const GrpcServer &) = delete;
@@ -121,7 +123,8 @@ private:
   class ControlImpl;
   class EvidenceImpl;
   GrpcServerOptions options_;
-  runtime::InferenceService &service_;
+  protocol::InferenceService &service_;
+  protocol::ModelControl &model_control_;
   std::unique_ptr<Impl> impl_;
   std::unique_ptr<ControlImpl> control_;
   std::unique_ptr<EvidenceImpl> evidence_;

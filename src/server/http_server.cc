@@ -116,7 +116,7 @@ void HttpServer::handleInfer(const httplib::Request &req, std::string body,
   if (req.has_header(protocol::kInferenceHeaderContentLength))
     header = req.get_header_value(protocol::kInferenceHeaderContentLength);
   protocol::DecodeOptions options;
-  options.now = runtime::Clock::now();
+  options.now = protocol::Clock::now();
   options.shared_memory = options_.shared_memory;
   options.max_shared_memory_input_bytes = options_.max_body_bytes;
   Result<protocol::HttpInferRequest> decoded = protocol::decodeHttpInferRequest(
@@ -126,7 +126,7 @@ void HttpServer::handleInfer(const httplib::Request &req, std::string body,
     // An unknown model is 404 whatever the body holds (KServe: the path names the resource);
     // a body that decodes reaches the service, which says so itself.
     Status failed = decoded.status();
-    if (Result<runtime::ModelReadiness> known = service_.modelReady(modelRef(req).name);
+    if (Result<protocol::ModelReadiness> known = service_.modelReady(modelRef(req).name);
         !known.isOk() && known.status().code() == StatusCode::kNotFound)
       failed = known.status();
     report(req, idOfUndecodedRequest(body, header), failed, false);
@@ -140,11 +140,11 @@ void HttpServer::handleInfer(const httplib::Request &req, std::string body,
 
   // The service completes on its own thread; this handler thread waits for it. The promise
   // is shared so the callback never touches a destroyed object.
-  auto promise = std::make_shared<std::promise<Result<runtime::InferResponse>>>();
-  std::future<Result<runtime::InferResponse>> future = promise->get_future();
+  auto promise = std::make_shared<std::promise<Result<protocol::InferResponse>>>();
+  std::future<Result<protocol::InferResponse>> future = promise->get_future();
   service_.infer(std::move(decoded->request),
-                 [promise](Result<runtime::InferResponse> r) { promise->set_value(std::move(r)); });
-  Result<runtime::InferResponse> result = future.get();
+                 [promise](Result<protocol::InferResponse> r) { promise->set_value(std::move(r)); });
+  Result<protocol::InferResponse> result = future.get();
   if (!result.isOk()) {
     report(req, id, result.status(), true);
     return replyError(res, result.status());
@@ -213,7 +213,7 @@ void HttpServer::addRepositoryRoutes() {
       ready_only = body.value("ready", false);
     }
     nlohmann::json out = nlohmann::json::array();
-    for (const runtime::ModelIndexEntry &m : service_.listModels()) {
+    for (const protocol::ModelIndexEntry &m : control_.listModels()) {
       if (ready_only && !m.ready)
         continue;
       nlohmann::json entry = {
@@ -226,31 +226,31 @@ void HttpServer::addRepositoryRoutes() {
   });
   constexpr const char *kRepoModel = "/v2/repository/models/([^/]+)";
   // load and unload: the service's action on the model named in the path; 200 or its error.
-  auto modelAction = [this](Status (runtime::InferenceService::*action)(const std::string &)) {
+  auto modelAction = [this](Status (protocol::ModelControl::*action)(const std::string &)) {
     return [this, action](const httplib::Request &req, httplib::Response &res) {
-      Status s = (service_.*action)(req.matches[1].str());
+      Status s = (control_.*action)(req.matches[1].str());
       if (!s.isOk())
         return replyError(res, s);
       res.status = 200;
     };
   };
-  post(std::string(kRepoModel) + "/load", modelAction(&runtime::InferenceService::repositoryLoad));
+  post(std::string(kRepoModel) + "/load", modelAction(&protocol::ModelControl::repositoryLoad));
   post(std::string(kRepoModel) + "/unload",
-       modelAction(&runtime::InferenceService::repositoryUnload));
+       modelAction(&protocol::ModelControl::repositoryUnload));
 }
 
 namespace {
 
-nlohmann::json durationJson(const runtime::DurationStat &d) {
+nlohmann::json durationJson(const protocol::DurationStat &d) {
   return {{"count", d.count}, {"ns", d.ns}};
 }
 
 /// Triton's statistics extension JSON: {"model_stats": [...]}.
-std::string statisticsJson(const std::vector<runtime::ModelStatistics> &stats) {
+std::string statisticsJson(const std::vector<protocol::ModelStatistics> &stats) {
   nlohmann::json models = nlohmann::json::array();
-  for (const runtime::ModelStatistics &m : stats) {
+  for (const protocol::ModelStatistics &m : stats) {
     nlohmann::json batches = nlohmann::json::array();
-    for (const runtime::BatchStatistics &b : m.batch_stats)
+    for (const protocol::BatchStatistics &b : m.batch_stats)
       batches.push_back({{"batch_size", b.batch_size},
                          {"compute_input", durationJson(b.compute_input)},
                          {"compute_infer", durationJson(b.compute_infer)},
@@ -280,7 +280,7 @@ std::string statisticsJson(const std::vector<runtime::ModelStatistics> &stats) {
 void HttpServer::addStatisticsRoutes() {
   auto stats = [this](const httplib::Request &req, httplib::Response &res) {
     const std::string name = req.matches.size() > 1 ? req.matches[1].str() : "";
-    Result<std::vector<runtime::ModelStatistics>> s = service_.modelStatistics(name);
+    Result<std::vector<protocol::ModelStatistics>> s = control_.modelStatistics(name);
     if (!s.isOk())
       return replyError(res, s.status());
     replyJson(res, 200, statisticsJson(*s));
@@ -289,8 +289,9 @@ void HttpServer::addStatisticsRoutes() {
   get(std::string(kModelPath) + "/stats", stats);
 }
 
-HttpServer::HttpServer(HttpServerOptions options, runtime::InferenceService &service)
-    : options_(std::move(options)), service_(service) {
+HttpServer::HttpServer(HttpServerOptions options, protocol::InferenceService &service,
+                       protocol::ModelControl &control)
+    : options_(std::move(options)), service_(service), control_(control) {
   HttpListenerOptions lo;
   lo.name = "http";
   lo.host = options_.host;
@@ -333,7 +334,7 @@ void HttpServer::addRoutes() {
   addRepositoryRoutes();
   addStatisticsRoutes(); // before kModelPath, which would take "stats" for a model name
   get(kModelPath, [this](const httplib::Request &req, httplib::Response &res) {
-    Result<runtime::ModelMetadata> md = service_.modelMetadata(modelRef(req).name);
+    Result<protocol::ModelMetadata> md = service_.modelMetadata(modelRef(req).name);
     if (!md.isOk())
       return replyError(res, md.status());
     replyJson(res, 200, protocol::modelMetadataJson(*md));
@@ -341,7 +342,7 @@ void HttpServer::addRoutes() {
   get(std::string(kModelPath) + "/ready",
       [this](const httplib::Request &req, httplib::Response &res) {
         std::string name = modelRef(req).name;
-        Result<runtime::ModelReadiness> r = service_.modelReady(name);
+        Result<protocol::ModelReadiness> r = service_.modelReady(name);
         if (!r.isOk())
           return replyError(res, r.status());
         nlohmann::json body = {{"name", name}, {"ready", r->ready}};

@@ -45,13 +45,13 @@
 //
 // Source: KServe V2 REST protocol; Triton HTTP server behaviour (peer-servers.md 1.1-1.2).
 // Thread safety: start() and shutdown() from one controlling thread; requests run on the
-// listener's worker threads and call the InferenceService concurrently.
+// listener's worker threads and call the InferenceService and ModelControl concurrently.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "protocol/shared_memory.h"
-#include "runtime/inference.h"
+#include "protocol/service.h"
 #include "server/request_log.h"
 #include "server/tls.h"
 #include "support/status.h"
@@ -99,8 +99,10 @@ struct HttpServerOptions {
 
 class HttpServer {
 public:
-  /// `service` must outlive the server (or at least its shutdown()).
-  HttpServer(HttpServerOptions options, runtime::InferenceService &service);
+  /// `service` and `control` (protocol/service.h: health, metadata and inference; the
+  /// repository and statistics routes) must outlive the server (or at least its shutdown()).
+  HttpServer(HttpServerOptions options, protocol::InferenceService &service,
+             protocol::ModelControl &control);
   ~HttpServer();
   HttpServer(const HttpServer &) = delete;
   HttpServer &operator=(const HttpServer &) = delete;
@@ -138,7 +140,8 @@ private:
 
   HttpServerOptions options_;
   std::vector<std::pair<std::regex, std::string>> route_methods_; // pattern, method
-  runtime::InferenceService &service_;
+  protocol::InferenceService &service_;
+  protocol::ModelControl &control_;
   std::unique_ptr<HttpListener> listener_;
   std::atomic<bool> draining_{false};
 };

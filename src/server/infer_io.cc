@@ -70,20 +70,20 @@ void appendElement(const Tensor &t, int64_t i, std::string &out) {
   }
 }
 
-Result<runtime::InferRequest> loadJson(const std::string &path, const std::string &model) {
+Result<protocol::InferRequest> loadJson(const std::string &path, const std::string &model) {
   RS_ASSIGN_OR_RETURN(std::string text, readWholeFile(path));
   Result<protocol::HttpInferRequest> r =
-      protocol::decodeHttpInferRequest({model, ""}, text, std::nullopt, runtime::Clock::now());
+      protocol::decodeHttpInferRequest({model, ""}, text, std::nullopt, protocol::Clock::now());
   if (!r.isOk())
     return r.status().withPrefix(path);
-  runtime::InferRequest request = std::move(r->request);
+  protocol::InferRequest request = std::move(r->request);
   request.deadline.reset(); // a file carries no clock; the command sets its own timeout
   return request;
 }
 
-Result<runtime::InferRequest> loadSafetensors(const std::string &path, const std::string &model) {
+Result<protocol::InferRequest> loadSafetensors(const std::string &path, const std::string &model) {
   RS_ASSIGN_OR_RETURN(bundle::SafetensorsFile file, bundle::SafetensorsFile::open(path));
-  runtime::InferRequest request;
+  protocol::InferRequest request;
   request.model_name = model;
   for (const std::string &name : file.names()) {
     RS_ASSIGN_OR_RETURN(Tensor t, file.tensor(name));
@@ -94,7 +94,7 @@ Result<runtime::InferRequest> loadSafetensors(const std::string &path, const std
 
 } // namespace
 
-Result<runtime::InferRequest> loadInferRequest(const std::string &path, const std::string &model) {
+Result<protocol::InferRequest> loadInferRequest(const std::string &path, const std::string &model) {
   if (endsWith(path, ".safetensors"))
     return loadSafetensors(path, model);
   if (endsWith(path, ".json"))
@@ -102,7 +102,7 @@ Result<runtime::InferRequest> loadInferRequest(const std::string &path, const st
   return invalidArgument() << path << ": expected a .safetensors or .json request file";
 }
 
-Status saveInferOutputs(const std::string &path, const runtime::InferResponse &response) {
+Status saveInferOutputs(const std::string &path, const protocol::InferResponse &response) {
   std::vector<std::pair<std::string, Tensor>> tensors;
   for (const auto &o : response.outputs)
     tensors.emplace_back(o.name, o.tensor);
@@ -116,7 +116,7 @@ Status saveInferOutputs(const std::string &path, const runtime::InferResponse &r
   return bundle::writeSafetensors(path, tensors, metadata);
 }
 
-std::string describeTensor(const runtime::NamedTensor &nt, size_t max_values) {
+std::string describeTensor(const protocol::NamedTensor &nt, size_t max_values) {
   const Tensor &t = nt.tensor;
   std::string out = nt.name + " " + std::string(dtypeWireName(t.dtype())) + " " +
                     shapeToString(t.shape()) + " = [";

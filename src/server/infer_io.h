@@ -19,7 +19,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "runtime/inference.h"
+#include "protocol/inference.h"
 #include "support/status.h"
 
 #include <cstddef>
@@ -28,12 +28,12 @@
 namespace rs::server {
 
 /// Reads the inputs (and, from JSON, the id and requested outputs) of a request for `model`.
-Result<runtime::InferRequest> loadInferRequest(const std::string &path, const std::string &model);
+Result<protocol::InferRequest> loadInferRequest(const std::string &path, const std::string &model);
 
 /// Writes `response`'s outputs to a safetensors file at `path`.
-Status saveInferOutputs(const std::string &path, const runtime::InferResponse &response);
+Status saveInferOutputs(const std::string &path, const protocol::InferResponse &response);
 
 /// `name DTYPE [shape] = [v, ...]` with at most `max_values` elements shown.
-std::string describeTensor(const runtime::NamedTensor &tensor, size_t max_values);
+std::string describeTensor(const protocol::NamedTensor &tensor, size_t max_values);
 
 } // namespace rs::server

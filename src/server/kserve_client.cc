@@ -71,7 +71,7 @@ public:
         grpc::CreateCustomChannel(target_, credentials, args));
   }
 
-  Result<runtime::InferResponse> infer(const runtime::InferRequest &request) override {
+  Result<protocol::InferResponse> infer(const protocol::InferRequest &request) override {
     grpc::ClientContext ctx;
     setDeadline(ctx);
     inference::ModelInferResponse resp;
@@ -110,7 +110,7 @@ public:
   HttpClient(const KServeClientOptions &options, HostPort hp)
       : options_(options), hp_(std::move(hp)) {}
 
-  Result<runtime::InferResponse> infer(const runtime::InferRequest &request) override {
+  Result<protocol::InferResponse> infer(const protocol::InferRequest &request) override {
     std::string path = "/v2/models/" + pathSegment(request.model_name);
     if (!request.model_version.empty())
       path += "/versions/" + pathSegment(request.model_version);

@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "runtime/inference.h"
+#include "protocol/inference.h"
 #include "support/status.h"
 
 #include <cstdint>
@@ -67,7 +67,7 @@ public:
   virtual ~KServeClient() = default;
 
   /// Sends `request` (model, version, id, inputs, requested outputs) and returns the reply.
-  virtual Result<runtime::InferResponse> infer(const runtime::InferRequest &request) = 0;
+  virtual Result<protocol::InferResponse> infer(const protocol::InferRequest &request) = 0;
   /// ServerReady (gRPC) or GET /v2/health/ready (HTTP): true, false, or the error.
   virtual Result<bool> serverReady() = 0;
   /// The server's "host:port" that the URL resolved to (the protocol's default when the URL

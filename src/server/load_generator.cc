@@ -82,7 +82,7 @@ Result<Model> modelFromGrpc(const HostPort &hp, const std::string &name) {
     return protocol::fromGrpcStatus(s).withPrefix("model metadata of '" + name + "'");
   Model m;
   m.name = name;
-  auto add = [](const auto &t, std::vector<runtime::TensorSpec> &out) -> Status {
+  auto add = [](const auto &t, std::vector<protocol::TensorSpec> &out) -> Status {
     std::optional<DType> dt = dtypeFromWireName(t.datatype());
     if (!dt)
       return invalidArgument() << "tensor '" << t.name() << "': unknown datatype '" << t.datatype()
@@ -291,7 +291,7 @@ private:
         a.code == StatusCode::kUnavailable && a.message.find("connect") != std::string::npos;
     if (!s.ok() || kind.malformed || kind.shm)
       return a;
-    for (const runtime::TensorSpec &spec : run_.model.outputs) {
+    for (const protocol::TensorSpec &spec : run_.model.outputs) {
       std::string bytes;
       bool found = false;
       for (int i = 0; i < resp.outputs_size(); ++i)
@@ -370,16 +370,16 @@ private:
     std::optional<std::string> header;
     if (r->has_header(protocol::kInferenceHeaderContentLength))
       header = r->get_header_value(protocol::kInferenceHeaderContentLength);
-    Result<runtime::InferResponse> resp = protocol::decodeHttpInferResponse(
+    Result<protocol::InferResponse> resp = protocol::decodeHttpInferResponse(
         r->body, header ? std::optional<std::string_view>(*header) : std::nullopt);
     if (!resp.isOk()) {
       a.code = StatusCode::kInternal;
       a.message = "reply does not decode: " + resp.status().message();
       return a;
     }
-    for (const runtime::TensorSpec &spec : run_.model.outputs) {
+    for (const protocol::TensorSpec &spec : run_.model.outputs) {
       const Tensor *t = nullptr;
-      for (const runtime::NamedTensor &o : resp->outputs)
+      for (const protocol::NamedTensor &o : resp->outputs)
         if (o.name == spec.name)
           t = &o.tensor;
       if (!t) {
@@ -456,7 +456,7 @@ private:
   Status setupShm() {
     const Payload &p0 = run_.payloads[0];
     uint64_t off = 0;
-    for (const runtime::NamedTensor &in : p0.inputs) {
+    for (const protocol::NamedTensor &in : p0.inputs) {
       shm_.input_offsets.push_back(off);
       off = alignUp(off + static_cast<uint64_t>(in.tensor.byteSize()));
     }

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "protocol/proto/grpc_service.pb.h"
-#include "runtime/inference.h"
+#include "protocol/inference.h"
 #include "support/status.h"
 
 #include <cstdint>
@@ -23,13 +23,13 @@ enum class Proto : uint8_t { kGrpc, kHttp };
 /// The model under load, from its metadata (row-major shapes, -1 for the batch axis).
 struct Model {
   std::string name;
-  std::vector<runtime::TensorSpec> inputs;
-  std::vector<runtime::TensorSpec> outputs;
+  std::vector<protocol::TensorSpec> inputs;
+  std::vector<protocol::TensorSpec> outputs;
 };
 
 /// One payload: inputs with `rows` rows and the shapes and sizes of the outputs.
 struct Payload {
-  std::vector<runtime::NamedTensor> inputs;
+  std::vector<protocol::NamedTensor> inputs;
   std::vector<Shape> output_shapes;
   std::vector<int64_t> output_bytes;
 };

@@ -56,10 +56,10 @@ json jsonInput(const std::string &name, DType dtype, const Shape &shape, json da
 /// The valid request as KServe JSON with `data` (for the malformed kinds to bend).
 json jsonRequest(const Model &model, const Payload &payload) {
   json root = {{"id", "loadgen"}, {"inputs", json::array()}, {"outputs", json::array()}};
-  for (const runtime::NamedTensor &in : payload.inputs)
+  for (const protocol::NamedTensor &in : payload.inputs)
     root["inputs"].push_back(
         jsonInput(in.name, in.tensor.dtype(), in.tensor.shape(), jsonData(in.tensor)));
-  for (const runtime::TensorSpec &o : model.outputs)
+  for (const protocol::TensorSpec &o : model.outputs)
     root["outputs"].push_back({{"name", o.name}});
   return root;
 }
@@ -68,12 +68,12 @@ std::string dump(const json &j) { return j.dump(-1, ' ', false, json::error_hand
 
 std::string inferPath(const std::string &model) { return "/v2/models/" + model + "/infer"; }
 
-runtime::InferRequest inferRequest(const Model &model, const Payload &payload) {
-  runtime::InferRequest r;
+protocol::InferRequest inferRequest(const Model &model, const Payload &payload) {
+  protocol::InferRequest r;
   r.model_name = model.name;
   r.id = "loadgen";
   r.inputs = payload.inputs;
-  for (const runtime::TensorSpec &o : model.outputs)
+  for (const protocol::TensorSpec &o : model.outputs)
     r.requested_outputs.push_back(o.name);
   return r;
 }
@@ -363,14 +363,14 @@ Result<Payload> makePayload(const Model &model, int64_t rows, std::mt19937_64 &r
   Payload p;
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
   std::uniform_int_distribution<int> small(0, 3);
-  auto shapeOf = [&](const runtime::TensorSpec &spec) {
+  auto shapeOf = [&](const protocol::TensorSpec &spec) {
     Shape s = spec.shape;
     for (int64_t &d : s)
       if (d < 0)
         d = rows;
     return s;
   };
-  for (const runtime::TensorSpec &spec : model.inputs) {
+  for (const protocol::TensorSpec &spec : model.inputs) {
     if (dtypeSize(spec.dtype) <= 0)
       return invalidArgument() << "input '" << spec.name << "': datatype "
                                << dtypeWireName(spec.dtype) << " is not supported by loadgen";
@@ -389,7 +389,7 @@ Result<Payload> makePayload(const Model &model, int64_t rows, std::mt19937_64 &r
     }
     p.inputs.push_back({spec.name, std::move(t)});
   }
-  for (const runtime::TensorSpec &spec : model.outputs) {
+  for (const protocol::TensorSpec &spec : model.outputs) {
     Shape s = shapeOf(spec);
     p.output_bytes.push_back(elementCount(s) * dtypeSize(spec.dtype));
     p.output_shapes.push_back(std::move(s));

@@ -20,6 +20,7 @@
 #include "server/grpc_server.h"
 #include "server/http_server.h"
 #include "server/worker_service.h"
+#include "support/build_info.h"
 
 #include <chrono>
 #include <memory>
@@ -31,6 +32,9 @@ struct WorkerFacts;
 
 struct WorkerOptions {
   config::WorkerConfig config;
+  /// The build identity the worker reports (Effective configuration, metrics, evidence) and
+  /// keys its executable cache with.
+  ServerBuild build = thisBuild();
   /// Tests only: bind every enabled front-end to a free port (read back with *Port()).
   bool ephemeral_ports = false;
 };
@@ -74,6 +78,7 @@ private:
   void startWatchers();
 
   config::WorkerConfig config_;
+  ServerBuild build_;
   bool ephemeral_ports_ = false;
   int64_t weight_arena_bytes_ = 0;
   std::shared_ptr<runtime::Backend> backend_;

@@ -1,10 +1,10 @@
 //===- server/worker_service.h - One worker: models + scheduler -------------===//
 //
-// The InferenceService that the gRPC and HTTP front-ends call (DESIGN.md "Request
-// path"): looks the model up in the ModelRepository, validates the request against its
-// manifest (runtime/request_validation.h), queues it on the Scheduler (one dispatch loop
-// for the worker's device), and turns the outputs into an InferResponse with the
-// requested outputs in order.
+// The InferenceService and ModelControl (protocol/service.h) that the gRPC and HTTP
+// front-ends call (DESIGN.md "Request path"): looks the model up in the ModelRepository,
+// validates the request against its manifest (server/request_validation.h), queues it on the
+// Scheduler (one dispatch loop for the worker's device), and turns the outputs into an
+// InferResponse with the requested outputs in order.
 //
 // Errors: NotFound (unknown model), Unavailable (the model failed to load; the message
 // carries the load error; or the worker is draining for shutdown), InvalidArgument
@@ -20,8 +20,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "protocol/service.h"
 #include "protocol/shared_memory.h"
-#include "runtime/inference.h"
 #include "runtime/model_repository.h"
 #include "runtime/weight_cache.h"
 #include "scheduler/scheduler.h"
@@ -66,7 +66,9 @@ struct ServingOptions {
   std::map<std::string, runtime::Residency> residency;
 };
 
-class WorkerService final : public runtime::InferenceService, public RequestReporter {
+class WorkerService final : public protocol::InferenceService,
+                            public protocol::ModelControl,
+                            public RequestReporter {
 public:
   /// `repository` must outlive the service. The scheduler starts immediately.
   /// `worker_name` is the constant `worker` label of the metrics.
@@ -117,19 +119,19 @@ public:
   bool serverLive() const override { return true; }
   /// At least one model, every model loaded, and not draining.
   bool serverReady() const override;
-  runtime::ServerMetadata serverMetadata() const override;
-  Result<runtime::ModelMetadata> modelMetadata(const std::string &model_name) const override;
-  Result<runtime::ModelReadiness> modelReady(const std::string &model_name) const override;
-  void infer(runtime::InferRequest request, runtime::InferCallback done) override;
+  protocol::ServerMetadata serverMetadata() const override;
+  Result<protocol::ModelMetadata> modelMetadata(const std::string &model_name) const override;
+  Result<protocol::ModelReadiness> modelReady(const std::string &model_name) const override;
+  void infer(protocol::InferRequest request, protocol::InferCallback done) override;
   /// Every model of the repository: ready when loaded, else the load error (RepositoryIndex).
-  std::vector<runtime::ModelIndexEntry> listModels() const override;
+  std::vector<protocol::ModelIndexEntry> listModels() const override;
   /// ModelControlStatus: the discipline, and per loaded model its weight bytes, max batch
   /// (largest compiled size, capped by scheduler.models.<m>.max_batch_size), queue depth
   /// and the scheduler's serving counters.
-  Result<runtime::ControlStatus> controlStatus() const override;
+  Result<protocol::ControlStatus> controlStatus() const override;
   /// Triton ModelStatistics (server/model_statistics.h) of `name`, or of every loaded
   /// model (sorted by name) when `name` is empty. NotFound for a model that is not loaded.
-  Result<std::vector<runtime::ModelStatistics>>
+  Result<std::vector<protocol::ModelStatistics>>
   modelStatistics(const std::string &name) const override;
   /// SetModelPolicy: the fair weight (scheduler.models.<m>.weight) when set. NotFound for
   /// a model that is not loaded; FailedPrecondition for a weight that is not finite and > 0.
@@ -137,8 +139,8 @@ public:
   /// SetModelResidency (reference-system.md §5.3): FailedPrecondition on a self-managed
   /// worker (model_control_mode static or dynamic); NotFound for a model that is not
   /// loaded; else the weight cache's floor for it changes (runtime/weight_cache.h).
-  Result<runtime::Residency> setModelResidency(const std::string &name,
-                                               runtime::Residency target) override;
+  Result<protocol::Residency> setModelResidency(const std::string &name,
+                                                protocol::Residency target) override;
   /// The weight cache (tests read its counters).
   const runtime::WeightCache &weightCache() const { return weight_cache_; }
 

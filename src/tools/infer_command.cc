@@ -16,7 +16,7 @@ namespace {
 
 /// The request `o` describes, or why it cannot be sent (options, input file, url): those
 /// errors are found here, before anything reaches the server.
-Result<std::pair<std::unique_ptr<server::KServeClient>, runtime::InferRequest>>
+Result<std::pair<std::unique_ptr<server::KServeClient>, protocol::InferRequest>>
 prepare(const InferCommandOptions &o) {
   server::KServeClientOptions co;
   if (o.protocol == "grpc")
@@ -41,7 +41,7 @@ prepare(const InferCommandOptions &o) {
   co.timeout_ms = o.timeout_ms;
   RS_ASSIGN_OR_RETURN(std::unique_ptr<server::KServeClient> client,
                       server::KServeClient::create(co));
-  RS_ASSIGN_OR_RETURN(runtime::InferRequest request, server::loadInferRequest(o.input, o.model));
+  RS_ASSIGN_OR_RETURN(protocol::InferRequest request, server::loadInferRequest(o.input, o.model));
   request.model_version = o.model_version;
   if (!o.outputs.empty())
     request.requested_outputs = o.outputs;
@@ -55,10 +55,10 @@ Status runInfer(const InferCommandOptions &o) {
   if (!prepared.isOk()) // say that the server never saw it
     return prepared.status().withPrefix("request not sent");
   auto &[client, request] = *prepared;
-  Result<runtime::InferResponse> answer = client->infer(request);
+  Result<protocol::InferResponse> answer = client->infer(request);
   if (!answer.isOk()) // the server's answer, or why none came (connection, deadline)
     return answer.status().withPrefix("request to " + client->target());
-  runtime::InferResponse &response = *answer;
+  protocol::InferResponse &response = *answer;
   if (!o.output.empty()) {
     RS_RETURN_IF_ERROR(server::saveInferOutputs(o.output, response));
     std::printf("wrote %zu outputs to %s\n", response.outputs.size(), o.output.c_str());
@@ -70,7 +70,7 @@ Status runInfer(const InferCommandOptions &o) {
   if (!response.id.empty())
     header += " id " + response.id;
   std::printf("%s\n", header.c_str());
-  for (const runtime::NamedTensor &t : response.outputs)
+  for (const protocol::NamedTensor &t : response.outputs)
     std::printf("%s\n", server::describeTensor(t, o.max_values).c_str());
   return Status::ok();
 }

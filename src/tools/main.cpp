@@ -4,9 +4,8 @@
 // run, validate, cache, ... `--version` prints the build's identity.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/executable_cache.h"
+#include "support/build_info.h"
 #include "tools/bench_command.h"
-#include "tools/build_info.h"
 #include "tools/bundle_command.h"
 #include "tools/cache_command.h"
 #include "tools/gateway_command.h"
@@ -33,15 +32,6 @@ int main(int argc, char **argv) {
   // answer thread): serving bert_bench held 268 MiB instead of 168 (bench/serve_rss.sh). The
   // CPU executor's own intermediates are recycled by its BlockCache, not by malloc.
   mallopt(M_MMAP_THRESHOLD, 4 << 20);
-  // The build's identity, before any subcommand runs: `--version`, the `Effective
-  // configuration` line and every executable cache key use it.
-  rs::runtime::ServerBuild build = rs::runtime::serverBuild(); // compiler and Eigen filled
-  build.version = RS_VERSION;
-  build.commit = RS_GIT_COMMIT;
-  build.compiler = RS_COMPILER;
-  build.build_type = RS_BUILD_TYPE;
-  rs::runtime::setServerBuild(build);
-
   CLI::App app{"reactant-server: a KServe V2 inference server for StableHLO bundles"};
   app.require_subcommand(0, 1);
   bool version = false;
@@ -64,7 +54,7 @@ int main(int argc, char **argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   if (version) {
-    std::fputs(build.versionText().c_str(), stdout);
+    std::fputs(rs::thisBuild().versionText().c_str(), stdout);
     return 0;
   }
   if (app.get_subcommands().empty()) {

@@ -85,10 +85,10 @@ std::optional<bundle::SafetensorsFile> keptOutputs(const json &entry, const fs::
 }
 
 /// Compares the reply with the recorded outputs of `entry`.
-void compareOutputs(const json &entry, const runtime::InferResponse &reply,
+void compareOutputs(const json &entry, const protocol::InferResponse &reply,
                     const fs::path &record_dir, RequestCheck &check) {
   std::map<std::string, const Tensor *> now;
-  for (const runtime::NamedTensor &o : reply.outputs)
+  for (const protocol::NamedTensor &o : reply.outputs)
     now[o.name] = &o.tensor;
   std::optional<bundle::SafetensorsFile> kept;
   std::string kept_note;
@@ -136,7 +136,7 @@ void compareOutputs(const json &entry, const runtime::InferResponse &reply,
     if (!oc.problem.empty())
       check.outputs.push_back(std::move(oc));
   }
-  for (const runtime::NamedTensor &o : reply.outputs)
+  for (const protocol::NamedTensor &o : reply.outputs)
     if (!seen.count(o.name))
       check.outputs.push_back({o.name, "in the reply but not in the record", std::nullopt});
   check.status = check.outputs.empty() ? "identical" : "differs";
@@ -160,7 +160,7 @@ RequestCheck checkRequest(const json &entry, server::KServeClient &client, const
                     "...)";
     return check;
   }
-  Result<runtime::InferRequest> request = loadRequest(p, identity);
+  Result<protocol::InferRequest> request = loadRequest(p, identity);
   if (!request.isOk()) {
     // The file is the recorded one: what changed is the deployment (e.g. a golden file's
     // model is gone).
@@ -168,7 +168,7 @@ RequestCheck checkRequest(const json &entry, server::KServeClient &client, const
     check.message = "cannot build the request now: " + request.status().message();
     return check;
   }
-  Result<runtime::InferResponse> reply = client.infer(*request);
+  Result<protocol::InferResponse> reply = client.infer(*request);
   if (!reply.isOk()) {
     check.status = "differs";
     check.message = "request failed: " + reply.status().toString();

@@ -159,12 +159,12 @@ Result<std::vector<std::string>> modelInputs(const json &identity, const std::st
   return names;
 }
 
-Result<runtime::InferRequest> loadRequest(const PlannedRequest &r, const json &identity) {
+Result<protocol::InferRequest> loadRequest(const PlannedRequest &r, const json &identity) {
   if (r.kind != "golden")
     return server::loadInferRequest(r.file, r.model);
   RS_ASSIGN_OR_RETURN(std::vector<std::string> inputs, modelInputs(identity, r.model));
   RS_ASSIGN_OR_RETURN(bundle::SafetensorsFile file, bundle::SafetensorsFile::open(r.file));
-  runtime::InferRequest request;
+  protocol::InferRequest request;
   request.model_name = r.model;
   for (const std::string &name : inputs) {
     if (!file.contains(name))
@@ -176,9 +176,9 @@ Result<runtime::InferRequest> loadRequest(const PlannedRequest &r, const json &i
   return request;
 }
 
-json outputsJson(const runtime::InferResponse &response) {
+json outputsJson(const protocol::InferResponse &response) {
   json out = json::array();
-  for (const runtime::NamedTensor &o : response.outputs)
+  for (const protocol::NamedTensor &o : response.outputs)
     out.push_back({{"name", o.name},
                    {"datatype", dtypeWireName(o.tensor.dtype())},
                    {"shape", o.tensor.shape()},
@@ -424,8 +424,8 @@ Result<json> record(const ValidateRecordOptions &o, std::ostream &out) {
   for (size_t i = 0; i < planned.size(); ++i) {
     const PlannedRequest &p = planned[i];
     RS_ASSIGN_OR_RETURN(std::string file_sha, runtime::fileSha256(p.file));
-    RS_ASSIGN_OR_RETURN(runtime::InferRequest request, loadRequest(p, identity));
-    Result<runtime::InferResponse> response = client->infer(request);
+    RS_ASSIGN_OR_RETURN(protocol::InferRequest request, loadRequest(p, identity));
+    Result<protocol::InferResponse> response = client->infer(request);
     if (!response.isOk())
       return response.status().withPrefix("request " + p.name);
     json entry = {{"name", p.name}, {"model", p.model},        {"kind", p.kind},

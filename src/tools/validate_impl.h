@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "runtime/inference.h"
+#include "protocol/inference.h"
 #include "server/kserve_client.h"
 #include "support/status.h"
 #include "tools/file_output.h"
@@ -50,9 +50,9 @@ std::string str(const nlohmann::json &j, const char *key);
 /// repeated request name.
 Result<std::vector<PlannedRequest>> planRequests(const std::vector<RequestSource> &sources);
 /// Reads one request; a golden file's inputs are named by `identity` (models.<m>.inputs).
-Result<runtime::InferRequest> loadRequest(const PlannedRequest &r, const nlohmann::json &identity);
+Result<protocol::InferRequest> loadRequest(const PlannedRequest &r, const nlohmann::json &identity);
 /// [{name, datatype, shape, sha256}] of the reply's outputs, in reply order.
-nlohmann::json outputsJson(const runtime::InferResponse &response);
+nlohmann::json outputsJson(const protocol::InferResponse &response);
 /// A client for `options`, HTTP always with binary tensor data.
 Result<std::unique_ptr<server::KServeClient>> makeClient(server::KServeClientOptions options);
 /// "  [category] worker w: path: recorded -> current".

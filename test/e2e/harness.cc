@@ -48,7 +48,7 @@ std::unique_ptr<httplib::Client> TestServer::httpClient() const {
   return c;
 }
 
-Result<runtime::InferResponse> TestServer::inferGrpc(const runtime::InferRequest &request) {
+Result<protocol::InferResponse> TestServer::inferGrpc(const protocol::InferRequest &request) {
   inference::ModelInferRequest msg = protocol::encodeModelInferRequest(request);
   inference::ModelInferResponse reply;
   grpc::ClientContext ctx;
@@ -58,7 +58,7 @@ Result<runtime::InferResponse> TestServer::inferGrpc(const runtime::InferRequest
   return protocol::decodeModelInferResponse(reply);
 }
 
-Result<runtime::InferResponse> TestServer::inferHttp(const runtime::InferRequest &request,
+Result<protocol::InferResponse> TestServer::inferHttp(const protocol::InferRequest &request,
                                                      bool binary) {
   protocol::OutputEncoding outputs;
   outputs.binary_by_default = binary;

@@ -9,7 +9,7 @@
 #include "fleet.h"
 
 #include "protocol/proto/reactant_evidence_v1.grpc.pb.h"
-#include "runtime/executable_cache.h"
+#include "support/build_info.h"
 #include "server/evidence.h"
 
 #include <grpcpp/grpcpp.h>
@@ -68,7 +68,7 @@ TEST_F(GatewayEvidence, ServesItsIdentityAndEveryWorkersDocumentOverBothProtocol
   ASSERT_TRUE(doc.is_object());
   EXPECT_EQ(doc["format"], "reactant-server gateway evidence 1");
   EXPECT_EQ(doc["gateway"]["build"], server::buildEvidence());
-  EXPECT_EQ(doc["gateway"]["build"]["version"], runtime::serverBuild().version);
+  EXPECT_EQ(doc["gateway"]["build"]["version"], thisBuild().version);
   const json &instance = doc["gateway"]["instance"];
   EXPECT_EQ(instance["pid"], static_cast<int64_t>(::getpid()));
   EXPECT_EQ(instance["hostname"], server::evidenceHostName());

@@ -36,14 +36,14 @@ Result<std::unique_ptr<Fleet>> Fleet::start(int n, const std::vector<std::string
     w.name = cfg.worker_name;
     w.worker = std::make_unique<server::Worker>(server::WorkerOptions{cfg, true});
     RS_RETURN_IF_ERROR(w.worker->start());
-    w.gate = std::make_unique<Gate>(w.worker->service());
+    w.gate = std::make_unique<Gate>(w.worker->service(), w.worker->service());
     server::GrpcServerOptions o;
     o.host = "127.0.0.1";
     o.port = 0;
     o.shutdown_grace = std::chrono::milliseconds(2000);
     server::Worker *worker = w.worker.get();
     o.evidence = [worker] { return worker->evidenceJson(); }; // the worker's own document
-    w.front = std::make_unique<server::GrpcServer>(o, *w.gate);
+    w.front = std::make_unique<server::GrpcServer>(o, *w.gate, *w.gate);
     RS_RETURN_IF_ERROR(w.front->start());
     fleet->workers_.push_back(std::move(w));
   }

@@ -13,7 +13,7 @@
 #include "gateway/gateway.h"
 #include "protocol/proto/grpc_service.grpc.pb.h"
 #include "protocol/proto/reactant_control_v1.grpc.pb.h"
-#include "runtime/inference.h"
+#include "protocol/service.h"
 #include "server/grpc_server.h"
 #include "server/worker.h"
 
@@ -31,23 +31,28 @@ namespace rs::gateway::testing {
 inline const std::string kModelRepo = std::string(RS_SOURCE_DIR) + "/examples/model_repo";
 
 /// Passes calls to `inner`, or holds ModelInfer calls while closed.
-class Gate final : public runtime::InferenceService {
+class Gate final : public protocol::InferenceService, public protocol::ModelControl {
 public:
-  explicit Gate(runtime::InferenceService &inner) : inner_(inner) {}
+  Gate(protocol::InferenceService &inner, protocol::ModelControl &inner_control)
+      : inner_(inner), inner_control_(inner_control) {}
 
   bool serverLive() const override { return inner_.serverLive(); }
   bool serverReady() const override { return inner_.serverReady(); }
-  runtime::ServerMetadata serverMetadata() const override { return inner_.serverMetadata(); }
-  Result<runtime::ModelMetadata> modelMetadata(const std::string &m) const override {
+  protocol::ServerMetadata serverMetadata() const override { return inner_.serverMetadata(); }
+  Result<protocol::ModelMetadata> modelMetadata(const std::string &m) const override {
     return inner_.modelMetadata(m);
   }
-  Result<runtime::ModelReadiness> modelReady(const std::string &m) const override {
+  Result<protocol::ModelReadiness> modelReady(const std::string &m) const override {
     return inner_.modelReady(m);
   }
-  std::vector<runtime::ModelIndexEntry> listModels() const override { return inner_.listModels(); }
-  Result<runtime::ControlStatus> controlStatus() const override { return inner_.controlStatus(); }
+  std::vector<protocol::ModelIndexEntry> listModels() const override {
+    return inner_control_.listModels();
+  }
+  Result<protocol::ControlStatus> controlStatus() const override {
+    return inner_control_.controlStatus();
+  }
 
-  void infer(runtime::InferRequest request, runtime::InferCallback done) override {
+  void infer(protocol::InferRequest request, protocol::InferCallback done) override {
     std::unique_lock lock(mu_);
     ++arrived_;
     cv_.notify_all();
@@ -87,10 +92,11 @@ public:
 
 private:
   struct Held {
-    runtime::InferRequest request;
-    runtime::InferCallback done;
+    protocol::InferRequest request;
+    protocol::InferCallback done;
   };
-  runtime::InferenceService &inner_;
+  protocol::InferenceService &inner_;
+  protocol::ModelControl &inner_control_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool open_ = true;

@@ -73,10 +73,10 @@ struct LiveWorker {
 
   /// ModelInfer of `model` on `input` (input "features"); the first output's floats.
   Result<std::vector<float>> infer(const std::string &model, const Tensor &input) {
-    runtime::InferRequest r;
+    protocol::InferRequest r;
     r.model_name = model;
     r.inputs.push_back({"features", input});
-    RS_ASSIGN_OR_RETURN(runtime::InferResponse resp, client->infer(r));
+    RS_ASSIGN_OR_RETURN(protocol::InferResponse resp, client->infer(r));
     if (resp.outputs.empty())
       return internalError() << "model '" << model << "': a response without outputs";
     const Tensor &out = resp.outputs.front().tensor;

@@ -16,10 +16,10 @@
 namespace rs::protocol {
 namespace {
 
-using runtime::Clock;
-using runtime::InferRequest;
-using runtime::InferResponse;
-using runtime::NamedTensor;
+using protocol::Clock;
+using protocol::InferRequest;
+using protocol::InferResponse;
+using protocol::NamedTensor;
 
 template <typename T> Tensor makeTensor(DType dtype, Shape shape, std::vector<T> values) {
   return Tensor::copyOf(
@@ -239,7 +239,7 @@ TEST(GrpcCodec, RawInputsAreViewsWhenTheMessageHasAnOwner) {
 }
 
 TEST(GrpcCodec, Metadata) {
-  runtime::ModelMetadata md{"digits",
+  protocol::ModelMetadata md{"digits",
                             {},
                             "cpu",
                             {{"image", DType::kF32, {-1, 8, 8, 1}}},
@@ -417,7 +417,7 @@ TEST(HttpCodec, DeeplyNestedJsonIsRejectedSafely) {
 TEST(HttpCodec, MetadataJson) {
   EXPECT_EQ(serverMetadataJson({"ReactantServer", "0.1.0", {"system_shared_memory"}}),
             R"({"extensions":["system_shared_memory"],"name":"ReactantServer","version":"0.1.0"})");
-  runtime::ModelMetadata md{"digits",
+  protocol::ModelMetadata md{"digits",
                             {},
                             "cpu",
                             {{"image", DType::kF32, {-1, 8, 8, 1}}},

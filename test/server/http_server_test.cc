@@ -61,7 +61,7 @@ protected:
   void startServer(HttpServerOptions options) {
     options.host = "127.0.0.1";
     options.port = 0;
-    server_ = std::make_unique<HttpServer>(options, service_);
+    server_ = std::make_unique<HttpServer>(options, service_, protocol::noModelControl());
     ASSERT_TRUE(server_->start().isOk());
     ASSERT_GT(server_->port(), 0);
   }

@@ -45,7 +45,7 @@ TEST_F(InferIoTest, LoadsSafetensorsInputs) {
       bundle::writeSafetensors(path, {{"image", makeTensor<float>(DType::kF32, {1, 2}, {0.5f, 1})},
                                       {"mask", makeTensor<int32_t>(DType::kI32, {2}, {1, 0})}})
           .isOk());
-  Result<runtime::InferRequest> r = loadInferRequest(path, "digits");
+  Result<protocol::InferRequest> r = loadInferRequest(path, "digits");
   ASSERT_TRUE(r.isOk()) << r.status().toString();
   EXPECT_EQ(r->model_name, "digits");
   ASSERT_EQ(r->inputs.size(), 2u);
@@ -57,7 +57,7 @@ TEST_F(InferIoTest, LoadsKServeJson) {
   std::string path = write("req.json", R"({"id":"j1","inputs":[
       {"name":"x","shape":[2,2],"datatype":"FP64","data":[[1,2],[3,4.5]]}],
       "outputs":[{"name":"y"}],"parameters":{"reactant_timeout_ns":1000}})");
-  Result<runtime::InferRequest> r = loadInferRequest(path, "m");
+  Result<protocol::InferRequest> r = loadInferRequest(path, "m");
   ASSERT_TRUE(r.isOk()) << r.status().toString();
   EXPECT_EQ(r->model_name, "m");
   EXPECT_EQ(r->id, "j1");
@@ -68,7 +68,7 @@ TEST_F(InferIoTest, LoadsKServeJson) {
 }
 
 TEST_F(InferIoTest, BadFiles) {
-  Result<runtime::InferRequest> r = loadInferRequest((dir_ / "in.npy").string(), "m");
+  Result<protocol::InferRequest> r = loadInferRequest((dir_ / "in.npy").string(), "m");
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().message(),
@@ -93,7 +93,7 @@ TEST_F(InferIoTest, BadFiles) {
 }
 
 TEST_F(InferIoTest, SavesOutputsWithMetadata) {
-  runtime::InferResponse resp{"digits",
+  protocol::InferResponse resp{"digits",
                               "",
                               "r9",
                               {{"probs", makeTensor<float>(DType::kF32, {1, 2}, {0.25f, 0.75f})},

@@ -61,12 +61,12 @@ protected:
     GrpcServerOptions go;
     go.host = "127.0.0.1";
     go.port = 0;
-    grpc_ = std::make_unique<GrpcServer>(go, service_);
+    grpc_ = std::make_unique<GrpcServer>(go, service_, protocol::noModelControl());
     ASSERT_TRUE(grpc_->start().isOk());
     HttpServerOptions ho;
     ho.host = "127.0.0.1";
     ho.port = 0;
-    http_ = std::make_unique<HttpServer>(ho, service_);
+    http_ = std::make_unique<HttpServer>(ho, service_, protocol::noModelControl());
     ASSERT_TRUE(http_->start().isOk());
     client_ =
         makeClient(GetParam().protocol == WireProtocol::kGrpc ? grpc_->port() : http_->port());
@@ -90,13 +90,13 @@ protected:
 };
 
 TEST_P(KServeClientTest, InferRoundTrip) {
-  runtime::InferRequest req;
+  protocol::InferRequest req;
   req.model_name = "double_async";
   req.model_version = "2";
   req.id = "c-1";
   req.inputs.push_back({"x", makeTensor<float>(DType::kF32, {2, 2}, {0.1f, -0.0f, 3e38f, 1e-45f})});
   req.requested_outputs = {"z", "y"};
-  Result<runtime::InferResponse> r = client_->infer(req);
+  Result<protocol::InferResponse> r = client_->infer(req);
   ASSERT_TRUE(r.isOk()) << r.status().toString();
   EXPECT_EQ(r->model_name, "double_async");
   EXPECT_EQ(r->model_version, "2");
@@ -108,21 +108,21 @@ TEST_P(KServeClientTest, InferRoundTrip) {
 }
 
 TEST_P(KServeClientTest, IntegerAndBoolDtypes) {
-  runtime::InferRequest req;
+  protocol::InferRequest req;
   req.model_name = "double";
   req.inputs.push_back(
       {"x", makeTensor<int64_t>(DType::kI64, {3}, {-4611686018427387904LL, 0, 7})});
-  Result<runtime::InferResponse> r = client_->infer(req);
+  Result<protocol::InferResponse> r = client_->infer(req);
   ASSERT_TRUE(r.isOk()) << r.status().toString();
   EXPECT_EQ(tensorText(r->outputs[0]), "y INT64 [3] = -9223372036854775808 0 14");
   EXPECT_EQ(tensorText(r->outputs[1]), "z INT64 [3] = -4611686018427387903 1 8");
 }
 
 TEST_P(KServeClientTest, ErrorsKeepCodeAndMessage) {
-  runtime::InferRequest req;
+  protocol::InferRequest req;
   req.model_name = "nope";
   req.inputs.push_back({"x", makeTensor<float>(DType::kF32, {1}, {1})});
-  Result<runtime::InferResponse> r = client_->infer(req);
+  Result<protocol::InferResponse> r = client_->infer(req);
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(r.status().message(), "model 'nope' not found");
@@ -157,9 +157,9 @@ TEST_P(KServeClientTest, UnreachableServerIsUnavailable) {
   grpc_->shutdown();
   http_->shutdown();
   std::unique_ptr<KServeClient> client = makeClient(port);
-  runtime::InferRequest req;
+  protocol::InferRequest req;
   req.model_name = "double";
-  Result<runtime::InferResponse> r = client->infer(req);
+  Result<protocol::InferResponse> r = client->infer(req);
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable) << r.status().toString();
 }

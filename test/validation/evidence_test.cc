@@ -3,6 +3,7 @@
 
 #include "protocol/proto/reactant_evidence_v1.grpc.pb.h"
 #include "runtime/executable_cache.h"
+#include "support/build_info.h"
 #include "tools/validate_command.h"
 #include "validation_fixture.h"
 
@@ -191,8 +192,8 @@ protected:
 TEST_F(ServedEvidence, DocumentHoldsTheFactsOfTheDeployment) {
   const json doc = json::parse(worker_->evidenceJson());
   EXPECT_EQ(doc["format"], "reactant-server evidence 1");
-  EXPECT_EQ(doc["build"]["version"], runtime::serverBuild().version);
-  EXPECT_EQ(doc["build"]["eigen"], runtime::serverBuild().eigen);
+  EXPECT_EQ(doc["build"]["version"], thisBuild().version);
+  EXPECT_EQ(doc["build"]["eigen"], thisBuild().eigen);
   EXPECT_EQ(doc["build"]["libraries"]["grpc"], grpc::Version());
   EXPECT_EQ(doc["backend"]["platform"], "cpu");
   EXPECT_EQ(doc["backend"]["driver_version"], "");

@@ -1,4 +1,4 @@
-//===- runtime/request_validation.h - Check a request against a manifest ---===//
+//===- server/request_validation.h - Check a request against a manifest ----===//
 //
 // Input validation happens before queueing (reference-system.md §5.2): every declared
 // input present once, no undeclared input, datatype equal, rank equal, fixed dims equal,
@@ -16,11 +16,11 @@
 #pragma once
 
 #include "bundle/manifest.h"
-#include "runtime/inference.h"
+#include "protocol/inference.h"
 
 #include <vector>
 
-namespace rs::runtime {
+namespace rs::server {
 
 /// A request checked against its model: inputs in manifest order, and the row count
 /// along the batch axis (0 for an unbatched model).
@@ -36,6 +36,6 @@ struct ValidatedInputs {
 
 /// Checks `request` against `manifest`. See the file comment for the rules.
 Result<ValidatedInputs> validateRequest(const bundle::Manifest &manifest,
-                                        const InferRequest &request);
+                                        const protocol::InferRequest &request);
 
-} // namespace rs::runtime
+} // namespace rs::server

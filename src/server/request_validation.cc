@@ -1,5 +1,5 @@
-//===- runtime/request_validation.cc - Check a request against a manifest --===//
-#include "runtime/request_validation.h"
+//===- server/request_validation.cc - Check a request against a manifest --===//
+#include "server/request_validation.h"
 
 #include "bundle/shape_variant.h"
 
@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-namespace rs::runtime {
+namespace rs::server {
 namespace {
 
 std::string declaredNames(const std::vector<bundle::TensorSpec> &specs) {
@@ -53,12 +53,12 @@ Status noVariantError(const bundle::Manifest &manifest, const std::vector<Tensor
 } // namespace
 
 Result<ValidatedInputs> validateRequest(const bundle::Manifest &manifest,
-                                        const InferRequest &request) {
+                                        const protocol::InferRequest &request) {
   const auto &specs = manifest.executable_inputs;
   ValidatedInputs out;
   out.inputs.resize(specs.size());
   std::vector<bool> seen(specs.size(), false);
-  for (const NamedTensor &in : request.inputs) {
+  for (const protocol::NamedTensor &in : request.inputs) {
     size_t k = 0;
     while (k < specs.size() && specs[k].name != in.name)
       ++k;
@@ -121,4 +121,4 @@ Result<ValidatedInputs> validateRequest(const bundle::Manifest &manifest,
   return out;
 }
 
-} // namespace rs::runtime
+} // namespace rs::server

@@ -24,10 +24,10 @@ namespace grpc {
 class Server;
 }
 
-namespace rs::server {
+namespace rs::frontend {
 class HttpServer;
 class MetricsHealthServer;
-} // namespace rs::server
+} // namespace rs::frontend
 
 namespace rs::gateway {
 
@@ -92,7 +92,7 @@ public:
   /// gatherEvidence(), waited for (the REST front-end's GET /v2/evidence).
   std::string evidenceJson();
 
-  const GatewayConfig &config() const { return config_; }
+  const config::GatewayConfig &config() const { return config_; }
   int httpPort() const;
   int metricsPort() const;
   Router &router() { return router_; }
@@ -115,7 +115,7 @@ private:
   std::function<void(size_t, std::function<void(grpc::Status)>)> unaryInvoke(Start start);
   int64_t itemsOf(const inference::ModelInferRequest &req) const;
 
-  const GatewayConfig config_;
+  const config::GatewayConfig config_;
   const ServerBuild build_;
   const std::function<void(const Status &)> on_fatal_;
   Router router_;
@@ -130,8 +130,8 @@ private:
   std::string started_at_; // UTC, set by start()
   std::unique_ptr<grpc::Server> grpc_server_;
   std::unique_ptr<RestService> rest_service_;
-  std::unique_ptr<server::HttpServer> http_;
-  std::unique_ptr<server::MetricsHealthServer> admin_;
+  std::unique_ptr<frontend::HttpServer> http_;
+  std::unique_ptr<frontend::MetricsHealthServer> admin_;
 
   mutable std::mutex meta_mu_;
   std::map<std::string, inference::ModelMetadataResponse> metadata_; // GUARDED_BY(meta_mu_)
@@ -233,7 +233,7 @@ private:
   Gateway::Impl &gw_;
 };
 
-/// The REST front-end's view of the gateway (server/http_server.h calls it): the serving
+/// The REST front-end's view of the gateway (frontend/http_server.h calls it): the serving
 /// interface, and of the control plane the repository index only.
 class RestService final : public protocol::InferenceService, public protocol::ModelControl {
 public:

@@ -162,7 +162,8 @@ grpc::ServerUnaryReactor *ControlFrontend::Repack(grpc::CallbackServerContext *c
                                                   reactant_control::RepackResponse *resp) {
   // The repack runs here, at once, so the clamped wait (<= 120 s) is never needed.
   const double wait = std::clamp(req->wait_seconds(), 0.0, 120.0);
-  if (gw_.router().mode() == SchedulingMode::kLptPacking && wait > 0 && !gw_.router().anyReady())
+  if (gw_.router().mode() == config::SchedulingMode::kLptPacking && wait > 0 &&
+      !gw_.router().anyReady())
     return finishNow(ctx, grpc::Status(grpc::StatusCode::UNAVAILABLE,
                                        "Repack: no worker is ready to place models on"));
   Result<RepackOutcome> outcome = gw_.router().repackNow(Clock::now());

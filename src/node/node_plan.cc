@@ -153,7 +153,7 @@ Result<NodePlan> planNode(const config::NodeConfig &node, const PlanInputs &in) 
 
   // The gateway's configuration (also the public ports of a sole worker).
   config::Environment genv = in.env;
-  const std::string gateway_file = gateway::gatewayFilePath(genv);
+  const std::string gateway_file = config::gatewayFilePath(genv);
   bool file_lists_endpoints = false;
   if (!gateway_file.empty()) {
     RS_ASSIGN_OR_RETURN(config::ConfigValue root, config::loadYamlFile(gateway_file));
@@ -180,9 +180,9 @@ Result<NodePlan> planNode(const config::NodeConfig &node, const PlanInputs &in) 
                std::to_string(resolved.front().grpc.max_recv_msg_bytes));
   genv.emplace("REACTANT_GATEWAY_GRPC_MAX_SEND_MSG_BYTES",
                std::to_string(resolved.front().grpc.max_send_msg_bytes));
-  Result<gateway::GatewayConfig> gcfg = gateway_file.empty()
-                                            ? gateway::parseGatewayConfig("", "", genv)
-                                            : gateway::loadGatewayConfig(gateway_file, genv);
+  Result<config::GatewayConfig> gcfg = gateway_file.empty()
+                                           ? config::parseGatewayConfig("", "", genv)
+                                           : config::loadGatewayConfig(gateway_file, genv);
   if (!gcfg.isOk())
     return gcfg.status();
 

@@ -41,8 +41,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "config/gateway_config.h"
 #include "config/node_config.h"
-#include "gateway/gateway_config.h"
 #include "support/status.h"
 
 #include <optional>
@@ -68,7 +68,7 @@ struct NodePlan {
   bool gpu_node = false;
   std::vector<WorkerPlan> workers;
   /// The embedded gateway, when the role runs one.
-  std::optional<gateway::GatewayConfig> gateway;
+  std::optional<config::GatewayConfig> gateway;
   std::vector<std::string> advisories; // logged as warnings
 };
 

@@ -1,6 +1,7 @@
 //===- server/worker.cc - Bring-up and shutdown of one worker ---------------===//
 #include "server/worker.h"
 
+#include "frontend/metrics_health_server.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "passes/numerics.h"
@@ -10,7 +11,6 @@
 #include "runtime/pjrt_backend.h"
 #include "runtime/weight_cache.h"
 #include "server/evidence.h"
-#include "server/metrics_health_server.h"
 
 #include <spdlog/spdlog.h>
 
@@ -103,8 +103,8 @@ runtime::ModelRepositoryOptions repositoryOptions(const config::WorkerConfig &co
   return o;
 }
 
-/// Admission, worker_info and build_info labels, the request log, the live repository and the weight
-/// cache, from the worker's settings. `weight_pool_bytes`: see Worker::start().
+/// Admission, worker_info and build_info labels, the request log, the live repository and the
+/// weight cache, from the worker's settings. `weight_pool_bytes`: see Worker::start().
 ServingOptions servingOptions(const config::WorkerConfig &config, const ServerBuild &build,
                               int64_t weight_pool_bytes) {
   ServingOptions o;
@@ -379,10 +379,11 @@ Status Worker::start() {
   facts_->device = backend_->deviceInfo();
   facts_->backend = std::move(backend_facts);
   facts_->tf32_probe = std::move(probe_facts);
-  facts_->started_at = utcNow();
+  facts_->started_at = protocol::utcNow();
 
   logRegulatedProfile(config_);
-  repository_ = std::make_unique<runtime::ModelRepository>(backend_, repositoryOptions(config_, build_));
+  repository_ =
+      std::make_unique<runtime::ModelRepository>(backend_, repositoryOptions(config_, build_));
   for (const std::string &dir : config_.model_dirs)
     RS_RETURN_IF_ERROR(repository_->loadRepository(dir, config_.models_include));
   if (probe.valid()) {
@@ -399,8 +400,9 @@ Status Worker::start() {
     spdlog::info("weight budget resolved arena_bytes={} weight_pool_bytes={} fraction={} "
                  "wiggle={}",
                  arena, pool, rt.weight_cache_fraction, rt.weight_cache_wiggle_fraction);
-  service_ = std::make_unique<WorkerService>(*repository_, schedulerOptions(config_),
-                                             config_.worker_name, servingOptions(config_, build_, pool));
+  service_ =
+      std::make_unique<WorkerService>(*repository_, schedulerOptions(config_), config_.worker_name,
+                                      servingOptions(config_, build_, pool));
   service_->registerLoadedModels();
   size_t ready = 0, failed = 0;
   for (const auto &s : repository_->states())
@@ -417,7 +419,7 @@ Status Worker::start() {
                    config_.models_include.empty() ? ""
                                                   : "; models_include may exclude every bundle");
 
-  GrpcServerOptions grpc_options;
+  frontend::GrpcServerOptions grpc_options;
   grpc_options.host = config_.endpoints.host;
   grpc_options.port = ephemeral_ports_ ? 0 : static_cast<int>(config_.endpoints.port);
   grpc_options.max_recv_msg_bytes = config_.grpc.max_recv_msg_bytes;
@@ -429,10 +431,10 @@ Status Worker::start() {
   grpc_options.tls = {config_.tls.cert_file, config_.tls.key_file, config_.tls.client_ca_file};
   grpc_options.shared_memory = &service_->sharedMemory();
   grpc_options.reporter = service_.get();
-  grpc_ = std::make_unique<GrpcServer>(grpc_options, *service_, *service_);
+  grpc_ = std::make_unique<frontend::GrpcServer>(grpc_options, *service_, *service_);
   RS_RETURN_IF_ERROR(grpc_->start());
   if (config_.endpoints.http_port > 0) {
-    HttpServerOptions http_options;
+    frontend::HttpServerOptions http_options;
     http_options.host = config_.endpoints.host;
     http_options.port = ephemeral_ports_ ? 0 : static_cast<int>(config_.endpoints.http_port);
     http_options.max_body_bytes = config_.grpc.max_recv_msg_bytes;
@@ -440,15 +442,15 @@ Status Worker::start() {
     http_options.tls = grpc_options.tls;
     http_options.shared_memory = &service_->sharedMemory();
     http_options.reporter = service_.get();
-    http_ = std::make_unique<HttpServer>(http_options, *service_, *service_);
+    http_ = std::make_unique<frontend::HttpServer>(http_options, *service_, *service_);
     RS_RETURN_IF_ERROR(http_->start());
   }
   if (config_.endpoints.metrics_port > 0) {
-    MetricsHealthServerOptions metrics_options;
+    frontend::MetricsHealthServerOptions metrics_options;
     metrics_options.host = config_.endpoints.host;
     metrics_options.port = ephemeral_ports_ ? 0 : static_cast<int>(config_.endpoints.metrics_port);
     WorkerService *service = service_.get();
-    metrics_ = std::make_unique<MetricsHealthServer>(
+    metrics_ = std::make_unique<frontend::MetricsHealthServer>(
         metrics_options, [service] { return service->serverReady(); },
         [service] { return service->renderMetrics(); });
     RS_RETURN_IF_ERROR(metrics_->start());

@@ -325,7 +325,7 @@ std::string WorkerService::metricsModel(const std::string &name) const {
   return repository_.contains(name) ? name : std::string();
 }
 
-void WorkerService::requestFailed(const FailedRequest &request, const Status &status,
+void WorkerService::requestFailed(const frontend::FailedRequest &request, const Status &status,
                                   bool in_service) {
   request_log_.log(request, status);
   if (!in_service)

@@ -13,13 +13,14 @@
 // plus the scheduler's codes.
 //
 // It also owns what both front-ends share: the system shared memory regions
-// (protocol/shared_memory.h), the request error log (server/request_log.h; it is the
+// (protocol/shared_memory.h), the request error log (frontend/request_log.h; it is the
 // front-ends' RequestReporter) and the metrics (server/worker_metrics.h).
 // Thread safety: every method is safe to call concurrently.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "frontend/request_log.h"
 #include "protocol/service.h"
 #include "protocol/shared_memory.h"
 #include "runtime/model_repository.h"
@@ -27,7 +28,6 @@
 #include "scheduler/scheduler.h"
 #include "server/admission.h"
 #include "server/model_statistics.h"
-#include "server/request_log.h"
 #include "server/worker_metrics.h"
 
 #include <chrono>
@@ -48,7 +48,7 @@ struct ServingOptions {
   /// The worker_info labels.
   WorkerInfo info;
   /// Rate limit of the request error log.
-  RequestLogOptions log;
+  frontend::RequestLogOptions log;
   /// The model repositories (`model_dirs`): RepositoryModelLoad finds a bundle by name in
   /// the first of them that has a directory of that name.
   std::vector<std::string> model_dirs;
@@ -68,7 +68,7 @@ struct ServingOptions {
 
 class WorkerService final : public protocol::InferenceService,
                             public protocol::ModelControl,
-                            public RequestReporter {
+                            public frontend::RequestReporter {
 public:
   /// `repository` must outlive the service. The scheduler starts immediately.
   /// `worker_name` is the constant `worker` label of the metrics.
@@ -114,7 +114,8 @@ public:
   /// The concurrency cap (tests hold slots to fill it).
   Admission &admission() { return admission_; }
   /// Logs the failure once (rate-limited) and counts it when the service did not.
-  void requestFailed(const FailedRequest &request, const Status &status, bool in_service) override;
+  void requestFailed(const frontend::FailedRequest &request, const Status &status,
+                     bool in_service) override;
 
   bool serverLive() const override { return true; }
   /// At least one model, every model loaded, and not draining.
@@ -171,7 +172,7 @@ private:
   runtime::ModelRepository &repository_;
   scheduler::Discipline discipline_; // for ModelControlStatus
   Admission admission_;
-  RequestErrorLog request_log_;
+  frontend::RequestErrorLog request_log_;
   protocol::SharedMemoryRegistry shared_memory_;
   WorkerMetrics metrics_;
   std::vector<std::string> model_dirs_;

@@ -142,7 +142,7 @@ void compareOutputs(const json &entry, const protocol::InferResponse &reply,
   check.status = check.outputs.empty() ? "identical" : "differs";
 }
 
-RequestCheck checkRequest(const json &entry, server::KServeClient &client, const json &identity,
+RequestCheck checkRequest(const json &entry, client::KServeClient &client, const json &identity,
                           const fs::path &record_dir) {
   RequestCheck check;
   check.name = str(entry, "name");
@@ -205,7 +205,7 @@ json reportJson(const std::string &verdict, int status, const std::string &serve
   }
   return {{"verdict", verdict},
           {"exit_status", status},
-          {"checked_at", server::utcNow()},
+          {"checked_at", protocol::utcNow()},
           {"server", server},
           {"identity_changes", std::move(ch)},
           {"requests", std::move(rq)}};
@@ -220,8 +220,8 @@ int runValidateCheck(const ValidateCheckOptions &o, std::ostream &out, std::ostr
     return kValidateError;
   }
   const json &server_json = (*rec)["server"];
-  server::KServeClientOptions co;
-  Result<server::WireProtocol> protocol =
+  client::KServeClientOptions co;
+  Result<client::WireProtocol> protocol =
       parseProtocol(o.protocol.empty() ? str(server_json, "protocol") : o.protocol);
   if (!protocol.isOk()) {
     err << "validate check: " << protocol.status().message() << "\n";
@@ -236,7 +236,7 @@ int runValidateCheck(const ValidateCheckOptions &o, std::ostream &out, std::ostr
       << str(server_json, "url") << ", " << requests.size() << " requests)\n"
       << "server:   " << where << "\n";
 
-  Result<std::unique_ptr<server::KServeClient>> client = makeClient(co);
+  Result<std::unique_ptr<client::KServeClient>> client = makeClient(co);
   Result<json> identity = client.isOk() ? fetchEvidence(co) : Result<json>(client.status());
   if (!identity.isOk()) {
     err << "validate check: " << identity.status().toString() << "\n";

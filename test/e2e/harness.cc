@@ -25,7 +25,8 @@ Result<std::unique_ptr<TestServer>> TestServer::start(const std::string &model_r
   if (model_repo.rfind(kShared, 0) == 0)
     cfg.runtime.executable_cache = false;
   auto server = std::unique_ptr<TestServer>(new TestServer());
-  server->worker_ = std::make_unique<server::Worker>(server::WorkerOptions{cfg, true});
+  server->worker_ = std::make_unique<server::Worker>(
+      server::WorkerOptions{.config = cfg, .ephemeral_ports = true});
   RS_RETURN_IF_ERROR(server->worker_->start());
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(-1);
@@ -59,7 +60,7 @@ Result<protocol::InferResponse> TestServer::inferGrpc(const protocol::InferReque
 }
 
 Result<protocol::InferResponse> TestServer::inferHttp(const protocol::InferRequest &request,
-                                                     bool binary) {
+                                                      bool binary) {
   protocol::OutputEncoding outputs;
   outputs.binary_by_default = binary;
   protocol::HttpBody body = protocol::encodeHttpInferRequest(request, binary, outputs);

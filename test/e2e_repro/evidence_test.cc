@@ -126,7 +126,7 @@ TEST(Evidence, Tf32OnTheCpuFailsStartup) {
   auto cfg = workerConfig(repo.repo(), "  runtime: {backend: cuda, numerics: tf32}\n");
   ASSERT_TRUE(cfg.isOk()) << cfg.status().toString();
   cfg->runtime.backend = config::Backend::kCpu;
-  server::Worker w(server::WorkerOptions{*cfg, true});
+  server::Worker w(server::WorkerOptions{.config = *cfg, .ephemeral_ports = true});
   Status s = w.start();
   ASSERT_FALSE(s.isOk());
   EXPECT_NE(s.message().find("tf32"), std::string::npos) << s.message();

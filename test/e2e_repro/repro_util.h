@@ -92,7 +92,8 @@ inline Result<config::WorkerConfig> workerConfig(const fs::path &repo,
 
 /// A started worker (ephemeral ports). Fails the test when start() fails.
 inline std::unique_ptr<server::Worker> startWorker(const config::WorkerConfig &config) {
-  auto w = std::make_unique<server::Worker>(server::WorkerOptions{config, true});
+  auto w = std::make_unique<server::Worker>(
+      server::WorkerOptions{.config = config, .ephemeral_ports = true});
   Status s = w->start();
   EXPECT_TRUE(s.isOk()) << s.toString();
   if (!s.isOk())

@@ -10,11 +10,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "frontend/grpc_server.h"
 #include "gateway/gateway.h"
 #include "protocol/proto/grpc_service.grpc.pb.h"
 #include "protocol/proto/reactant_control_v1.grpc.pb.h"
 #include "protocol/service.h"
-#include "server/grpc_server.h"
 #include "server/worker.h"
 
 #include <condition_variable>
@@ -108,7 +108,7 @@ struct FleetWorker {
   std::string name;
   std::unique_ptr<server::Worker> worker;
   std::unique_ptr<Gate> gate;
-  std::unique_ptr<server::GrpcServer> front; // the gate's gRPC server (what the gateway sees)
+  std::unique_ptr<frontend::GrpcServer> front; // the gate's gRPC server (what the gateway sees)
 };
 
 /// N workers named w0.. wN-1 on examples/model_repo restricted to `models`.

@@ -1,6 +1,6 @@
 //===- test/hardening/tls_test.cc - TLS and mTLS on the gRPC and HTTP ports ===//
 //
-// Optional TLS (issue 8; server/tls.h): certificates made by the openssl CLI at test time
+// Optional TLS (issue 8; frontend/tls.h): certificates made by the openssl CLI at test time
 // (a CA, a server certificate for 127.0.0.1 and localhost, a client certificate, and a
 // second CA nobody trusts). With tls.cert_file/key_file: a TLS request succeeds over both
 // protocols, a plaintext one to the same port fails, the metrics port stays plaintext.
@@ -253,7 +253,7 @@ TEST_F(Tls, ConfigurationErrorsNameTheKeyOrFile) {
   ASSERT_TRUE(node.isOk()) << node.status().toString();
   Result<config::WorkerConfig> cfg = config::resolveWorker(*node, 0);
   ASSERT_TRUE(cfg.isOk());
-  server::Worker worker(server::WorkerOptions{*cfg, true});
+  server::Worker worker(server::WorkerOptions{.config = *cfg, .ephemeral_ports = true});
   Status s = worker.start();
   EXPECT_EQ(s.toString(), "FAILED_PRECONDITION: grpc server: tls.cert_file "
                           "/nonexistent/server.crt: cannot open: No such file or directory");
@@ -286,9 +286,9 @@ TEST_F(Tls, KeyOfAnotherCertificateOrNoPemIsRefusedByName) {
             "a passphrase)");
 
   // A client CA file with no certificate in it (before: gRPC's "cannot bind").
-  server::TlsOptions bad_ca{certs_->path("server.crt"), certs_->path("server.key"),
-                            certs_->path("server.key")};
-  EXPECT_EQ(server::grpcServerCredentials(bad_ca).status().toString(),
+  frontend::TlsOptions bad_ca{certs_->path("server.crt"), certs_->path("server.key"),
+                              certs_->path("server.key")};
+  EXPECT_EQ(frontend::grpcServerCredentials(bad_ca).status().toString(),
             "FAILED_PRECONDITION: tls.client_ca_file " + certs_->path("server.key") +
                 " holds no PEM certificate");
 
@@ -302,7 +302,7 @@ TEST_F(Tls, KeyOfAnotherCertificateOrNoPemIsRefusedByName) {
   ASSERT_TRUE(node.isOk()) << node.status().toString();
   Result<config::WorkerConfig> cfg = config::resolveWorker(*node, 0);
   ASSERT_TRUE(cfg.isOk());
-  server::Worker worker(server::WorkerOptions{*cfg, true});
+  server::Worker worker(server::WorkerOptions{.config = *cfg, .ephemeral_ports = true});
   EXPECT_EQ(worker.start().toString(),
             "FAILED_PRECONDITION: grpc server: tls.key_file " + certs_->path("client.key") +
                 " is not the private key of the certificate in tls.cert_file " +

@@ -61,7 +61,8 @@ public:
     if (!cfg.isOk())
       return nullptr;
     auto w = std::unique_ptr<TestWorker>(new TestWorker());
-    w->worker_ = std::make_unique<server::Worker>(server::WorkerOptions{*cfg, true});
+    w->worker_ = std::make_unique<server::Worker>(
+        server::WorkerOptions{.config = *cfg, .ephemeral_ports = true});
     if (!w->worker_->start().isOk())
       return nullptr;
     grpc::ChannelArguments args;

@@ -1,16 +1,16 @@
 //===- test/lifecycle/live_worker.h - A real worker over a temporary repository ===//
 //
 // Starts server::Worker (every front-end on a free loopback port) on a model repository
-// with extra `global:` settings, and talks to it over gRPC with server::KServeClient, as
+// with extra `global:` settings, and talks to it over gRPC with client::KServeClient, as
 // a user would.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "client/kserve_client.h"
 #include "config/node_config.h"
 #include "protocol/proto/grpc_service.grpc.pb.h"
 #include "protocol/proto/reactant_control_v1.grpc.pb.h"
-#include "server/kserve_client.h"
 #include "server/worker.h"
 
 #include <grpcpp/grpcpp.h>
@@ -29,7 +29,7 @@ namespace rs::lifecycle_test {
 /// A started worker plus a gRPC client of it (KServeClient is thread-safe).
 struct LiveWorker {
   std::unique_ptr<server::Worker> worker;
-  std::unique_ptr<server::KServeClient> client;
+  std::unique_ptr<client::KServeClient> client;
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<inference::GRPCInferenceService::Stub> inference;
   std::unique_ptr<reactant_control::ControlService::Stub> control;
@@ -53,7 +53,8 @@ struct LiveWorker {
     RS_ASSIGN_OR_RETURN(config::NodeConfig node, config::parseNodeFile(yaml, "<lifecycle>", {}));
     RS_ASSIGN_OR_RETURN(config::WorkerConfig cfg, config::resolveWorker(node, 0));
     auto live = std::make_unique<LiveWorker>();
-    live->worker = std::make_unique<server::Worker>(server::WorkerOptions{cfg, true});
+    live->worker = std::make_unique<server::Worker>(
+        server::WorkerOptions{.config = cfg, .ephemeral_ports = true});
     if (weight_arena_bytes > 0)
       live->worker->setWeightArenaBytes(weight_arena_bytes);
     RS_RETURN_IF_ERROR(live->worker->start());
@@ -61,9 +62,9 @@ struct LiveWorker {
                                         grpc::InsecureChannelCredentials());
     live->inference = inference::GRPCInferenceService::NewStub(live->channel);
     live->control = reactant_control::ControlService::NewStub(live->channel);
-    server::KServeClientOptions o;
+    client::KServeClientOptions o;
     o.url = "127.0.0.1:" + std::to_string(live->worker->grpcPort());
-    RS_ASSIGN_OR_RETURN(live->client, server::KServeClient::create(o));
+    RS_ASSIGN_OR_RETURN(live->client, client::KServeClient::create(o));
     return live;
   }
   ~LiveWorker() {

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundle_files.h"
+#include "client/load_generator.h"
 #include "live_worker.h"
-#include "server/load_generator.h"
 
 #include <gtest/gtest.h>
 
@@ -151,8 +151,8 @@ TEST(LiveWorker, RenamedDirectoryRenamesTheModelWithoutRecompiling) {
   EXPECT_NE(
       res->body.find("worker_dispatch_total{gpu=\"\",worker=\"worker0\",model=\"production\"} 1"),
       std::string::npos);
-  EXPECT_EQ(server::scrapeValue(res->body, "worker_executable_cache_misses_total"), 3.0);
-  EXPECT_EQ(server::scrapeValue(res->body, "worker_executable_cache_hits_total"), 0.0);
+  EXPECT_EQ(client::scrapeValue(res->body, "worker_executable_cache_misses_total"), 3.0);
+  EXPECT_EQ(client::scrapeValue(res->body, "worker_executable_cache_hits_total"), 0.0);
 }
 
 TEST(LiveWorker, BundleCopiedOverSecondsNeverLoadsBroken) {

@@ -1,5 +1,5 @@
 //===- test/server/grpc_server_test.cc - GrpcServer with a real gRPC stub ---===//
-#include "server/grpc_server.h"
+#include "frontend/grpc_server.h"
 
 #include "../protocol/tensor_text.h"
 #include "fake_service.h"
@@ -53,10 +53,10 @@ protected:
       server_->shutdown();
   }
 
-  void startServer(GrpcServerOptions options) {
+  void startServer(frontend::GrpcServerOptions options) {
     options.host = "127.0.0.1";
     options.port = 0;
-    server_ = std::make_unique<GrpcServer>(options, service_, protocol::noModelControl());
+    server_ = std::make_unique<frontend::GrpcServer>(options, service_, protocol::noModelControl());
     ASSERT_TRUE(server_->start().isOk());
     ASSERT_GT(server_->port(), 0);
     grpc::ChannelArguments args;
@@ -91,7 +91,7 @@ protected:
   }
 
   FakeService service_;
-  std::unique_ptr<GrpcServer> server_;
+  std::unique_ptr<frontend::GrpcServer> server_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<inference::GRPCInferenceService::Stub> stub_;
 };
@@ -294,7 +294,7 @@ TEST_F(GrpcServerTest, UnimplementedRpcs) {
 
 TEST_F(GrpcServerTest, MessageSizeLimit) {
   server_->shutdown();
-  GrpcServerOptions options;
+  frontend::GrpcServerOptions options;
   options.max_recv_msg_bytes = 4096;
   startServer(options);
   inference::ModelInferResponse resp;
@@ -338,7 +338,7 @@ TEST_F(GrpcServerTest, BusyPollingThreadsServeConcurrentClientsAndShutDown) {
   for (int threads : {1, 3}) {
     SCOPED_TRACE(threads);
     server_->shutdown();
-    GrpcServerOptions options;
+    frontend::GrpcServerOptions options;
     options.threads = threads;
     options.busy_poll = std::chrono::microseconds(50000);
     startServer(options);
@@ -389,13 +389,13 @@ TEST_F(GrpcServerTest, ShutdownFinishesInFlightCalls) {
 
 TEST(GrpcServer, BindFailureIsUnavailable) {
   FakeService service;
-  GrpcServerOptions options;
+  frontend::GrpcServerOptions options;
   options.host = "127.0.0.1";
   options.port = 0;
-  GrpcServer first(options, service);
+  frontend::GrpcServer first(options, service, protocol::noModelControl());
   ASSERT_TRUE(first.start().isOk());
   options.port = first.port();
-  GrpcServer second(options, service);
+  frontend::GrpcServer second(options, service, protocol::noModelControl());
   Status s = second.start();
   EXPECT_EQ(s.code(), StatusCode::kUnavailable);
   // The OS's reason, from a plain bind (gRPC's own error does not reach the caller).

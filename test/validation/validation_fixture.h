@@ -87,7 +87,8 @@ inline std::unique_ptr<server::Worker> startWorker(const std::string &repo,
   EXPECT_TRUE(cfg.isOk()) << cfg.status().toString();
   if (!cfg.isOk())
     return nullptr;
-  auto worker = std::make_unique<server::Worker>(server::WorkerOptions{*cfg, true});
+  auto worker = std::make_unique<server::Worker>(
+      server::WorkerOptions{.config = *cfg, .ephemeral_ports = true});
   Status s = worker->start();
   EXPECT_TRUE(s.isOk()) << s.toString();
   return s.isOk() ? std::move(worker) : nullptr;

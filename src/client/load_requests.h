@@ -1,4 +1,4 @@
-//===- server/load_generator_impl.h - loadgen request kinds (internal) -------===//
+//===- client/load_requests.h - loadgen request kinds (internal) -------===//
 //
 // Internal to load_generator.cc and load_requests.cc: the model description, the request
 // kinds, and builders that turn a payload into the wire request of a kind.
@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "protocol/proto/grpc_service.pb.h"
 #include "protocol/inference.h"
+#include "protocol/proto/grpc_service.pb.h"
 #include "support/status.h"
 
 #include <cstdint>
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace rs::server::loadgen {
+namespace rs::client::loadgen {
 
 enum class Proto : uint8_t { kGrpc, kHttp };
 
@@ -80,4 +80,4 @@ WireRequest buildRequest(const KindSpec &kind, const Model &model, const Payload
 /// Random inputs for `model` with `rows` rows (floats in [-1, 1), integers in [0, 4)).
 Result<Payload> makePayload(const Model &model, int64_t rows, std::mt19937_64 &rng);
 
-} // namespace rs::server::loadgen
+} // namespace rs::client::loadgen

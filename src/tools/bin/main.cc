@@ -1,4 +1,4 @@
-//===- tools/main.cpp - reactant-server entry point -------------------------===//
+//===- tools/bin/main.cc - reactant-server entry point ----------------------===//
 //
 // One binary with subcommands (DESIGN.md "Processes and ports"): serve, infer, bundle,
 // run, validate, cache, ... `--version` prints the build's identity.

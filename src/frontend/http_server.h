@@ -1,4 +1,4 @@
-//===- server/http_server.h - KServe V2 HTTP/REST front-end -----------------===//
+//===- frontend/http_server.h - KServe V2 HTTP/REST front-end -----------------===//
 //
 // Serves the KServe V2 REST API on cpp-httplib, each path also under
 // `/v2/models/{name}/versions/{version}/...` (the version is passed on and ignored):
@@ -50,10 +50,10 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "protocol/shared_memory.h"
+#include "frontend/request_log.h"
+#include "frontend/tls.h"
 #include "protocol/service.h"
-#include "server/request_log.h"
-#include "server/tls.h"
+#include "protocol/shared_memory.h"
 #include "support/status.h"
 
 #include <atomic>
@@ -68,7 +68,7 @@ struct Request;
 struct Response;
 } // namespace httplib
 
-namespace rs::server {
+namespace rs::frontend {
 
 class HttpListener;
 
@@ -86,7 +86,7 @@ struct HttpServerOptions {
   int threads = 128;
   /// How long an idle keep-alive connection is kept open, in seconds.
   int keep_alive_timeout_s = 5;
-  /// HTTPS (server/tls.h; the `tls:` keys); off by default.
+  /// HTTPS (frontend/tls.h; the `tls:` keys); off by default.
   TlsOptions tls;
   /// When set, GET /v2/evidence answers 200 with this JSON document (server/evidence.h).
   /// Called per request, from the listener's threads.
@@ -146,4 +146,4 @@ private:
   std::atomic<bool> draining_{false};
 };
 
-} // namespace rs::server
+} // namespace rs::frontend

@@ -1,5 +1,5 @@
-//===- server/grpc_server.cc - KServe V2 gRPC front-end ---------------------===//
-#include "server/grpc_server.h"
+//===- frontend/grpc_server.cc - KServe V2 gRPC front-end ---------------------===//
+#include "frontend/grpc_server.h"
 
 #include "protocol/deadline.h"
 #include "protocol/grpc_codec.h"
@@ -30,7 +30,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-namespace rs::server {
+namespace rs::frontend {
 
 namespace {
 
@@ -223,8 +223,8 @@ class GrpcServer::Impl final {
 public:
   Impl(protocol::InferenceService &service, protocol::ModelControl &control,
        const GrpcServerOptions &options)
-      : service_(service), control_(control), shared_memory_(options.shared_memory), reporter_(options.reporter),
-        max_shm_input_bytes_(options.max_recv_msg_bytes) {}
+      : service_(service), control_(control), shared_memory_(options.shared_memory),
+        reporter_(options.reporter), max_shm_input_bytes_(options.max_recv_msg_bytes) {}
 
   grpc::Status ServerLive(const inference::ServerLiveRequest *,
                           inference::ServerLiveResponse *resp) {
@@ -658,4 +658,4 @@ void GrpcServer::shutdown() {
   spdlog::info("grpc server stopped");
 }
 
-} // namespace rs::server
+} // namespace rs::frontend

@@ -1,8 +1,8 @@
-//===- gateway/gateway_config.cc - gateway.yml and its environment ----------===//
-#include "gateway/gateway_config.h"
+//===- config/gateway_config.cc - gateway.yml and its environment ----------===//
+#include "config/gateway_config.h"
 #include "support/file.h"
 
-#include "gateway/gateway_config_impl.h"
+#include "config/gateway_config_impl.h"
 #include "support/text.h"
 
 #include <algorithm>
@@ -15,7 +15,7 @@
 #include <set>
 #include <sstream>
 
-namespace rs::gateway {
+namespace rs::config {
 
 std::string_view schedulingModeName(SchedulingMode v) {
   switch (v) {
@@ -93,16 +93,16 @@ Result<GatewayConfig> parseGatewayConfig(std::string_view text, const std::strin
   if (!trim(text).empty()) {
     RS_ASSIGN_OR_RETURN(root, config::parseYaml(text, file));
   }
-  RS_RETURN_IF_ERROR(detail::checkKeys(root, file));
+  RS_RETURN_IF_ERROR(gateway_detail::checkKeys(root, file));
   if (!root.isMap()) {
     root = config::ConfigValue{};
     root.kind = config::ConfigValue::Kind::kMap;
   }
   GatewayConfig c;
   c.path = path;
-  RS_RETURN_IF_ERROR(detail::applyEnvironment(env, root, c));
-  RS_RETURN_IF_ERROR(detail::readProcessSettings(env, c));
-  RS_RETURN_IF_ERROR(detail::buildConfig(root, path, c));
+  RS_RETURN_IF_ERROR(gateway_detail::applyEnvironment(env, root, c));
+  RS_RETURN_IF_ERROR(gateway_detail::readProcessSettings(env, c));
+  RS_RETURN_IF_ERROR(gateway_detail::buildConfig(root, path, c));
   return c;
 }
 
@@ -180,4 +180,4 @@ std::vector<std::pair<std::string, std::string>> effectiveGatewaySettings(const 
   return out;
 }
 
-} // namespace rs::gateway
+} // namespace rs::config

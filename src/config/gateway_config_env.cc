@@ -1,5 +1,5 @@
-//===- gateway/gateway_config_env.cc - gateway.yml keys and the environment ===//
-#include "gateway/gateway_config_impl.h"
+//===- config/gateway_config_env.cc - gateway.yml keys and the environment ===//
+#include "config/gateway_config_impl.h"
 #include "support/text.h"
 
 #include <algorithm>
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-namespace rs::gateway::detail {
+namespace rs::config::gateway_detail {
 namespace {
 
 using config::ConfigValue;
@@ -221,4 +221,4 @@ Status readProcessSettings(const Environment &env, GatewayConfig &out) {
   return Status::ok();
 }
 
-} // namespace rs::gateway::detail
+} // namespace rs::config::gateway_detail

@@ -1,4 +1,4 @@
-//===- server/load_generator.h - Load of valid and malformed requests --------===//
+//===- client/load_generator.h - Load of valid and malformed requests --------===//
 //
 // The engine of `reactant-server loadgen` (issues 4 and 8): N concurrent clients send
 // inference requests to a running KServe V2 server over gRPC, HTTP or both, for a
@@ -58,7 +58,7 @@
 #include <utility>
 #include <vector>
 
-namespace rs::server {
+namespace rs::client {
 
 struct LoadgenOptions {
   /// "grpc", "http" or "both" (each request picks one at random).
@@ -147,4 +147,4 @@ double quantileOf(const std::vector<double> &sorted, double q);
 /// text exposition, if present.
 std::optional<double> scrapeValue(const std::string &exposition, const std::string &metric);
 
-} // namespace rs::server
+} // namespace rs::client

@@ -1,4 +1,4 @@
-//===- gateway/gateway_config_impl.h - gateway.yml internals (private) -----===//
+//===- config/gateway_config_impl.h - gateway.yml internals (private) -----===//
 //
 // Shared by gateway_config.cc (entry points), gateway_config_env.cc (key checks and
 // REACTANT_GATEWAY_* variables) and gateway_config_build.cc (typed values). Not API.
@@ -6,13 +6,13 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "config/gateway_config.h"
 #include "config/tree.h"
-#include "gateway/gateway_config.h"
 
 #include <string>
 #include <string_view>
 
-namespace rs::gateway::detail {
+namespace rs::config::gateway_detail {
 
 inline constexpr std::string_view kEnvPrefix = "REACTANT_GATEWAY_";
 
@@ -27,4 +27,4 @@ Status readProcessSettings(const Environment &env, GatewayConfig &out);
 /// Typed values of the resolved tree into `c`, validated.
 Status buildConfig(const config::ConfigValue &root, const std::string &file, GatewayConfig &c);
 
-} // namespace rs::gateway::detail
+} // namespace rs::config::gateway_detail

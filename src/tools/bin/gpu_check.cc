@@ -1,4 +1,4 @@
-//===- tools/gpu_check.cpp - reactant-gpu-check: the GPU backend's proof ---===//
+//===- tools/bin/gpu_check.cc - reactant-gpu-check: the GPU backend's proof -===//
 //
 // One command that runs the PJRT backend on the GPU machine and prints its figures
 // (docs/gpu.md). For every fixture bundle and every batch size with a GPU golden it:

@@ -1,12 +1,12 @@
-//===- server/request_log.cc - One rate-limited log line per failed request -===//
-#include "server/request_log.h"
+//===- frontend/request_log.cc - One rate-limited log line per failed request -===//
+#include "frontend/request_log.h"
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 
-namespace rs::server {
+namespace rs::frontend {
 namespace {
 
 constexpr size_t kMaxField = 128;
@@ -80,4 +80,4 @@ uint64_t RequestErrorLog::suppressed() const {
   return suppressed_total_;
 }
 
-} // namespace rs::server
+} // namespace rs::frontend

@@ -1,11 +1,11 @@
-//===- server/load_generator.cc - Load of valid and malformed requests -------===//
-#include "server/load_generator.h"
+//===- client/load_generator.cc - Load of valid and malformed requests -------===//
+#include "client/load_generator.h"
 
+#include "client/kserve_client.h"
+#include "client/load_requests.h"
 #include "protocol/http_codec.h"
 #include "protocol/proto/grpc_service.grpc.pb.h"
 #include "protocol/status_mapping.h"
-#include "server/kserve_client.h"
-#include "server/load_generator_impl.h"
 
 #include <grpcpp/grpcpp.h>
 #include <httplib.h>
@@ -25,7 +25,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-namespace rs::server {
+namespace rs::client {
 namespace {
 
 using namespace loadgen;
@@ -762,4 +762,4 @@ std::string LoadgenReport::text() const {
   return os.str();
 }
 
-} // namespace rs::server
+} // namespace rs::client

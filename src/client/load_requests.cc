@@ -1,8 +1,8 @@
-//===- server/load_requests.cc - loadgen request kinds ----------------------===//
+//===- client/load_requests.cc - loadgen request kinds ----------------------===//
+#include "client/load_requests.h"
 #include "protocol/grpc_codec.h"
 #include "protocol/http_codec.h"
 #include "protocol/shared_memory.h"
-#include "server/load_generator_impl.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace rs::server::loadgen {
+namespace rs::client::loadgen {
 namespace {
 
 using nlohmann::json;
@@ -397,4 +397,4 @@ Result<Payload> makePayload(const Model &model, int64_t rows, std::mt19937_64 &r
   return p;
 }
 
-} // namespace rs::server::loadgen
+} // namespace rs::client::loadgen

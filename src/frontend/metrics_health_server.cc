@@ -1,9 +1,9 @@
-//===- server/metrics_health_server.cc - Metrics and health port ------------===//
-#include "server/metrics_health_server.h"
+//===- frontend/metrics_health_server.cc - Metrics and health port ------------===//
+#include "frontend/metrics_health_server.h"
 
-#include "server/http_listener.h"
+#include "frontend/http_listener.h"
 
-namespace rs::server {
+namespace rs::frontend {
 namespace {
 constexpr const char *kText = "text/plain; charset=utf-8";
 constexpr const char *kPrometheus = "text/plain; version=0.0.4; charset=utf-8";
@@ -41,4 +41,4 @@ Status MetricsHealthServer::start() { return listener_->start(); }
 int MetricsHealthServer::port() const { return listener_->port(); }
 void MetricsHealthServer::shutdown() { listener_->shutdown(); }
 
-} // namespace rs::server
+} // namespace rs::frontend

@@ -1,5 +1,5 @@
-//===- server/infer_io.cc - Request files and output display for `infer` ----===//
-#include "server/infer_io.h"
+//===- client/infer_io.cc - Request files and output display for `infer` ----===//
+#include "client/infer_io.h"
 #include "support/file.h"
 
 #include "bundle/safetensors.h"
@@ -8,7 +8,7 @@
 #include <charconv>
 #include <cstring>
 
-namespace rs::server {
+namespace rs::client {
 namespace {
 
 bool endsWith(const std::string &s, std::string_view suffix) {
@@ -134,4 +134,4 @@ std::string describeTensor(const protocol::NamedTensor &nt, size_t max_values) {
   return out;
 }
 
-} // namespace rs::server
+} // namespace rs::client

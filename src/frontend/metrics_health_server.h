@@ -1,4 +1,4 @@
-//===- server/metrics_health_server.h - Metrics and health port -------------===//
+//===- frontend/metrics_health_server.h - Metrics and health port -------------===//
 //
 // The small HTTP server on the metrics port (reference-system.md section 6):
 //
@@ -21,7 +21,7 @@
 #include <memory>
 #include <string>
 
-namespace rs::server {
+namespace rs::frontend {
 
 class HttpListener;
 
@@ -57,4 +57,4 @@ private:
   std::unique_ptr<HttpListener> listener_;
 };
 
-} // namespace rs::server
+} // namespace rs::frontend

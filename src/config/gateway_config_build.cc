@@ -1,5 +1,5 @@
-//===- gateway/gateway_config_build.cc - gateway.yml typed values -----------===//
-#include "gateway/gateway_config_impl.h"
+//===- config/gateway_config_build.cc - gateway.yml typed values -----------===//
+#include "config/gateway_config_impl.h"
 #include "support/text.h"
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-namespace rs::gateway::detail {
+namespace rs::config::gateway_detail {
 namespace {
 
 using config::ConfigValue;
@@ -347,4 +347,4 @@ Status buildConfig(const ConfigValue &root, const std::string &file, GatewayConf
   return Status::ok();
 }
 
-} // namespace rs::gateway::detail
+} // namespace rs::config::gateway_detail

@@ -1,4 +1,4 @@
-//===- server/tls.h - TLS for the gRPC and HTTP front-ends ------------------===//
+//===- frontend/tls.h - TLS for the gRPC and HTTP front-ends ------------------===//
 //
 // Optional TLS on a worker's (and the REST front-end's) data ports: the `tls:` block of
 // the node file (config/worker_config.h TlsConfig; docs/operations.md "TLS"). Off while
@@ -22,7 +22,7 @@
 #include <memory>
 #include <string>
 
-namespace rs::server {
+namespace rs::frontend {
 
 /// PEM files of one TLS listener.
 struct TlsOptions {
@@ -50,4 +50,4 @@ Status checkKeyMatchesCertificate(const std::string &cert_pem, const std::string
 /// Reads a whole file (a PEM). FailedPrecondition naming `what` and the path otherwise.
 Result<std::string> readPemFile(const std::string &path, std::string_view what);
 
-} // namespace rs::server
+} // namespace rs::frontend

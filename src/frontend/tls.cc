@@ -1,5 +1,5 @@
-//===- server/tls.cc - TLS for the gRPC and HTTP front-ends -----------------===//
-#include "server/tls.h"
+//===- frontend/tls.cc - TLS for the gRPC and HTTP front-ends -----------------===//
+#include "frontend/tls.h"
 #include "support/file.h"
 
 #include <grpcpp/security/server_credentials.h>
@@ -10,7 +10,7 @@
 
 #include <memory>
 
-namespace rs::server {
+namespace rs::frontend {
 
 Result<std::string> readPemFile(const std::string &path, std::string_view what) {
   Result<std::string> text = readWholeFile(path);
@@ -77,4 +77,4 @@ Result<std::shared_ptr<grpc::ServerCredentials>> grpcServerCredentials(const Tls
   return grpc::SslServerCredentials(o);
 }
 
-} // namespace rs::server
+} // namespace rs::frontend

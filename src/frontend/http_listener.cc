@@ -1,5 +1,5 @@
-//===- server/http_listener.cc - cpp-httplib server lifecycle (internal) ----===//
-#include "server/http_listener.h"
+//===- frontend/http_listener.cc - cpp-httplib server lifecycle (internal) ----===//
+#include "frontend/http_listener.h"
 
 #include <spdlog/spdlog.h>
 
@@ -7,7 +7,7 @@
 
 #include <sys/socket.h>
 
-namespace rs::server {
+namespace rs::frontend {
 
 namespace {
 
@@ -101,4 +101,4 @@ void HttpListener::shutdown() {
   spdlog::info("{} server stopped", options_.name);
 }
 
-} // namespace rs::server
+} // namespace rs::frontend

@@ -1,4 +1,4 @@
-//===- server/grpc_server.h - KServe V2 gRPC front-end ----------------------===//
+//===- frontend/grpc_server.h - KServe V2 gRPC front-end ----------------------===//
 //
 // Serves `inference.GRPCInferenceService` (protocol/proto/grpc_service.proto) over
 // cleartext HTTP/2 (or TLS). Every RPC goes through gRPC's async API on one completion queue
@@ -44,10 +44,10 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "protocol/shared_memory.h"
+#include "frontend/request_log.h"
+#include "frontend/tls.h"
 #include "protocol/service.h"
-#include "server/request_log.h"
-#include "server/tls.h"
+#include "protocol/shared_memory.h"
 #include "support/status.h"
 
 #include <chrono>
@@ -62,7 +62,7 @@ class Server;
 class Service;
 } // namespace grpc
 
-namespace rs::server {
+namespace rs::frontend {
 
 class GrpcCallQueue; // grpc_server.cc
 
@@ -77,7 +77,7 @@ struct GrpcServerOptions {
   int64_t max_send_msg_bytes = int64_t{512} << 20;
   /// How long shutdown() lets in-flight calls finish before cancelling them.
   std::chrono::milliseconds shutdown_grace{30000};
-  /// TLS (server/tls.h; the `tls:` keys); off by default.
+  /// TLS (frontend/tls.h; the `tls:` keys); off by default.
   TlsOptions tls;
   /// When set, reactant_evidence.EvidenceService/DeploymentEvidence is served on the same
   /// port and answers with this document (JSON text; server/evidence.h). Called per RPC,
@@ -134,4 +134,4 @@ private:
   int port_ = 0;
 };
 
-} // namespace rs::server
+} // namespace rs::frontend

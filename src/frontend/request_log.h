@@ -1,4 +1,4 @@
-//===- server/request_log.h - One rate-limited log line per failed request ---===//
+//===- frontend/request_log.h - One rate-limited log line per failed request ---===//
 //
 // Every inference request that is answered with an error is logged once (issue 8,
 // "Structured logs"), through spdlog, so it follows the text or JSON log format:
@@ -30,7 +30,7 @@
 #include <string>
 #include <string_view>
 
-namespace rs::server {
+namespace rs::frontend {
 
 struct RequestLogOptions {
   /// Sustained lines per second.
@@ -87,4 +87,4 @@ private:
 /// The line log() writes, without the `suppressed=` suffix (exposed for tests).
 std::string formatFailedRequest(const FailedRequest &request, const Status &status);
 
-} // namespace rs::server
+} // namespace rs::frontend

@@ -1,4 +1,4 @@
-//===- server/infer_io.h - Request files and output display for `infer` -----===//
+//===- client/infer_io.h - Request files and output display for `infer` -----===//
 //
 // What the `infer` command reads and writes, kept apart from its CLI glue so it is tested:
 //
@@ -25,7 +25,7 @@
 #include <cstddef>
 #include <string>
 
-namespace rs::server {
+namespace rs::client {
 
 /// Reads the inputs (and, from JSON, the id and requested outputs) of a request for `model`.
 Result<protocol::InferRequest> loadInferRequest(const std::string &path, const std::string &model);
@@ -36,4 +36,4 @@ Status saveInferOutputs(const std::string &path, const protocol::InferResponse &
 /// `name DTYPE [shape] = [v, ...]` with at most `max_values` elements shown.
 std::string describeTensor(const protocol::NamedTensor &tensor, size_t max_values);
 
-} // namespace rs::server
+} // namespace rs::client

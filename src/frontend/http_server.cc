@@ -1,9 +1,9 @@
-//===- server/http_server.cc - KServe V2 HTTP/REST front-end ----------------===//
-#include "server/http_server.h"
+//===- frontend/http_server.cc - KServe V2 HTTP/REST front-end ----------------===//
+#include "frontend/http_server.h"
 
+#include "frontend/http_listener.h"
 #include "protocol/http_codec.h"
 #include "protocol/status_mapping.h"
-#include "server/http_listener.h"
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -11,7 +11,7 @@
 #include <charconv>
 #include <future>
 
-namespace rs::server {
+namespace rs::frontend {
 namespace {
 
 constexpr const char *kJson = "application/json";
@@ -142,8 +142,9 @@ void HttpServer::handleInfer(const httplib::Request &req, std::string body,
   // is shared so the callback never touches a destroyed object.
   auto promise = std::make_shared<std::promise<Result<protocol::InferResponse>>>();
   std::future<Result<protocol::InferResponse>> future = promise->get_future();
-  service_.infer(std::move(decoded->request),
-                 [promise](Result<protocol::InferResponse> r) { promise->set_value(std::move(r)); });
+  service_.infer(std::move(decoded->request), [promise](Result<protocol::InferResponse> r) {
+    promise->set_value(std::move(r));
+  });
   Result<protocol::InferResponse> result = future.get();
   if (!result.isOk()) {
     report(req, id, result.status(), true);
@@ -235,8 +236,7 @@ void HttpServer::addRepositoryRoutes() {
     };
   };
   post(std::string(kRepoModel) + "/load", modelAction(&protocol::ModelControl::repositoryLoad));
-  post(std::string(kRepoModel) + "/unload",
-       modelAction(&protocol::ModelControl::repositoryUnload));
+  post(std::string(kRepoModel) + "/unload", modelAction(&protocol::ModelControl::repositoryUnload));
 }
 
 namespace {
@@ -448,4 +448,4 @@ void HttpServer::addRoutes() {
       });
 }
 
-} // namespace rs::server
+} // namespace rs::frontend

@@ -1,4 +1,4 @@
-//===- gateway/gateway_config.h - gateway.yml and its environment -----------===//
+//===- config/gateway_config.h - gateway.yml and its environment -----------===//
 //
 // The gateway's configuration (reference-system.md section 8.1, same keys and defaults):
 //
@@ -46,7 +46,7 @@
 #include <utility>
 #include <vector>
 
-namespace rs::gateway {
+namespace rs::config {
 
 using Environment = std::map<std::string, std::string>;
 
@@ -157,4 +157,4 @@ std::string gatewayFilePath(const Environment &env);
 /// Every resolved setting as (dotted key, value text), sorted, for the startup line.
 std::vector<std::pair<std::string, std::string>> effectiveGatewaySettings(const GatewayConfig &c);
 
-} // namespace rs::gateway
+} // namespace rs::config

@@ -1,4 +1,4 @@
-//===- server/http_listener.h - cpp-httplib server lifecycle (internal) -----===//
+//===- frontend/http_listener.h - cpp-httplib server lifecycle (internal) -----===//
 //
 // Internal to server/: owns one httplib::Server, binds it (port 0 = ephemeral), runs its
 // accept loop on a thread, and stops it gracefully. Shared by HttpServer and
@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "server/tls.h"
+#include "frontend/tls.h"
 #include "support/status.h"
 
 #include <httplib.h>
@@ -22,7 +22,7 @@
 #include <string>
 #include <thread>
 
-namespace rs::server {
+namespace rs::frontend {
 
 struct HttpListenerOptions {
   /// What the log lines call this listener, e.g. "http", "metrics".
@@ -33,7 +33,7 @@ struct HttpListenerOptions {
   int threads = 8;
   /// How long an idle keep-alive connection is kept, in seconds.
   int keep_alive_timeout_s = 5;
-  /// HTTPS (httplib::SSLServer) when enabled (server/tls.h); plaintext otherwise.
+  /// HTTPS (httplib::SSLServer) when enabled (frontend/tls.h); plaintext otherwise.
   TlsOptions tls;
 };
 
@@ -65,4 +65,4 @@ private:
   bool started_ = false;
 };
 
-} // namespace rs::server
+} // namespace rs::frontend

@@ -1,4 +1,4 @@
-//===- server/kserve_client.h - A KServe V2 client over gRPC or HTTP ---------===//
+//===- client/kserve_client.h - A KServe V2 client over gRPC or HTTP ---------===//
 //
 // A small synchronous client of any KServe V2 server (this one, Triton, KServe): used by
 // the `infer` command and by tests that drive the front-ends end to end. gRPC sends every
@@ -23,7 +23,7 @@
 #include <memory>
 #include <string>
 
-namespace rs::server {
+namespace rs::client {
 
 enum class WireProtocol { kGrpc, kHttp };
 
@@ -75,4 +75,4 @@ public:
   virtual std::string target() const = 0;
 };
 
-} // namespace rs::server
+} // namespace rs::client

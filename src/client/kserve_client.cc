@@ -1,11 +1,11 @@
-//===- server/kserve_client.cc - A KServe V2 client over gRPC or HTTP --------===//
-#include "server/kserve_client.h"
+//===- client/kserve_client.cc - A KServe V2 client over gRPC or HTTP --------===//
+#include "client/kserve_client.h"
 
+#include "frontend/tls.h"
 #include "protocol/grpc_codec.h"
 #include "protocol/http_codec.h"
 #include "protocol/proto/grpc_service.grpc.pb.h"
 #include "protocol/status_mapping.h"
-#include "server/tls.h"
 
 #include <grpcpp/grpcpp.h>
 #include <httplib.h>
@@ -14,7 +14,7 @@
 #include <charconv>
 #include <climits>
 
-namespace rs::server {
+namespace rs::client {
 namespace {
 
 constexpr int64_t kNoTimeoutHttpSeconds = 24 * 3600; // httplib needs some read timeout
@@ -248,11 +248,12 @@ Result<std::unique_ptr<KServeClient>> KServeClient::create(KServeClientOptions o
       return invalidArgument() << "a TLS client certificate needs its key and the other way "
                                   "round (--cert-file and --key-file)";
     if (!options.tls_ca_file.empty()) {
-      RS_ASSIGN_OR_RETURN(pems.ca, readPemFile(options.tls_ca_file, "CA file"));
+      RS_ASSIGN_OR_RETURN(pems.ca, frontend::readPemFile(options.tls_ca_file, "CA file"));
     }
     if (!options.tls_cert_file.empty()) {
-      RS_ASSIGN_OR_RETURN(pems.cert, readPemFile(options.tls_cert_file, "client certificate"));
-      RS_ASSIGN_OR_RETURN(pems.key, readPemFile(options.tls_key_file, "client key"));
+      RS_ASSIGN_OR_RETURN(pems.cert,
+                          frontend::readPemFile(options.tls_cert_file, "client certificate"));
+      RS_ASSIGN_OR_RETURN(pems.key, frontend::readPemFile(options.tls_key_file, "client key"));
     }
   }
   if (options.protocol == WireProtocol::kGrpc)
@@ -260,4 +261,4 @@ Result<std::unique_ptr<KServeClient>> KServeClient::create(KServeClientOptions o
   return std::unique_ptr<KServeClient>(std::make_unique<HttpClient>(options, hp));
 }
 
-} // namespace rs::server
+} // namespace rs::client

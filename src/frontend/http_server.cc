@@ -2,6 +2,7 @@
 #include "frontend/http_server.h"
 
 #include "frontend/http_listener.h"
+#include "frontend/http_server_impl.h"
 #include "protocol/http_codec.h"
 #include "protocol/status_mapping.h"
 
@@ -12,12 +13,7 @@
 #include <future>
 
 namespace rs::frontend {
-namespace {
-
-constexpr const char *kJson = "application/json";
-constexpr const char *kModelPath = R"(/v2/models/([^/]+)(?:/versions/([^/]+))?)";
-/// How much of an oversized body is read and dropped so the client sees the 413 reply.
-constexpr uint64_t kDrainBytes = 64u << 20;
+namespace http_detail {
 
 void replyJson(httplib::Response &res, int status, std::string body) {
   res.status = status;
@@ -35,6 +31,15 @@ protocol::ModelRef modelRef(const httplib::Request &req) {
   ref.version = req.matches.size() > 2 ? req.matches[2].str() : "";
   return ref;
 }
+
+} // namespace http_detail
+
+namespace {
+
+using namespace http_detail;
+
+/// How much of an oversized body is read and dropped so the client sees the 413 reply.
+constexpr uint64_t kDrainBytes = 64u << 20;
 
 /// The request's Content-Length, when present and a valid number.
 std::optional<uint64_t> contentLength(const httplib::Request &req) {
@@ -168,127 +173,6 @@ void HttpServer::handleInfer(const httplib::Request &req, std::string body,
   res.body = std::move(out.body);
 }
 
-void HttpServer::addSharedMemoryRoutes() {
-  protocol::SharedMemoryRegistry *registry = options_.shared_memory;
-  if (!registry)
-    return;
-  constexpr const char *kRegion = "/v2/systemsharedmemory/region/([^/]+)";
-  auto status = [registry](const httplib::Request &req, httplib::Response &res) {
-    const std::string name = req.matches.size() > 1 ? req.matches[1].str() : "";
-    Result<std::vector<protocol::SharedMemoryRegionInfo>> regions = registry->status(name);
-    if (!regions.isOk())
-      return replyError(res, regions.status());
-    replyJson(res, 200, protocol::sharedMemoryStatusJson(*regions));
-  };
-  get("/v2/systemsharedmemory/status", status);
-  get(std::string(kRegion) + "/status", status);
-  post(std::string(kRegion) + "/register",
-       [registry](const httplib::Request &req, httplib::Response &res) {
-         Result<protocol::SharedMemoryRegionInfo> info =
-             protocol::parseSharedMemoryRegisterJson(req.matches[1].str(), req.body);
-         Status s = info.isOk() ? registry->registerRegion(*info) : info.status();
-         if (!s.isOk())
-           return replyError(res, s);
-         spdlog::info("shared memory region registered name={} key={} offset={} byte_size={}",
-                      info->name, info->key, info->offset, info->byte_size);
-         res.status = 200;
-       });
-  auto unregister = [registry](const httplib::Request &req, httplib::Response &res) {
-    registry->unregisterRegion(req.matches.size() > 1 ? req.matches[1].str() : "");
-    res.status = 200;
-  };
-  post("/v2/systemsharedmemory/unregister", unregister);
-  post(std::string(kRegion) + "/unregister", unregister);
-}
-
-void HttpServer::addRepositoryRoutes() {
-  // KServe repository extension (reference-system.md §5.1 over HTTP; Triton's JSON):
-  // index -> [{"name","version","state","reason"}], {"ready": true} lists ready ones only.
-  post("/v2/repository/index", [this](const httplib::Request &req, httplib::Response &res) {
-    bool ready_only = false;
-    if (!req.body.empty()) {
-      const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
-      if (!body.is_object() || (body.contains("ready") && !body["ready"].is_boolean()))
-        return replyError(res, invalidArgument() << "repository index: the body must be a JSON "
-                                                    "object with an optional boolean 'ready'");
-      ready_only = body.value("ready", false);
-    }
-    nlohmann::json out = nlohmann::json::array();
-    for (const protocol::ModelIndexEntry &m : control_.listModels()) {
-      if (ready_only && !m.ready)
-        continue;
-      nlohmann::json entry = {
-          {"name", m.name}, {"version", ""}, {"state", m.ready ? "READY" : "UNAVAILABLE"}};
-      if (!m.reason.empty())
-        entry["reason"] = m.reason;
-      out.push_back(std::move(entry));
-    }
-    replyJson(res, 200, out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  });
-  constexpr const char *kRepoModel = "/v2/repository/models/([^/]+)";
-  // load and unload: the service's action on the model named in the path; 200 or its error.
-  auto modelAction = [this](Status (protocol::ModelControl::*action)(const std::string &)) {
-    return [this, action](const httplib::Request &req, httplib::Response &res) {
-      Status s = (control_.*action)(req.matches[1].str());
-      if (!s.isOk())
-        return replyError(res, s);
-      res.status = 200;
-    };
-  };
-  post(std::string(kRepoModel) + "/load", modelAction(&protocol::ModelControl::repositoryLoad));
-  post(std::string(kRepoModel) + "/unload", modelAction(&protocol::ModelControl::repositoryUnload));
-}
-
-namespace {
-
-nlohmann::json durationJson(const protocol::DurationStat &d) {
-  return {{"count", d.count}, {"ns", d.ns}};
-}
-
-/// Triton's statistics extension JSON: {"model_stats": [...]}.
-std::string statisticsJson(const std::vector<protocol::ModelStatistics> &stats) {
-  nlohmann::json models = nlohmann::json::array();
-  for (const protocol::ModelStatistics &m : stats) {
-    nlohmann::json batches = nlohmann::json::array();
-    for (const protocol::BatchStatistics &b : m.batch_stats)
-      batches.push_back({{"batch_size", b.batch_size},
-                         {"compute_input", durationJson(b.compute_input)},
-                         {"compute_infer", durationJson(b.compute_infer)},
-                         {"compute_output", durationJson(b.compute_output)}});
-    models.push_back({{"name", m.name},
-                      {"version", m.version},
-                      {"last_inference", m.last_inference_ms},
-                      {"inference_count", m.inference_count},
-                      {"execution_count", m.execution_count},
-                      {"inference_stats",
-                       {{"success", durationJson(m.success)},
-                        {"fail", durationJson(m.fail)},
-                        {"queue", durationJson(m.queue)},
-                        {"compute_input", durationJson(m.compute_input)},
-                        {"compute_infer", durationJson(m.compute_infer)},
-                        {"compute_output", durationJson(m.compute_output)},
-                        {"cache_hit", durationJson({})},
-                        {"cache_miss", durationJson({})}}},
-                      {"batch_stats", std::move(batches)}});
-  }
-  return nlohmann::json{{"model_stats", std::move(models)}}.dump(
-      -1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-} // namespace
-
-void HttpServer::addStatisticsRoutes() {
-  auto stats = [this](const httplib::Request &req, httplib::Response &res) {
-    const std::string name = req.matches.size() > 1 ? req.matches[1].str() : "";
-    Result<std::vector<protocol::ModelStatistics>> s = control_.modelStatistics(name);
-    if (!s.isOk())
-      return replyError(res, s.status());
-    replyJson(res, 200, statisticsJson(*s));
-  };
-  get("/v2/models/stats", stats);
-  get(std::string(kModelPath) + "/stats", stats);
-}
-
 HttpServer::HttpServer(HttpServerOptions options, protocol::InferenceService &service,
                        protocol::ModelControl &control)
     : options_(std::move(options)), service_(service), control_(control) {
@@ -310,11 +194,66 @@ Status HttpServer::start() { return listener_->start(); }
 int HttpServer::port() const { return listener_->port(); }
 void HttpServer::shutdown() { listener_->shutdown(); }
 
-void HttpServer::addRoutes() {
-  httplib::Server &svr = listener_->server();
-  const int64_t limit = options_.max_body_bytes;
-  svr.set_payload_max_length(static_cast<size_t>(limit));
+namespace {
 
+/// A request body read piece by piece within a byte limit.
+struct BodyRead {
+  std::string body;       // empty when too large or unread
+  bool too_large = false; // the body exceeds the limit
+  bool read = true;       // the reader delivered the whole body (or drained the excess)
+};
+
+/// Reads the body of `req` within `limit` bytes. A body over the limit is never stored: up to
+/// kDrainBytes more are read and discarded so that the client, still sending, gets the 413
+/// reply instead of a reset connection. With a Content-Length over the limit httplib itself
+/// skips the body and the reader reports failure; a chunked body arrives piece by piece.
+BodyRead readBodyWithin(const httplib::Request &req, const httplib::ContentReader &reader,
+                        int64_t limit) {
+  BodyRead out;
+  const std::optional<uint64_t> declared = contentLength(req);
+  if (declared && *declared <= static_cast<uint64_t>(limit))
+    out.body.reserve(std::min<uint64_t>(*declared, 16u << 20));
+  out.too_large = declared && *declared > static_cast<uint64_t>(limit);
+  uint64_t discarded = 0;
+  out.read = reader([&](const char *data, size_t n) {
+    if (!out.too_large && out.body.size() + n <= static_cast<uint64_t>(limit)) {
+      out.body.append(data, n);
+      return true;
+    }
+    out.too_large = true;
+    std::string().swap(out.body);
+    discarded += n;
+    return discarded <= kDrainBytes;
+  });
+  return out;
+}
+
+/// A handler's exception as a 500 reply (httplib catches it and calls this).
+void replyToException(httplib::Response &res, std::exception_ptr ep) {
+  std::string what = "unknown exception";
+  try {
+    std::rethrow_exception(ep);
+  } catch (const std::exception &e) {
+    what = e.what();
+  } catch (...) {
+  }
+  spdlog::error("http handler failed: {}", what);
+  replyJson(res, 500, protocol::httpErrorBody("internal error: " + what));
+}
+
+} // namespace
+
+void HttpServer::addRoutes() {
+  listener_->server().set_payload_max_length(static_cast<size_t>(options_.max_body_bytes));
+  addHealthAndServerRoutes();
+  addRepositoryRoutes();
+  addStatisticsRoutes(); // before kModelPath, which would take "stats" for a model name
+  addModelRoutes();
+  addInferRoute();
+  installHttplibHooks();
+}
+
+void HttpServer::addHealthAndServerRoutes() {
   get("/v2/health/live", [this](const httplib::Request &, httplib::Response &res) {
     bool live = service_.serverLive();
     replyJson(res, live ? 200 : 400, live ? R"({"live":true})" : R"({"live":false})");
@@ -331,8 +270,9 @@ void HttpServer::addRoutes() {
       replyJson(res, 200, options_.evidence());
     });
   }
-  addRepositoryRoutes();
-  addStatisticsRoutes(); // before kModelPath, which would take "stats" for a model name
+}
+
+void HttpServer::addModelRoutes() {
   get(kModelPath, [this](const httplib::Request &req, httplib::Response &res) {
     Result<protocol::ModelMetadata> md = service_.modelMetadata(modelRef(req).name);
     if (!md.isOk())
@@ -351,51 +291,62 @@ void HttpServer::addRoutes() {
         replyJson(res, r->ready ? 200 : 400,
                   body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
       });
-  recordRoute(std::string(kModelPath) + "/infer", "POST");
-  svr.Post(std::string(kModelPath) + "/infer",
-           [this, limit](const httplib::Request &req, httplib::Response &res,
-                         const httplib::ContentReader &reader) {
-             // Bodies over the limit are never stored. Up to kDrainBytes more are read and
-             // discarded so that the client, still sending, gets the 413 reply instead of
-             // a reset connection; anything bigger is refused before reading.
-             std::optional<uint64_t> declared = contentLength(req);
-             if (declared && *declared > static_cast<uint64_t>(limit) + kDrainBytes) {
-               res.set_header("Connection", "close");
-               report(req, "", bodyError(true, limit), false);
-               return replyJson(res, 413, protocol::httpErrorBody(tooLargeMessage(limit)));
-             }
-             std::string body;
-             if (declared && *declared <= static_cast<uint64_t>(limit))
-               body.reserve(std::min<uint64_t>(*declared, 16u << 20));
-             bool too_large = declared && *declared > static_cast<uint64_t>(limit);
-             uint64_t discarded = 0;
-             // With a Content-Length over the limit httplib itself skips the body and the
-             // reader reports failure; a chunked body arrives here piece by piece.
-             bool read = reader([&](const char *data, size_t n) {
-               if (!too_large && body.size() + n <= static_cast<uint64_t>(limit)) {
-                 body.append(data, n);
-                 return true;
-               }
-               too_large = true;
-               std::string().swap(body);
-               discarded += n;
-               return discarded <= kDrainBytes;
-             });
-             if (too_large || !read) {
-               res.set_header("Connection", "close");
-               report(req, "", bodyError(too_large, limit), false);
-               return replyJson(res, too_large ? 413 : 400,
-                                protocol::httpErrorBody(too_large ? tooLargeMessage(limit)
-                                                                  : "cannot read request body"));
-             }
-             handleInfer(req, std::move(body), res);
-           });
+}
 
+void HttpServer::addInferRoute() {
+  const int64_t limit = options_.max_body_bytes;
+  recordRoute(std::string(kModelPath) + "/infer", "POST");
+  listener_->server().Post(
+      std::string(kModelPath) + "/infer",
+      [this, limit](const httplib::Request &req, httplib::Response &res,
+                    const httplib::ContentReader &reader) {
+        // A declared size past what readBodyWithin would drain is refused before reading.
+        std::optional<uint64_t> declared = contentLength(req);
+        if (declared && *declared > static_cast<uint64_t>(limit) + kDrainBytes) {
+          res.set_header("Connection", "close");
+          report(req, "", bodyError(true, limit), false);
+          return replyJson(res, 413, protocol::httpErrorBody(tooLargeMessage(limit)));
+        }
+        BodyRead in = readBodyWithin(req, reader, limit);
+        if (in.too_large || !in.read) {
+          res.set_header("Connection", "close");
+          report(req, "", bodyError(in.too_large, limit), false);
+          return replyJson(res, in.too_large ? 413 : 400,
+                           protocol::httpErrorBody(in.too_large ? tooLargeMessage(limit)
+                                                                : "cannot read request body"));
+        }
+        handleInfer(req, std::move(in.body), res);
+      });
+}
+
+void HttpServer::replyToHttplibError(const httplib::Request &req, httplib::Response &res) const {
+  if (!res.body.empty())
+    return;
+  std::string message;
+  const std::string allowed = res.status == 404 ? allowedMethods(req.path) : "";
+  if (!allowed.empty()) {
+    res.status = 405;
+    res.set_header("Allow", allowed);
+    message = "method " + req.method + " not allowed for " + req.path + "; allowed: " + allowed;
+  } else if (res.status == 404) {
+    message = "no route for " + req.method + " " + req.path;
+  } else if (res.status == 413) {
+    message = tooLargeMessage(options_.max_body_bytes);
+  } else {
+    message = "http error " + std::to_string(res.status);
+  }
+  res.body = protocol::httpErrorBody(message);
+  res.set_header("Content-Type", kJson);
+}
+
+void HttpServer::installHttplibHooks() {
+  httplib::Server &svr = listener_->server();
+  const int64_t limit = options_.max_body_bytes;
   // A request with neither Content-Length nor Transfer-Encoding has an empty body (RFC 9112
   // section 6.3). cpp-httplib 0.11 instead reads a POST's body until the connection closes,
-  // so such a request (curl -X POST without data) waited for the 5 s read timeout and got a
-  // bare 400. Giving it "Content-Length: 0" before routing makes httplib read nothing. The
-  // request object is httplib's own non-const one, handed to this hook as const.
+  // so such a request (curl -X POST without data) would wait for the 5 s read timeout and
+  // get a bare 400. Giving it "Content-Length: 0" before routing makes httplib read
+  // nothing. The request object is httplib's own non-const one, handed to this hook as const.
   svr.set_pre_routing_handler([](const httplib::Request &req, httplib::Response &) {
     if ((req.method == "POST" || req.method == "PUT" || req.method == "PATCH") &&
         !req.has_header("Content-Length") && !req.has_header("Transfer-Encoding"))
@@ -415,37 +366,11 @@ void HttpServer::addRoutes() {
     if (draining_)
       res.set_header("Connection", "close");
   });
-  svr.set_error_handler([this, limit](const httplib::Request &req, httplib::Response &res) {
-    if (!res.body.empty())
-      return;
-    std::string message;
-    const std::string allowed = res.status == 404 ? allowedMethods(req.path) : "";
-    if (!allowed.empty()) {
-      res.status = 405;
-      res.set_header("Allow", allowed);
-      message = "method " + req.method + " not allowed for " + req.path + "; allowed: " + allowed;
-    } else if (res.status == 404) {
-      message = "no route for " + req.method + " " + req.path;
-    } else if (res.status == 413) {
-      message = tooLargeMessage(limit);
-    } else {
-      message = "http error " + std::to_string(res.status);
-    }
-    res.body = protocol::httpErrorBody(message);
-    res.set_header("Content-Type", kJson);
+  svr.set_error_handler([this](const httplib::Request &req, httplib::Response &res) {
+    replyToHttplibError(req, res);
   });
-  svr.set_exception_handler(
-      [](const httplib::Request &, httplib::Response &res, std::exception_ptr ep) {
-        std::string what = "unknown exception";
-        try {
-          std::rethrow_exception(ep);
-        } catch (const std::exception &e) {
-          what = e.what();
-        } catch (...) {
-        }
-        spdlog::error("http handler failed: {}", what);
-        replyJson(res, 500, protocol::httpErrorBody("internal error: " + what));
-      });
+  svr.set_exception_handler([](const httplib::Request &, httplib::Response &res,
+                               std::exception_ptr ep) { replyToException(res, ep); });
 }
 
 } // namespace rs::frontend

@@ -118,7 +118,20 @@ public:
   void beginDrain() { draining_ = true; }
 
 private:
+  /// Every route in match order, then installHttplibHooks().
   void addRoutes();
+  /// GET /v2/health/live, /v2/health/ready, /v2 and (when set) /v2/evidence.
+  void addHealthAndServerRoutes();
+  /// GET /v2/models/{m} (metadata) and /v2/models/{m}/ready.
+  void addModelRoutes();
+  /// POST /v2/models/{m}/infer: the body read within max_body_bytes, then handleInfer().
+  void addInferRoute();
+  /// httplib's hooks: an empty body for a POST without length, 413 on Expect: 100-continue
+  /// past the limit, Connection: close while draining, JSON error bodies (404, 405 with
+  /// Allow, 413), 500 for a handler's exception.
+  void installHttplibHooks();
+  /// The JSON error body of a reply httplib produced itself (no route, wrong method, too large).
+  void replyToHttplibError(const httplib::Request &req, httplib::Response &res) const;
   void addSharedMemoryRoutes();
   /// POST /v2/repository/index and /v2/repository/models/{m}/load|unload.
   void addRepositoryRoutes();

@@ -87,7 +87,7 @@ std::string ListenAddress::text() const {
 }
 
 Result<GatewayConfig> parseGatewayConfig(std::string_view text, const std::string &path,
-                                         const Environment &env) {
+                                         const Environment &env, const NodeGatewayValues *node) {
   const std::string file = path.empty() ? "gateway config" : path;
   config::ConfigValue root;
   if (!trim(text).empty()) {
@@ -100,15 +100,19 @@ Result<GatewayConfig> parseGatewayConfig(std::string_view text, const std::strin
   }
   GatewayConfig c;
   c.path = path;
+  const bool file_lists_endpoints = root.find("endpoints") != nullptr;
   RS_RETURN_IF_ERROR(gateway_detail::applyEnvironment(env, root, c));
+  if (node)
+    gateway_detail::applyNodeValues(*node, file_lists_endpoints, env, root);
   RS_RETURN_IF_ERROR(gateway_detail::readProcessSettings(env, c));
   RS_RETURN_IF_ERROR(gateway_detail::buildConfig(root, path, c));
   return c;
 }
 
-Result<GatewayConfig> loadGatewayConfig(const std::string &path, const Environment &env) {
+Result<GatewayConfig> loadGatewayConfig(const std::string &path, const Environment &env,
+                                        const NodeGatewayValues *node) {
   RS_ASSIGN_OR_RETURN(std::string text, readWholeFile(path));
-  return parseGatewayConfig(text, path, env);
+  return parseGatewayConfig(text, path, env, node);
 }
 
 std::string gatewayFilePath(const Environment &env) {

@@ -142,13 +142,32 @@ struct GatewayConfig {
   std::vector<std::string> warnings;
 };
 
-/// Parses gateway.yml text (`path` names it in messages), applies `env` and validates.
-/// An empty `text` is a file with no keys (endpoints must then come from the environment).
+/// What the node supervisor knows of its workers when it runs the gateway (node/node_plan.h).
+struct NodeGatewayValues {
+  /// The workers' gRPC endpoints and `worker` labels, index-aligned: the gateway's
+  /// endpoints and worker_names unless the file lists `endpoints` or REACTANT_GATEWAY_WORKERS
+  /// is set.
+  std::vector<std::string> endpoints;
+  std::vector<std::string> worker_names;
+  /// The workers' metrics endpoints when every worker has one: metrics_endpoints then, under
+  /// the same condition.
+  std::optional<std::vector<std::string>> metrics_endpoints;
+  /// The workers' grpc message limits: the gateway's unless the matching
+  /// REACTANT_GATEWAY_GRPC_MAX_*_MSG_BYTES variable is set.
+  int64_t max_recv_msg_bytes = 0;
+  int64_t max_send_msg_bytes = 0;
+};
+
+/// Parses gateway.yml text (`path` names it in messages), applies `env`, then `node` when
+/// given (see NodeGatewayValues), and validates. An empty `text` is a file with no keys
+/// (endpoints must then come from the environment or `node`).
 Result<GatewayConfig> parseGatewayConfig(std::string_view text, const std::string &path,
-                                         const Environment &env);
+                                         const Environment &env,
+                                         const NodeGatewayValues *node = nullptr);
 
 /// Reads and parses the file at `path` (NotFound if unreadable).
-Result<GatewayConfig> loadGatewayConfig(const std::string &path, const Environment &env);
+Result<GatewayConfig> loadGatewayConfig(const std::string &path, const Environment &env,
+                                        const NodeGatewayValues *node = nullptr);
 
 /// The gateway file to read: REACTANT_GATEWAY_FILE, else /etc/reactantserver/gateway.yml
 /// when it exists, else "" (no file).

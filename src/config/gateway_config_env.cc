@@ -187,6 +187,32 @@ Status applyEnvironment(const Environment &env, ConfigValue &root, GatewayConfig
   return Status::ok();
 }
 
+void applyNodeValues(const NodeGatewayValues &node, bool file_lists_endpoints,
+                     const Environment &env, ConfigValue &root) {
+  const std::string origin = "the node's workers";
+  auto list = [&](const std::vector<std::string> &items) {
+    ConfigValue v;
+    v.kind = ConfigValue::Kind::kList;
+    v.origin = origin;
+    for (const std::string &item : items)
+      v.list.push_back(ConfigValue::scalarValue(item, origin));
+    return v;
+  };
+  const std::string prefix(kEnvPrefix);
+  if (!file_lists_endpoints && !env.count(prefix + "WORKERS")) {
+    config::setPath(root, "endpoints", list(node.endpoints));
+    config::setPath(root, "worker_names", list(node.worker_names));
+    if (node.metrics_endpoints)
+      config::setPath(root, "metrics_endpoints", list(*node.metrics_endpoints));
+  }
+  if (!env.count(prefix + "GRPC_MAX_RECV_MSG_BYTES"))
+    config::setPath(root, "grpc.max_recv_msg_bytes",
+                    ConfigValue::scalarValue(std::to_string(node.max_recv_msg_bytes), origin));
+  if (!env.count(prefix + "GRPC_MAX_SEND_MSG_BYTES"))
+    config::setPath(root, "grpc.max_send_msg_bytes",
+                    ConfigValue::scalarValue(std::to_string(node.max_send_msg_bytes), origin));
+}
+
 Status readProcessSettings(const Environment &env, GatewayConfig &out) {
   auto number = [&](const char *name, double *dst, bool allow_forever) -> Status {
     auto it = env.find(std::string(kEnvPrefix) + name);

@@ -22,6 +22,10 @@ StatusBuilder keyError(const std::string &file, const config::ConfigValue &v);
 Status checkKeys(const config::ConfigValue &root, const std::string &file);
 /// Applies REACTANT_GATEWAY_* variables to `root` (keys) and `out` (process settings).
 Status applyEnvironment(const Environment &env, config::ConfigValue &root, GatewayConfig &out);
+/// The node's values into `root` where neither the file (`file_lists_endpoints`) nor `env`
+/// sets them (NodeGatewayValues).
+void applyNodeValues(const NodeGatewayValues &node, bool file_lists_endpoints,
+                     const Environment &env, config::ConfigValue &root);
 /// STARTUP_WAIT_SECONDS, HEALTH_INTERVAL_SECONDS and WEDGE_EXIT_ROUNDS.
 Status readProcessSettings(const Environment &env, GatewayConfig &out);
 /// Typed values of the resolved tree into `c`, validated.

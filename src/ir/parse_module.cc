@@ -99,6 +99,34 @@ Status Parser::parseGenericModule(size_t pos) {
   return Status::ok();
 }
 
+namespace {
+
+/// The offset of the `{-#` that opens the trailing resource block, or npos: the last
+/// `{-#` that is neither inside a string literal nor in a `//` comment (strings and
+/// comments end at the line's end, so only its own line needs scanning).
+size_t findResourceBlock(std::string_view src) {
+  size_t at = src.rfind("{-#");
+  while (at != std::string_view::npos) {
+    size_t line = src.rfind('\n', at);
+    line = line == std::string_view::npos ? 0 : line + 1;
+    bool in_string = false, in_comment = false;
+    for (size_t i = line; i < at && !in_comment; ++i) {
+      if (in_string && src[i] == '\\')
+        ++i; // an escaped character
+      else if (src[i] == '"')
+        in_string = !in_string;
+      else if (!in_string && src[i] == '/' && i + 1 < at && src[i + 1] == '/')
+        in_comment = true;
+    }
+    if (!in_string && !in_comment)
+      return at;
+    at = at == 0 ? std::string_view::npos : src.rfind("{-#", at - 1);
+  }
+  return at;
+}
+
+} // namespace
+
 Status Parser::parseTopLevel() {
   while (!is(Tok::kEof)) {
     if ((is(Tok::kHashId) || is(Tok::kBangId)) && peek().kind == Tok::kEqual) {
@@ -134,7 +162,7 @@ Status Parser::parseTopLevel() {
 }
 
 Result<Module> Parser::run() {
-  size_t meta = src_.rfind("{-#");
+  size_t meta = findResourceBlock(src_);
   if (meta != std::string_view::npos) {
     lex_.resetTo(meta);
     advance();

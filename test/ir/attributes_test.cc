@@ -125,6 +125,33 @@ TEST(Dense, DenseResourceBlobs) {
   EXPECT_EQ(values<uint16_t>(*v), (std::vector<uint16_t>{0x4000, 0x4000}));
 }
 
+TEST(Dense, TheResourceOpenerInAStringOrACommentIsNotAResourceBlock) {
+  // Found by fuzz_vhlo_reader: a decoded string attribute holding "{-#" printed fine but
+  // did not parse back. Only a `{-#` outside strings and comments opens the block.
+  Result<Module> m = parseModule(R"(// a comment with {-# in it
+func.func @f() -> (tensor<2xbf16> {jax.result_info = "a{-#b\"{-#"}) {
+  %0 = stablehlo.constant dense_resource<blob0> : tensor<2xbf16>
+  return %0 : tensor<2xbf16>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      blob0: "0x0200000000400040"
+    }
+  }
+#-}
+)",
+                                 "r.mlir");
+  ASSERT_TRUE(m.isOk()) << m.status().toString();
+  Result<Module> plain = parseModule(R"(func.func @f() -> (tensor<i1> {jax.result_info = "{-#"}) {
+  %0 = stablehlo.constant dense<true> : tensor<i1>
+  return %0 : tensor<i1>
+}
+)",
+                                     "s.mlir");
+  ASSERT_TRUE(plain.isOk()) << plain.status().toString();
+}
+
 TEST(Dense, UnsupportedElementTypesStayVerbatim) {
   Attribute a = constant("dense<[1, -2]> : tensor<2xi3>");
   EXPECT_EQ(a.kind, AttrKind::kOpaque);

@@ -50,7 +50,7 @@ void expectCleanErrorOrRoundTrip(const fs::path &p) {
 
 TEST(BytecodeCrashes, EveryInputDecodesToAnErrorOrToAModuleThatPrintsAndParsesBack) {
   const std::vector<fs::path> files = inputs();
-  EXPECT_EQ(files.size(), 3u);
+  EXPECT_EQ(files.size(), 4u);
   for (const fs::path &p : files)
     expectCleanErrorOrRoundTrip(p);
 }

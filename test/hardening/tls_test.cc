@@ -262,25 +262,25 @@ TEST_F(Tls, ConfigurationErrorsNameTheKeyOrFile) {
 
 TEST_F(Tls, KeyOfAnotherCertificateOrNoPemIsRefusedByName) {
   // server.crt with client.key: both parse, but they are not a pair.
-  EXPECT_EQ(server::checkKeyMatchesCertificate(certs_->pem("server.crt"), certs_->pem("client.key"),
-                                               "server.crt", "client.key")
+  EXPECT_EQ(frontend::checkKeyMatchesCertificate(
+                certs_->pem("server.crt"), certs_->pem("client.key"), "server.crt", "client.key")
                 .toString(),
             "FAILED_PRECONDITION: tls.key_file client.key is not the private key of the "
             "certificate in tls.cert_file server.crt");
-  EXPECT_TRUE(server::checkKeyMatchesCertificate(
+  EXPECT_TRUE(frontend::checkKeyMatchesCertificate(
                   certs_->pem("server.crt"), certs_->pem("server.key"), "server.crt", "server.key")
                   .isOk());
   // A chain: the leaf certificate first, then its CA; the key is the leaf's.
-  EXPECT_TRUE(server::checkKeyMatchesCertificate(certs_->pem("server.crt") + certs_->pem("ca.crt"),
-                                                 certs_->pem("server.key"), "chain.crt",
-                                                 "server.key")
-                  .isOk());
-  EXPECT_EQ(server::checkKeyMatchesCertificate("not a certificate", certs_->pem("server.key"),
-                                               "a.crt", "server.key")
+  EXPECT_TRUE(
+      frontend::checkKeyMatchesCertificate(certs_->pem("server.crt") + certs_->pem("ca.crt"),
+                                           certs_->pem("server.key"), "chain.crt", "server.key")
+          .isOk());
+  EXPECT_EQ(frontend::checkKeyMatchesCertificate("not a certificate", certs_->pem("server.key"),
+                                                 "a.crt", "server.key")
                 .toString(),
             "FAILED_PRECONDITION: tls.cert_file a.crt holds no PEM certificate");
-  EXPECT_EQ(server::checkKeyMatchesCertificate(certs_->pem("server.crt"), certs_->pem("server.crt"),
-                                               "server.crt", "server.crt")
+  EXPECT_EQ(frontend::checkKeyMatchesCertificate(
+                certs_->pem("server.crt"), certs_->pem("server.crt"), "server.crt", "server.crt")
                 .toString(),
             "FAILED_PRECONDITION: tls.key_file server.crt holds no PEM private key (or one with "
             "a passphrase)");

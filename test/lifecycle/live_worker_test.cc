@@ -10,6 +10,7 @@
 #include "bundle_files.h"
 #include "client/load_generator.h"
 #include "live_worker.h"
+#include "server/model_metadata.h"
 
 #include <gtest/gtest.h>
 
@@ -135,7 +136,7 @@ TEST(LiveWorker, RenamedDirectoryRenamesTheModelWithoutRecompiling) {
   std::shared_ptr<const runtime::LoadedModel> renamed = repo.state("production")->model;
   ASSERT_NE(renamed, nullptr);
   EXPECT_EQ(renamed->dir, (tmp.root / "production").string());
-  EXPECT_EQ(renamed->metadata.name, "production");
+  EXPECT_EQ(server::modelMetadataOf(*renamed).name, "production");
   for (const auto &[key, exe] : old_model->programs)
     EXPECT_EQ(renamed->programs.at(key).get(), exe.get()) << "batch size " << key.batch_size;
 

@@ -5,7 +5,6 @@
 
 namespace rs::protocol {
 
-
 Clock::time_point deadlineAfter(int64_t budget_ns, Clock::time_point now) {
   if (budget_ns <= 0)
     return now;

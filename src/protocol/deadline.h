@@ -27,13 +27,12 @@ Clock::time_point deadlineAfter(int64_t budget_ns, Clock::time_point now);
 
 /// A system_clock deadline (as gRPC reports it) on the steady clock; nullopt when the
 /// deadline is infinite (system_clock::time_point::max()). Saturates like deadlineAfter.
-std::optional<Clock::time_point>
-steadyDeadline(std::chrono::system_clock::time_point deadline,
-               std::chrono::system_clock::time_point system_now, Clock::time_point now);
+std::optional<Clock::time_point> steadyDeadline(std::chrono::system_clock::time_point deadline,
+                                                std::chrono::system_clock::time_point system_now,
+                                                Clock::time_point now);
 
 /// The earlier of two optional deadlines (nullopt means none).
-std::optional<Clock::time_point>
-tighterDeadline(std::optional<Clock::time_point> a,
-                std::optional<Clock::time_point> b);
+std::optional<Clock::time_point> tighterDeadline(std::optional<Clock::time_point> a,
+                                                 std::optional<Clock::time_point> b);
 
 } // namespace rs::protocol

@@ -307,7 +307,7 @@ void setShape(google::protobuf::RepeatedField<int64_t> *dst, const Shape &shape)
 } // namespace
 
 Result<InferRequest> decodeModelInferRequest(const inference::ModelInferRequest &msg,
-                                                      Clock::time_point now) {
+                                             Clock::time_point now) {
   DecodeOptions options;
   options.now = now;
   RS_ASSIGN_OR_RETURN(DecodedInferRequest decoded, decodeModelInferRequest(msg, options));
@@ -329,8 +329,7 @@ Result<DecodedInferRequest> decodeModelInferRequest(const inference::ModelInferR
   return decoded;
 }
 
-void encodeModelInferResponse(const InferResponse &response,
-                              inference::ModelInferResponse *out) {
+void encodeModelInferResponse(const InferResponse &response, inference::ModelInferResponse *out) {
   encodeModelInferResponse(response, {}, out);
 }
 
@@ -364,8 +363,7 @@ void encodeModelInferResponse(const InferResponse &response,
   }
 }
 
-void encodeServerMetadata(const ServerMetadata &metadata,
-                          inference::ServerMetadataResponse *out) {
+void encodeServerMetadata(const ServerMetadata &metadata, inference::ServerMetadataResponse *out) {
   out->Clear();
   out->set_name(metadata.name);
   out->set_version(metadata.version);
@@ -373,8 +371,7 @@ void encodeServerMetadata(const ServerMetadata &metadata,
     out->add_extensions(e);
 }
 
-void encodeModelMetadata(const ModelMetadata &metadata,
-                         inference::ModelMetadataResponse *out) {
+void encodeModelMetadata(const ModelMetadata &metadata, inference::ModelMetadataResponse *out) {
   out->Clear();
   out->set_name(metadata.name);
   for (const std::string &v : metadata.versions)

@@ -36,9 +36,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "protocol/inference.h"
 #include "protocol/proto/grpc_service.pb.h"
 #include "protocol/shared_memory.h"
-#include "protocol/inference.h"
 #include "support/status.h"
 
 namespace rs::protocol {
@@ -48,7 +48,7 @@ namespace rs::protocol {
 /// Decodes and validates a ModelInferRequest (rules above). Tensors are copied into owned,
 /// aligned buffers. `now` anchors the `reactant_timeout_ns` parameter.
 Result<InferRequest> decodeModelInferRequest(const inference::ModelInferRequest &msg,
-                                                      Clock::time_point now);
+                                             Clock::time_point now);
 
 /// A decoded request and the outputs to write into shared memory after it runs.
 struct DecodedInferRequest {
@@ -63,8 +63,7 @@ Result<DecodedInferRequest> decodeModelInferRequest(const inference::ModelInferR
 
 /// Fills `out` from `response`: model_name, model_version, id, and per output its name,
 /// datatype, shape and bytes in raw_output_contents. `out` is cleared first.
-void encodeModelInferResponse(const InferResponse &response,
-                              inference::ModelInferResponse *out);
+void encodeModelInferResponse(const InferResponse &response, inference::ModelInferResponse *out);
 /// As above, but each output in `shared_memory` (already written there) gets the region
 /// parameters (shared_memory_region, shared_memory_byte_size = its bytes, and
 /// shared_memory_offset when not 0) and an empty raw_output_contents entry.
@@ -73,11 +72,9 @@ void encodeModelInferResponse(const InferResponse &response,
                               inference::ModelInferResponse *out);
 
 /// Fills `out` (cleared first) from server metadata.
-void encodeServerMetadata(const ServerMetadata &metadata,
-                          inference::ServerMetadataResponse *out);
+void encodeServerMetadata(const ServerMetadata &metadata, inference::ServerMetadataResponse *out);
 /// Fills `out` (cleared first) from model metadata; shapes keep -1 for variable axes.
-void encodeModelMetadata(const ModelMetadata &metadata,
-                         inference::ModelMetadataResponse *out);
+void encodeModelMetadata(const ModelMetadata &metadata, inference::ModelMetadataResponse *out);
 
 // ---- Client side ------------------------------------------------------------
 

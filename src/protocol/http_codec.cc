@@ -424,13 +424,11 @@ Result<HttpInferRequest> decodeHttpInferRequest(const ModelRef &model, std::stri
   return out;
 }
 
-HttpBody encodeHttpInferResponse(const InferResponse &response,
-                                 const OutputEncoding &encoding) {
+HttpBody encodeHttpInferResponse(const InferResponse &response, const OutputEncoding &encoding) {
   return encodeHttpInferResponse(response, encoding, {});
 }
 
-HttpBody encodeHttpInferResponse(const InferResponse &response,
-                                 const OutputEncoding &encoding,
+HttpBody encodeHttpInferResponse(const InferResponse &response, const OutputEncoding &encoding,
                                  std::span<const SharedMemoryOutput> shared_memory) {
   std::string text = "{\"model_name\":" + jsonString(response.model_name) +
                      ",\"model_version\":" + jsonString(response.model_version);
@@ -500,8 +498,8 @@ HttpBody encodeHttpInferRequest(const InferRequest &request, bool binary_inputs,
   return finishBody(std::move(text), binary);
 }
 
-Result<InferResponse>
-decodeHttpInferResponse(std::string_view body, std::optional<std::string_view> header_length) {
+Result<InferResponse> decodeHttpInferResponse(std::string_view body,
+                                              std::optional<std::string_view> header_length) {
   std::string_view json_part, binary_part;
   RS_RETURN_IF_ERROR(splitBody(body, header_length, json_part, binary_part));
   RS_ASSIGN_OR_RETURN(json root, parseJson(json_part));

@@ -40,8 +40,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "protocol/shared_memory.h"
 #include "protocol/inference.h"
+#include "protocol/shared_memory.h"
 #include "support/status.h"
 
 #include <cstddef>
@@ -103,12 +103,10 @@ Result<HttpInferRequest> decodeHttpInferRequest(const ModelRef &model, std::stri
                                                 const DecodeOptions &options);
 
 /// Encodes a response (rules above).
-HttpBody encodeHttpInferResponse(const InferResponse &response,
-                                 const OutputEncoding &encoding);
+HttpBody encodeHttpInferResponse(const InferResponse &response, const OutputEncoding &encoding);
 /// As above; the outputs in `shared_memory` (already written there) get the region
 /// parameters instead of data.
-HttpBody encodeHttpInferResponse(const InferResponse &response,
-                                 const OutputEncoding &encoding,
+HttpBody encodeHttpInferResponse(const InferResponse &response, const OutputEncoding &encoding,
                                  std::span<const SharedMemoryOutput> shared_memory);
 
 /// `{"name","version","extensions":[...]}`.
@@ -125,7 +123,7 @@ HttpBody encodeHttpInferRequest(const InferRequest &request, bool binary_inputs,
                                 const OutputEncoding &outputs);
 
 /// Decodes a response body (JSON `data` or binary outputs), validated like requests.
-Result<InferResponse>
-decodeHttpInferResponse(std::string_view body, std::optional<std::string_view> header_length);
+Result<InferResponse> decodeHttpInferResponse(std::string_view body,
+                                              std::optional<std::string_view> header_length);
 
 } // namespace rs::protocol

@@ -43,8 +43,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "protocol/wire_tensor.h"
 #include "protocol/inference.h"
+#include "protocol/wire_tensor.h"
 #include "support/status.h"
 #include "support/tensor.h"
 

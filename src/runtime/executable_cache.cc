@@ -136,7 +136,6 @@ bool modeAllowsWriting(const fs::path &dir) {
 
 } // namespace
 
-
 std::string sha256Hex(std::string_view bytes) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;

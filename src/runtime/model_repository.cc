@@ -195,8 +195,7 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
                  "weights={} weight_bytes={} platform={} load_seconds={:.3f} numerics={}",
                  name, source, specsText(m.manifest.executable_inputs),
                  specsText(m.manifest.executable_outputs), batchSizesText(m.batch_sizes), variants,
-                 m.weights.size(), weight_bytes, m.platform, seconds,
-                 m.numerics.outcome());
+                 m.weights.size(), weight_bytes, m.platform, seconds, m.numerics.outcome());
   } else {
     spdlog::error("model load failed name={} dir={} source={} reason={}", name, dir, source,
                   loaded.status().message());

@@ -570,7 +570,8 @@ Result<std::vector<CacheRoot>> resolveCacheRoots(const CacheSourceOptions &optio
 int runCacheExport(const CacheSourceOptions &options, const std::string &archive, std::ostream &out,
                    std::ostream &err) {
   Result<std::vector<CacheRoot>> roots = resolveCacheRoots(options);
-  Status s = roots.isOk() ? exportArchive(*roots, archive, thisBuild().toString(), out) : roots.status();
+  Status s =
+      roots.isOk() ? exportArchive(*roots, archive, thisBuild().toString(), out) : roots.status();
   if (!s.isOk()) {
     err << "cache export: " << s.message() << "\n";
     return kCacheError;

@@ -32,8 +32,8 @@ int runGateway(const GatewayArgs &args) {
 
   const config::Environment env = config::processEnvironment();
   const std::string path = args.config.empty() ? config::gatewayFilePath(env) : args.config;
-  Result<config::GatewayConfig> cfg = path.empty() ? config::parseGatewayConfig("", "", env)
-                                                    : config::loadGatewayConfig(path, env);
+  Result<config::GatewayConfig> cfg =
+      path.empty() ? config::parseGatewayConfig("", "", env) : config::loadGatewayConfig(path, env);
   if (!cfg.isOk()) {
     std::fprintf(stderr, "reactant-server gateway: configuration error: %s\n",
                  cfg.status().message().c_str());

@@ -62,7 +62,7 @@ private:
 
 /// The request of golden file (variant, batch) for `model`.
 protocol::InferRequest goldenRequest(const std::string &model, const bundle::SafetensorsFile &g,
-                                    const std::string &id) {
+                                     const std::string &id) {
   protocol::InferRequest r;
   r.model_name = model;
   r.id = id;

@@ -240,10 +240,10 @@ TEST(GrpcCodec, RawInputsAreViewsWhenTheMessageHasAnOwner) {
 
 TEST(GrpcCodec, Metadata) {
   protocol::ModelMetadata md{"digits",
-                            {},
-                            "cpu",
-                            {{"image", DType::kF32, {-1, 8, 8, 1}}},
-                            {{"logits", DType::kF32, {-1, 10}}, {"label", DType::kI64, {-1}}}};
+                             {},
+                             "cpu",
+                             {{"image", DType::kF32, {-1, 8, 8, 1}}},
+                             {{"logits", DType::kF32, {-1, 10}}, {"label", DType::kI64, {-1}}}};
   inference::ModelMetadataResponse msg;
   encodeModelMetadata(md, &msg);
   EXPECT_EQ(msg.name(), "digits");
@@ -418,10 +418,10 @@ TEST(HttpCodec, MetadataJson) {
   EXPECT_EQ(serverMetadataJson({"ReactantServer", "0.1.0", {"system_shared_memory"}}),
             R"({"extensions":["system_shared_memory"],"name":"ReactantServer","version":"0.1.0"})");
   protocol::ModelMetadata md{"digits",
-                            {},
-                            "cpu",
-                            {{"image", DType::kF32, {-1, 8, 8, 1}}},
-                            {{"logits", DType::kF32, {-1, 10}}}};
+                             {},
+                             "cpu",
+                             {{"image", DType::kF32, {-1, 8, 8, 1}}},
+                             {{"logits", DType::kF32, {-1, 10}}}};
   EXPECT_EQ(modelMetadataJson(md),
             R"({"inputs":[{"datatype":"FP32","name":"image","shape":[-1,8,8,1]}],)"
             R"("name":"digits","outputs":[{"datatype":"FP32","name":"logits","shape":[-1,10]}],)"

@@ -43,10 +43,10 @@ public:
     if (!known(name))
       return notFound() << "model '" << name << "' not found";
     return protocol::ModelMetadata{name,
-                                  {},
-                                  "cpu",
-                                  {{"x", DType::kF32, {-1, 2}}},
-                                  {{"y", DType::kF32, {-1, 2}}, {"z", DType::kF32, {-1, 2}}}};
+                                   {},
+                                   "cpu",
+                                   {{"x", DType::kF32, {-1, 2}}},
+                                   {{"y", DType::kF32, {-1, 2}}, {"z", DType::kF32, {-1, 2}}}};
   }
   Result<protocol::ModelReadiness> modelReady(const std::string &name) const override {
     if (!known(name))

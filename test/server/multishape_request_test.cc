@@ -27,7 +27,6 @@ TEST(MultiShapeMetadata, MinusOneOnTheBatchAndVariableAxes) {
   EXPECT_EQ(md.inputs[0].shape, (Shape{-1, -1}));
   EXPECT_EQ(md.outputs[0].shape, (Shape{-1, -1, 16}));
   EXPECT_EQ(md.outputs[2].shape, (Shape{-1, 4}));
-
 }
 
 /// A request of `ids` and `mask` tensors of the given shapes.

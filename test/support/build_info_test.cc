@@ -19,8 +19,8 @@ TEST(ServerBuildTest, DefaultsAndText) {
   EXPECT_EQ(x.toString(),
             "version=0.1.0 commit=abc compiler=GNU 12.2.0 build_type=Release eigen=3.4.0");
   EXPECT_EQ(x.versionText(), "reactant-server 0.1.0\ncommit abc\ncompiler GNU 12.2.0\nbuild type "
-                            "Release\neigen 3.4.0\npjrt plugin: none loaded (runtime.backend: "
-                            "cuda logs the plugin and its version at startup)\n");
+                             "Release\neigen 3.4.0\npjrt plugin: none loaded (runtime.backend: "
+                             "cuda logs the plugin and its version at startup)\n");
 }
 
 } // namespace

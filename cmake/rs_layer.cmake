@@ -1,8 +1,10 @@
 # rs_layer(NAME DEPS ...): one static library per src/ folder, built from every .cc in it
-# (kernels/ and other subfolders included). Dependencies point down only (DESIGN.md).
+# (kernels/ and other subfolders included; bin/ holds executables' mains and is left out).
+# Dependencies point down only (DESIGN.md; the table is src/layers.txt, test/layers checks it).
 function(rs_layer name)
   cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
   file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
+  list(FILTER srcs EXCLUDE REGEX "^${CMAKE_CURRENT_SOURCE_DIR}/bin/")
   if(srcs)
     add_library(rs_${name} STATIC ${srcs})
     target_include_directories(rs_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_BINARY_DIR}/src)

@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (header)
     h = *header;
   rs::protocol::DecodeOptions options;
-  options.now = rs::runtime::Clock::now();
+  options.now = rs::protocol::Clock::now();
   options.shared_memory = &rs::fuzz::registry();
   rs::Result<rs::protocol::HttpInferRequest> r =
       rs::protocol::decodeHttpInferRequest({"m", "1"}, body, h, options);
@@ -36,14 +36,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   (void)rs::protocol::decodeHttpInferResponse(body, h);
   if (!r.isOk())
     return 0;
-  rs::runtime::InferResponse resp;
+  rs::protocol::InferResponse resp;
   resp.model_name = "m";
   resp.outputs = r->request.inputs;
   rs::protocol::OutputEncoding binary;
   binary.binary_by_default = true;
   rs::protocol::HttpBody out = rs::protocol::encodeHttpInferResponse(resp, binary);
   std::string length = out.json_length ? std::to_string(*out.json_length) : "";
-  rs::Result<rs::runtime::InferResponse> back = rs::protocol::decodeHttpInferResponse(
+  rs::Result<rs::protocol::InferResponse> back = rs::protocol::decodeHttpInferResponse(
       out.body, out.json_length ? std::optional<std::string_view>(length) : std::nullopt);
   if (!back.isOk() || back->outputs.size() != resp.outputs.size())
     std::abort(); // what we encode must decode

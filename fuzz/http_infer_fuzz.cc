@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "fuzz_util.h"
 #include "protocol/http_codec.h"
-#include "runtime/request_validation.h"
+#include "server/request_validation.h"
 
 #include <cstdint>
 #include <string_view>
@@ -15,7 +15,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string_view body(reinterpret_cast<const char *>(data), size);
   rs::protocol::DecodeOptions options;
-  options.now = rs::runtime::Clock::now();
+  options.now = rs::protocol::Clock::now();
   options.shared_memory = &rs::fuzz::registry();
   options.max_shared_memory_input_bytes = 1 << 20;
   rs::Result<rs::protocol::HttpInferRequest> r =
@@ -23,8 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!r.isOk())
     return 0;
   for (const rs::bundle::Manifest &m : rs::fuzz::manifests())
-    (void)rs::runtime::validateRequest(m, r->request);
-  rs::runtime::InferResponse resp;
+    (void)rs::server::validateRequest(m, r->request);
+  rs::protocol::InferResponse resp;
   resp.model_name = "m";
   resp.id = r->request.id;
   resp.outputs = r->request.inputs;

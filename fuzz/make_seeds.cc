@@ -2,7 +2,7 @@
 //
 // `fuzz_make_seeds DIR` writes, for the models iris_mlp (FP32 [-1,4] -> FP32 [-1,3]) and
 // tiny_bert (its fixture manifest), one request of every loadgen kind (valid and
-// malformed, shared memory included, server/load_generator_impl.h) as:
+// malformed, shared memory included, client/load_requests.h) as:
 //   DIR/grpc_infer/<model>_<kind>.bin     serialized ModelInferRequest
 //   DIR/http_infer/<model>_<kind>.json    JSON body (kinds without binary data)
 //   DIR/binary_header/<model>_<kind>.bin  2-byte header length (0xffff: none) + body
@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundle/manifest.h"
-#include "server/load_generator_impl.h"
+#include "client/load_requests.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -18,7 +18,7 @@
 #include <random>
 
 namespace fs = std::filesystem;
-using namespace rs::server::loadgen;
+using namespace rs::client::loadgen;
 
 namespace {
 

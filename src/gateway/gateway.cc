@@ -1,11 +1,11 @@
 //===- gateway/gateway.cc - KServe V2 reverse proxy over many workers -------===//
 #include "gateway/gateway.h"
 
+#include "frontend/http_server.h"
+#include "frontend/metrics_health_server.h"
 #include "gateway/gateway_impl.h"
 #include "gateway/metrics_merge.h"
-#include "server/evidence.h"
-#include "server/http_server.h"
-#include "server/metrics_health_server.h"
+#include "protocol/evidence.h"
 
 #include <grpcpp/grpcpp.h>
 #include <spdlog/spdlog.h>
@@ -36,8 +36,8 @@ std::string joinNames(const std::vector<std::string> &v) {
 // ---- Impl: lifecycle --------------------------------------------------------------
 
 Gateway::Impl::Impl(GatewayOptions options)
-    : config_(std::move(options.config)), on_fatal_(std::move(options.on_fatal)),
-      router_(config_.scheduling, config_.worker_names),
+    : config_(std::move(options.config)), build_(std::move(options.build)),
+      on_fatal_(std::move(options.on_fatal)), router_(config_.scheduling, config_.worker_names),
       metrics_(config_.max_concurrent_requests_per_worker *
                static_cast<int64_t>(config_.endpoints.size())),
       inbound_cap_(config_.max_concurrent_requests_per_worker *
@@ -58,7 +58,7 @@ Status Gateway::Impl::start() {
     return failedPrecondition() << "gateway already started";
   started_ = true;
   std::ostringstream settings;
-  for (const auto &[key, value] : effectiveGatewaySettings(config_))
+  for (const auto &[key, value] : config::effectiveGatewaySettings(config_))
     settings << ' ' << key << '=' << value;
   spdlog::info("Effective configuration gateway{}", settings.str());
   if (!config_.env_overrides.empty()) {
@@ -69,11 +69,11 @@ Status Gateway::Impl::start() {
   }
   for (const std::string &w : config_.warnings)
     spdlog::warn("gateway: {}", w);
-  if (config_.scheduling.routing_fill_mode == FillMode::kInflight)
+  if (config_.scheduling.routing_fill_mode == config::FillMode::kInflight)
     spdlog::warn("gateway: routing_fill_mode inflight can serve a model from one replica for "
                  "ever; prefer run, or spread");
 
-  started_at_ = server::utcNow();
+  started_at_ = protocol::utcNow();
   grpc_frontend_ = std::make_unique<GrpcFrontend>(*this);
   control_frontend_ = std::make_unique<ControlFrontend>(*this);
   evidence_frontend_ = std::make_unique<EvidenceFrontend>(*this);
@@ -97,20 +97,20 @@ Status Gateway::Impl::start() {
   }
   if (config_.listen_http.enabled()) {
     rest_service_ = std::make_unique<RestService>(*this);
-    server::HttpServerOptions o;
+    frontend::HttpServerOptions o;
     o.host = config_.listen_http.host;
     o.port = config_.listen_http.port;
     o.max_body_bytes = config_.max_recv_msg_bytes;
     o.evidence = [this] { return evidenceJson(); };
-    http_ = std::make_unique<server::HttpServer>(o, *rest_service_);
+    http_ = std::make_unique<frontend::HttpServer>(o, *rest_service_, *rest_service_);
     RS_RETURN_IF_ERROR(http_->start());
   }
   if (config_.listen_metrics.enabled()) {
-    server::MetricsHealthServerOptions o;
+    frontend::MetricsHealthServerOptions o;
     o.host = config_.listen_metrics.host;
     o.port = config_.listen_metrics.port;
     o.threads = 4;
-    admin_ = std::make_unique<server::MetricsHealthServer>(
+    admin_ = std::make_unique<frontend::MetricsHealthServer>(
         o, [this] { return router_.anyReady(); }, [this] { return renderMetrics(); });
     RS_RETURN_IF_ERROR(admin_->start());
   }
@@ -121,14 +121,14 @@ Status Gateway::Impl::start() {
   prober_ = std::thread([this] { proberLoop(); });
   spdlog::info("gateway serving grpc={}:{} http={} metrics={} mode={} workers={}",
                config_.listen_grpc.host, grpc_port_, http_ ? http_->port() : 0,
-               admin_ ? admin_->port() : 0, schedulingModeName(config_.scheduling.mode),
+               admin_ ? admin_->port() : 0, config::schedulingModeName(config_.scheduling.mode),
                joinNames(config_.worker_names));
   return Status::ok();
 }
 
 Status Gateway::Impl::waitForWorkers(double seconds) {
   const auto begin = Clock::now();
-  const bool lpt = config_.scheduling.mode == SchedulingMode::kLptPacking;
+  const bool lpt = config_.scheduling.mode == config::SchedulingMode::kLptPacking;
   while (true) {
     probeNow();
     {

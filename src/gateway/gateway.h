@@ -15,7 +15,7 @@
 //   reactant_evidence.EvidenceService/DeploymentEvidence: the gateway's identity and every
 //   worker's own document, asked for when the RPC comes (gateway_evidence.cc; GET
 //   /v2/evidence on the HTTP port serves the same document).
-// - HTTP/REST (listen.http, ours): the KServe V2 REST API of server/http_server.h; an
+// - HTTP/REST (listen.http, ours): the KServe V2 REST API of frontend/http_server.h; an
 //   inference body is decoded with the protocol codecs, forwarded as gRPC ModelInfer, and
 //   the reply re-encoded (JSON or binary as the client asked).
 // - admin (listen.metrics): /healthz, /readyz (200 once some worker's last probe said
@@ -55,8 +55,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "gateway/gateway_config.h"
+#include "config/gateway_config.h"
 #include "gateway/router.h"
+#include "support/build_info.h"
 #include "support/status.h"
 
 #include <functional>
@@ -66,7 +67,9 @@
 namespace rs::gateway {
 
 struct GatewayOptions {
-  GatewayConfig config;
+  config::GatewayConfig config;
+  /// The build identity in the gateway's evidence document.
+  ServerBuild build = thisBuild();
   /// Called at most once, from the prober thread, on a fatal condition (see above).
   std::function<void(const Status &)> on_fatal;
 };

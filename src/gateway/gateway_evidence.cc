@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "gateway/gateway_impl.h"
+#include "protocol/evidence.h"
 #include "protocol/status_mapping.h"
-#include "server/evidence.h"
 
 #include <nlohmann/json.hpp>
 
@@ -41,7 +41,7 @@ struct Gathering {
   std::function<void(std::string)> done;
 
   void finish() {
-    json doc = {{"format", server::kGatewayEvidenceFormat},
+    json doc = {{"format", protocol::kGatewayEvidenceFormat},
                 {"gateway", std::move(gateway)},
                 {"workers", std::move(workers)}};
     done(doc.dump(2, ' ', false, json::error_handler_t::replace));
@@ -49,7 +49,7 @@ struct Gathering {
 };
 
 /// "host:port" with the bound port, "" when that front-end is off.
-std::string addressText(const ListenAddress &a, int bound_port) {
+std::string addressText(const config::ListenAddress &a, int bound_port) {
   return a.enabled() ? a.host + ":" + std::to_string(bound_port) : "";
 }
 
@@ -59,11 +59,11 @@ void Gateway::Impl::gatherEvidence(std::function<void(std::string)> done) {
   auto g = std::make_shared<Gathering>();
   g->done = std::move(done);
   json settings = json::object();
-  for (const auto &[key, value] : effectiveGatewaySettings(config_))
+  for (const auto &[key, value] : config::effectiveGatewaySettings(config_))
     settings[key] = value;
-  g->gateway = {{"build", server::buildEvidence()},
+  g->gateway = {{"build", protocol::buildEvidence(build_)},
                 {"instance",
-                 {{"hostname", server::evidenceHostName()},
+                 {{"hostname", protocol::evidenceHostName()},
                   {"pid", static_cast<int64_t>(::getpid())},
                   {"started_at", started_at_},
                   {"listen",
@@ -123,7 +123,7 @@ EvidenceFrontend::DeploymentEvidence(grpc::CallbackServerContext *ctx,
                                      reactant_evidence::DeploymentEvidenceResponse *resp) {
   grpc::ServerUnaryReactor *reactor = ctx->DefaultReactor();
   gw_.gatherEvidence([reactor, resp](std::string doc) {
-    resp->set_format(std::string(server::kGatewayEvidenceFormat));
+    resp->set_format(std::string(protocol::kGatewayEvidenceFormat));
     resp->set_json(std::move(doc));
     reactor->Finish(grpc::Status::OK);
   });

@@ -10,7 +10,7 @@
 #include "gateway/gateway_metrics.h"
 #include "gateway/worker_link.h"
 #include "protocol/proto/reactant_evidence_v1.grpc.pb.h"
-#include "runtime/inference.h"
+#include "protocol/service.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -24,10 +24,10 @@ namespace grpc {
 class Server;
 }
 
-namespace rs::server {
+namespace rs::frontend {
 class HttpServer;
 class MetricsHealthServer;
-} // namespace rs::server
+} // namespace rs::frontend
 
 namespace rs::gateway {
 
@@ -92,7 +92,7 @@ public:
   /// gatherEvidence(), waited for (the REST front-end's GET /v2/evidence).
   std::string evidenceJson();
 
-  const GatewayConfig &config() const { return config_; }
+  const config::GatewayConfig &config() const { return config_; }
   int httpPort() const;
   int metricsPort() const;
   Router &router() { return router_; }
@@ -115,7 +115,8 @@ private:
   std::function<void(size_t, std::function<void(grpc::Status)>)> unaryInvoke(Start start);
   int64_t itemsOf(const inference::ModelInferRequest &req) const;
 
-  const GatewayConfig config_;
+  const config::GatewayConfig config_;
+  const ServerBuild build_;
   const std::function<void(const Status &)> on_fatal_;
   Router router_;
   GatewayMetrics metrics_;
@@ -129,8 +130,8 @@ private:
   std::string started_at_; // UTC, set by start()
   std::unique_ptr<grpc::Server> grpc_server_;
   std::unique_ptr<RestService> rest_service_;
-  std::unique_ptr<server::HttpServer> http_;
-  std::unique_ptr<server::MetricsHealthServer> admin_;
+  std::unique_ptr<frontend::HttpServer> http_;
+  std::unique_ptr<frontend::MetricsHealthServer> admin_;
 
   mutable std::mutex meta_mu_;
   std::map<std::string, inference::ModelMetadataResponse> metadata_; // GUARDED_BY(meta_mu_)
@@ -232,24 +233,25 @@ private:
   Gateway::Impl &gw_;
 };
 
-/// The REST front-end's view of the gateway (server/http_server.h calls it).
-class RestService final : public runtime::InferenceService {
+/// The REST front-end's view of the gateway (frontend/http_server.h calls it): the serving
+/// interface, and of the control plane the repository index only.
+class RestService final : public protocol::InferenceService, public protocol::ModelControl {
 public:
   explicit RestService(Gateway::Impl &gateway) : gw_(gateway) {}
 
   bool serverLive() const override { return true; }
   bool serverReady() const override;
-  runtime::ServerMetadata serverMetadata() const override;
-  Result<runtime::ModelMetadata> modelMetadata(const std::string &model_name) const override;
-  Result<runtime::ModelReadiness> modelReady(const std::string &model_name) const override;
-  void infer(runtime::InferRequest request, runtime::InferCallback done) override;
-  std::vector<runtime::ModelIndexEntry> listModels() const override;
+  protocol::ServerMetadata serverMetadata() const override;
+  Result<protocol::ModelMetadata> modelMetadata(const std::string &model_name) const override;
+  Result<protocol::ModelReadiness> modelReady(const std::string &model_name) const override;
+  void infer(protocol::InferRequest request, protocol::InferCallback done) override;
+  std::vector<protocol::ModelIndexEntry> listModels() const override;
 
 private:
   Gateway::Impl &gw_;
 };
 
 /// The gateway's ServerMetadata.
-runtime::ServerMetadata gatewayServerMetadata();
+protocol::ServerMetadata gatewayServerMetadata();
 
 } // namespace rs::gateway

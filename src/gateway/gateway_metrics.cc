@@ -86,7 +86,7 @@ void GatewayMetrics::inflightAdd(int64_t delta) {
 
 void GatewayMetrics::shed() { shed_->Increment(); }
 
-std::string GatewayMetrics::render(const RouterMetrics &router, SchedulingMode mode,
+std::string GatewayMetrics::render(const RouterMetrics &router, config::SchedulingMode mode,
                                    const std::map<std::string, bool> &metrics_up) {
   // The router's series are a fresh snapshot each time (placements come and go).
   prometheus::Registry snap;
@@ -125,7 +125,7 @@ std::string GatewayMetrics::render(const RouterMetrics &router, SchedulingMode m
   for (const auto &r : router.replicas)
     outstanding.Add({{"model", r.model}, {"worker", r.worker}})
         .Set(static_cast<double>(r.outstanding_items));
-  if (mode == SchedulingMode::kLptPacking) {
+  if (mode == config::SchedulingMode::kLptPacking) {
     auto &routed = prometheus::BuildCounter()
                        .Name("gateway_replica_routed_total")
                        .Help("Requests routed per model and worker")
@@ -134,7 +134,7 @@ std::string GatewayMetrics::render(const RouterMetrics &router, SchedulingMode m
       routed.Add({{"model", r.model}, {"worker", r.worker}})
           .Increment(static_cast<double>(r.routed_total));
   }
-  if (mode != SchedulingMode::kRoundRobin) {
+  if (mode != config::SchedulingMode::kRoundRobin) {
     auto &work = gauge(snap, "gateway_worker_inflight_work",
                        "In-flight work per worker by work_basis (compute in seconds)");
     for (const auto &w : router.workers)

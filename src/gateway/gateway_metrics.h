@@ -56,7 +56,7 @@ public:
   void shed();
 
   /// Renders the own series plus the router's; `metrics_up` is per worker name.
-  std::string render(const RouterMetrics &router, SchedulingMode mode,
+  std::string render(const RouterMetrics &router, config::SchedulingMode mode,
                      const std::map<std::string, bool> &metrics_up);
 
 private:

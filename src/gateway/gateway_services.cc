@@ -30,7 +30,7 @@ clientDeadline(const grpc::CallbackServerContext *ctx) {
 
 } // namespace
 
-runtime::ServerMetadata gatewayServerMetadata() { return {"ReactantServerGateway", "0.1.0", {}}; }
+protocol::ServerMetadata gatewayServerMetadata() { return {"ReactantServerGateway", "0.1.0", {}}; }
 
 // ---- inference.GRPCInferenceService ------------------------------------------------
 
@@ -162,7 +162,8 @@ grpc::ServerUnaryReactor *ControlFrontend::Repack(grpc::CallbackServerContext *c
                                                   reactant_control::RepackResponse *resp) {
   // The repack runs here, at once, so the clamped wait (<= 120 s) is never needed.
   const double wait = std::clamp(req->wait_seconds(), 0.0, 120.0);
-  if (gw_.router().mode() == SchedulingMode::kLptPacking && wait > 0 && !gw_.router().anyReady())
+  if (gw_.router().mode() == config::SchedulingMode::kLptPacking && wait > 0 &&
+      !gw_.router().anyReady())
     return finishNow(ctx, grpc::Status(grpc::StatusCode::UNAVAILABLE,
                                        "Repack: no worker is ready to place models on"));
   Result<RepackOutcome> outcome = gw_.router().repackNow(Clock::now());
@@ -185,19 +186,19 @@ grpc::ServerUnaryReactor *ControlFrontend::Repack(grpc::CallbackServerContext *c
 
 bool RestService::serverReady() const { return gw_.router().anyReady(); }
 
-runtime::ServerMetadata RestService::serverMetadata() const { return gatewayServerMetadata(); }
+protocol::ServerMetadata RestService::serverMetadata() const { return gatewayServerMetadata(); }
 
-Result<runtime::ModelMetadata> RestService::modelMetadata(const std::string &model_name) const {
+Result<protocol::ModelMetadata> RestService::modelMetadata(const std::string &model_name) const {
   std::optional<inference::ModelMetadataResponse> md = gw_.cachedMetadata(model_name);
   if (!md || !gw_.router().knowsModel(model_name))
     return notFound() << "model '" << model_name << "' is not served by any worker";
-  runtime::ModelMetadata out;
+  protocol::ModelMetadata out;
   out.name = md->name();
   out.versions.assign(md->versions().begin(), md->versions().end());
   out.platform = md->platform();
-  auto specs = [](const auto &list, std::vector<runtime::TensorSpec> *dst) {
+  auto specs = [](const auto &list, std::vector<protocol::TensorSpec> *dst) {
     for (const auto &t : list) {
-      runtime::TensorSpec spec;
+      protocol::TensorSpec spec;
       spec.name = t.name();
       spec.dtype = dtypeFromWireName(t.datatype()).value_or(DType::kInvalid);
       spec.shape.assign(t.shape().begin(), t.shape().end());
@@ -209,16 +210,16 @@ Result<runtime::ModelMetadata> RestService::modelMetadata(const std::string &mod
   return out;
 }
 
-Result<runtime::ModelReadiness> RestService::modelReady(const std::string &model_name) const {
+Result<protocol::ModelReadiness> RestService::modelReady(const std::string &model_name) const {
   if (gw_.router().modelReady(model_name))
-    return runtime::ModelReadiness{true, ""};
+    return protocol::ModelReadiness{true, ""};
   if (gw_.router().knowsModel(model_name))
-    return runtime::ModelReadiness{false, "no ready worker serves the model"};
+    return protocol::ModelReadiness{false, "no ready worker serves the model"};
   return notFound() << "model '" << model_name << "' is not served by any worker";
 }
 
-std::vector<runtime::ModelIndexEntry> RestService::listModels() const {
-  std::vector<runtime::ModelIndexEntry> out;
+std::vector<protocol::ModelIndexEntry> RestService::listModels() const {
+  std::vector<protocol::ModelIndexEntry> out;
   for (const std::string &m : gw_.router().knownModels()) {
     const bool ready = gw_.router().modelReady(m);
     out.push_back({m, ready, ready ? "" : "no ready worker serves the model"});
@@ -226,7 +227,7 @@ std::vector<runtime::ModelIndexEntry> RestService::listModels() const {
   return out;
 }
 
-void RestService::infer(runtime::InferRequest request, runtime::InferCallback done) {
+void RestService::infer(protocol::InferRequest request, protocol::InferCallback done) {
   struct Owned {
     inference::ModelInferRequest request;
     inference::ModelInferResponse response;
@@ -240,7 +241,7 @@ void RestService::infer(runtime::InferRequest request, runtime::InferCallback do
   call->model = request.model_name;
   call->started = Clock::now();
   if (request.deadline) {
-    const auto left = *request.deadline - runtime::Clock::now();
+    const auto left = *request.deadline - protocol::Clock::now();
     call->deadline = std::chrono::system_clock::now() +
                      std::chrono::duration_cast<std::chrono::system_clock::duration>(left);
   }

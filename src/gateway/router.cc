@@ -33,7 +33,7 @@ std::vector<size_t> orderFrom(size_t first, const std::vector<size_t> &pool,
   return out;
 }
 
-RuntimePolicy policyFrom(const SchedulingConfig &c) {
+RuntimePolicy policyFrom(const config::SchedulingConfig &c) {
   RuntimePolicy p;
   p.rebalance_compute_seconds = c.rebalance_compute_seconds;
   p.first_rebalance_compute_seconds = c.first_rebalance_compute_seconds;
@@ -58,16 +58,16 @@ void fillPolicyProto(const RuntimePolicy &p, reactant_control::SchedulingPolicy 
   out->set_hysteresis(p.hysteresis);
   out->set_ema_halflife_compute_seconds(p.ema_halflife_compute_seconds);
   out->set_default_replicas(p.default_replicas);
-  out->set_routing_policy(std::string(routingPolicyName(p.routing_policy)));
+  out->set_routing_policy(std::string(config::routingPolicyName(p.routing_policy)));
   out->set_routing_fill_factor(p.routing_fill_factor);
-  out->set_routing_fill_mode(std::string(fillModeName(p.routing_fill_mode)));
-  out->set_compaction_mode(std::string(compactionModeName(p.compaction_mode)));
+  out->set_routing_fill_mode(std::string(config::fillModeName(p.routing_fill_mode)));
+  out->set_compaction_mode(std::string(config::compactionModeName(p.compaction_mode)));
   out->set_compaction_interval(p.compaction_interval);
   out->set_forbid_memory_oversubscription(p.forbid_memory_oversubscription);
   out->set_generation(p.generation);
 }
 
-Router::Router(SchedulingConfig config, std::vector<std::string> worker_names)
+Router::Router(config::SchedulingConfig config, std::vector<std::string> worker_names)
     : mode_(config.mode), basis_(config.work_basis), names_(std::move(worker_names)),
       config_(std::move(config)), policy_(policyFrom(config_)) {
   workers_.resize(names_.size());
@@ -143,9 +143,9 @@ std::vector<size_t> Router::candidatesLocked(const std::string &model) const {
 int64_t Router::workLocked(size_t w) const {
   const WorkerState &ws = workers_[w];
   switch (basis_) {
-  case WorkBasis::kRequests: return ws.inflight_requests;
-  case WorkBasis::kItems: return ws.inflight_items;
-  case WorkBasis::kCompute: return ws.inflight_compute_ns;
+  case config::WorkBasis::kRequests: return ws.inflight_requests;
+  case config::WorkBasis::kItems: return ws.inflight_items;
+  case config::WorkBasis::kCompute: return ws.inflight_compute_ns;
   }
   return ws.inflight_requests;
 }
@@ -163,7 +163,7 @@ int64_t Router::quantumLocked(const std::string &model, const ModelState &m) con
   return std::max<int64_t>(1, std::llround(factor * static_cast<double>(maxBatchLocked(model))));
 }
 
-FillMode Router::fillModeLocked(const ModelState &m) const {
+config::FillMode Router::fillModeLocked(const ModelState &m) const {
   return m.active.fill_mode.value_or(policy_.routing_fill_mode);
 }
 
@@ -212,14 +212,14 @@ std::vector<size_t> Router::selectLptLocked(const std::string &model, ModelState
     return it == replicas_.end() ? int64_t{0} : it->second.items;
   };
   auto open = [&]() -> size_t {
-    if (policy_.routing_policy == RoutingPolicy::kFillRr)
+    if (policy_.routing_policy == config::RoutingPolicy::kFillRr)
       return replicas[m.rotation++ % replicas.size()];
     return leastLocked(replicas, m.rotation++, [&](size_t w) { return workLocked(w); });
   };
   size_t first = replicas.front();
   switch (fillModeLocked(m)) {
-  case FillMode::kSpread: first = leastLocked(replicas, m.rotation++, outstanding); break;
-  case FillMode::kRun: {
+  case config::FillMode::kSpread: first = leastLocked(replicas, m.rotation++, outstanding); break;
+  case config::FillMode::kRun: {
     bool keep = m.run_worker >= 0 && contains(replicas, static_cast<size_t>(m.run_worker)) &&
                 m.run_spent < quantum && m.inflight_items > 0;
     if (keep) {
@@ -236,7 +236,7 @@ std::vector<size_t> Router::selectLptLocked(const std::string &model, ModelState
     first = static_cast<size_t>(m.run_worker);
     break;
   }
-  case FillMode::kInflight: {
+  case config::FillMode::kInflight: {
     bool keep = m.run_worker >= 0 && contains(replicas, static_cast<size_t>(m.run_worker));
     if (keep) {
       auto it = replicas_.find({model, static_cast<size_t>(m.run_worker)});
@@ -261,14 +261,14 @@ std::vector<size_t> Router::route(const std::string &model, int64_t items, Charg
   ++m.arrivals_since_repack;
   std::vector<size_t> order;
   switch (mode_) {
-  case SchedulingMode::kRoundRobin:
+  case config::SchedulingMode::kRoundRobin:
     order = orderFrom(cands[m.rotation++ % cands.size()], cands, {});
     break;
-  case SchedulingMode::kLeastOutstanding:
+  case config::SchedulingMode::kLeastOutstanding:
     order = orderFrom(leastLocked(cands, m.rotation++, [&](size_t w) { return workLocked(w); }),
                       cands, {});
     break;
-  case SchedulingMode::kLptPacking: order = selectLptLocked(model, m, items); break;
+  case config::SchedulingMode::kLptPacking: order = selectLptLocked(model, m, items); break;
   }
   *charge = chargeLocked(model, order.front(), items);
   return order;

@@ -34,7 +34,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "gateway/gateway_config.h"
+#include "config/gateway_config.h"
 #include "gateway/placement.h"
 #include "support/status.h"
 
@@ -82,11 +82,11 @@ struct RuntimePolicy {
   double first_rebalance_compute_seconds = 60;
   double hysteresis = 0;
   double ema_halflife_compute_seconds = 300; // resolved, never 0
-  int64_t default_replicas = 1;              // > 0 or kAllReplicas
-  RoutingPolicy routing_policy = RoutingPolicy::kFillLeast;
+  int64_t default_replicas = 1;              // > 0 or config::kAllReplicas
+  config::RoutingPolicy routing_policy = config::RoutingPolicy::kFillLeast;
   double routing_fill_factor = 1.0;
-  FillMode routing_fill_mode = FillMode::kRun;
-  CompactionMode compaction_mode = CompactionMode::kEager;
+  config::FillMode routing_fill_mode = config::FillMode::kRun;
+  config::CompactionMode compaction_mode = config::CompactionMode::kEager;
   int64_t compaction_interval = 1;
   bool forbid_memory_oversubscription = true;
   uint64_t generation = 0;
@@ -142,7 +142,7 @@ void fillPolicyProto(const RuntimePolicy &policy, reactant_control::SchedulingPo
 
 class Router {
 public:
-  Router(SchedulingConfig config, std::vector<std::string> worker_names);
+  Router(config::SchedulingConfig config, std::vector<std::string> worker_names);
 
   // ---- Prober side ------------------------------------------------------------
 
@@ -170,7 +170,7 @@ public:
   // ---- Queries --------------------------------------------------------------------
 
   const std::vector<std::string> &workerNames() const { return names_; }
-  SchedulingMode mode() const { return mode_; }
+  config::SchedulingMode mode() const { return mode_; }
   bool anyReady() const;
   bool workerReady(size_t worker) const;
   /// True when some ready worker serves `model`.
@@ -221,7 +221,7 @@ private:
   };
   struct Override {
     int64_t replicas = 0; // 0 none
-    std::optional<FillMode> fill_mode;
+    std::optional<config::FillMode> fill_mode;
     std::optional<double> fill_factor;
   };
   struct ModelState {
@@ -245,7 +245,7 @@ private:
   std::vector<size_t> candidatesLocked(const std::string &model) const;
   int64_t workLocked(size_t w) const;
   int64_t quantumLocked(const std::string &model, const ModelState &m) const;
-  FillMode fillModeLocked(const ModelState &m) const;
+  config::FillMode fillModeLocked(const ModelState &m) const;
   int64_t maxBatchLocked(const std::string &model) const;
   int64_t computeNsLocked(const ModelState &m, int64_t items) const;
   size_t leastLocked(const std::vector<size_t> &pool, uint64_t rotation,
@@ -255,10 +255,10 @@ private:
   RepackOutcome repackLocked(const std::string &trigger, Clock::time_point now);
   int64_t replicasFor(const ModelState &m) const;
 
-  const SchedulingMode mode_;
-  const WorkBasis basis_;
+  const config::SchedulingMode mode_;
+  const config::WorkBasis basis_;
   const std::vector<std::string> names_;
-  const SchedulingConfig config_;
+  const config::SchedulingConfig config_;
 
   mutable std::mutex mu_;
   RuntimePolicy policy_;                                       // GUARDED_BY(mu_)

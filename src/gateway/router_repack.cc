@@ -23,7 +23,7 @@ std::optional<RepackOutcome> Router::tick(Clock::time_point now) {
     m.tick_compute = 0;
     m.items_done_at_tick = m.items_done;
   }
-  if (mode_ != SchedulingMode::kLptPacking)
+  if (mode_ != config::SchedulingMode::kLptPacking)
     return std::nullopt;
   last_tick_unix_ = unixNow();
   if (!startup_repack_done_) {
@@ -43,9 +43,9 @@ std::optional<RepackOutcome> Router::tick(Clock::time_point now) {
 }
 
 Result<RepackOutcome> Router::repackNow(Clock::time_point now) {
-  if (mode_ != SchedulingMode::kLptPacking)
+  if (mode_ != config::SchedulingMode::kLptPacking)
     return failedPrecondition() << "Repack needs scheduling.mode lpt_packing (the mode is "
-                                << schedulingModeName(mode_) << ")";
+                                << config::schedulingModeName(mode_) << ")";
   std::lock_guard lock(mu_);
   ++operator_requested_;
   RepackOutcome out = repackLocked("operator", now);
@@ -149,12 +149,14 @@ RepackOutcome Router::repackLocked(const std::string &trigger, Clock::time_point
 
   if (!changed.empty() && had_repack) {
     ++repacks_since_compaction_;
-    if (policy_.compaction_mode != CompactionMode::kOff && policy_.compaction_interval > 0 &&
+    if (policy_.compaction_mode != config::CompactionMode::kOff &&
+        policy_.compaction_interval > 0 &&
         repacks_since_compaction_ >= policy_.compaction_interval) {
       for (auto &[w, reload] : changed)
-        out.compactions.emplace_back(w, policy_.compaction_mode == CompactionMode::kScheduled
-                                            ? reload
-                                            : std::vector<std::string>{});
+        out.compactions.emplace_back(w,
+                                     policy_.compaction_mode == config::CompactionMode::kScheduled
+                                         ? reload
+                                         : std::vector<std::string>{});
       repacks_since_compaction_ = 0;
     }
   }

@@ -65,7 +65,7 @@ std::vector<std::string> Router::knownModels() const {
 std::vector<std::string> Router::startupErrors() const {
   std::lock_guard lock(mu_);
   std::vector<std::string> errors;
-  if (mode_ != SchedulingMode::kLptPacking)
+  if (mode_ != config::SchedulingMode::kLptPacking)
     return errors;
   for (const WorkerState &ws : workers_)
     if (!ws.answered_once)
@@ -102,13 +102,13 @@ std::vector<std::string> Router::startupErrors() const {
 RouterMetrics Router::metrics() const {
   std::lock_guard lock(mu_);
   RouterMetrics out;
-  out.basis = std::string(workBasisName(basis_));
+  out.basis = std::string(config::workBasisName(basis_));
   for (const auto &[key, r] : replicas_)
     out.replicas.push_back({key.first, names_[key.second], r.items, r.routed});
   for (size_t w = 0; w < workers_.size(); ++w) {
     const WorkerState &ws = workers_[w];
     double work = static_cast<double>(workLocked(w));
-    if (basis_ == WorkBasis::kCompute)
+    if (basis_ == config::WorkBasis::kCompute)
       work /= 1e9;
     out.workers.push_back({names_[w], ws.snap.ready && !ws.down, work});
   }
@@ -147,8 +147,8 @@ RuntimePolicy Router::policy() const {
 
 void Router::fillStatus(reactant_control::GetSchedulingStatusResponse *out) const {
   std::lock_guard lock(mu_);
-  out->set_mode(std::string(schedulingModeName(mode_)));
-  const bool lpt = mode_ == SchedulingMode::kLptPacking;
+  out->set_mode(std::string(config::schedulingModeName(mode_)));
+  const bool lpt = mode_ == config::SchedulingMode::kLptPacking;
   if (lpt) {
     fillPolicyProto(policy_, out->mutable_policy());
     reactant_control::RepackStatus *r = out->mutable_repack();
@@ -204,7 +204,7 @@ void Router::fillStatus(reactant_control::GetSchedulingStatusResponse *out) cons
     ms->set_arrival_rate(m.rate);
     ms->set_cost_seconds(m.cost);
     ms->set_max_batch(maxBatchLocked(name));
-    ms->set_fill_mode(std::string(fillModeName(fillModeLocked(m))));
+    ms->set_fill_mode(std::string(config::fillModeName(fillModeLocked(m))));
     ms->set_fill_quantum(quantumLocked(name, m));
     ms->set_weight_nbytes(m.weight_bytes);
     ms->set_placed(m.placed);
@@ -224,7 +224,7 @@ void Router::fillStatus(reactant_control::GetSchedulingStatusResponse *out) cons
   }
   for (const std::string &w : warnings_)
     out->add_warnings(w);
-  if (lpt && policy_.routing_fill_mode == FillMode::kInflight)
+  if (lpt && policy_.routing_fill_mode == config::FillMode::kInflight)
     out->add_warnings("routing_fill_mode inflight can serve a model from one replica for ever; "
                       "prefer run, or spread");
 }
@@ -232,10 +232,10 @@ void Router::fillStatus(reactant_control::GetSchedulingStatusResponse *out) cons
 Result<RuntimePolicy> Router::setPolicy(const std::vector<std::string> &mask,
                                         const reactant_control::SchedulingPolicy &v,
                                         std::vector<std::string> *warnings) {
-  if (mode_ != SchedulingMode::kLptPacking)
+  if (mode_ != config::SchedulingMode::kLptPacking)
     return failedPrecondition() << "SetSchedulingPolicy needs scheduling.mode lpt_packing (the "
                                    "mode is "
-                                << schedulingModeName(mode_) << ")";
+                                << config::schedulingModeName(mode_) << ")";
   if (mask.empty())
     return invalidArgument() << "update_mask is empty: name the SchedulingPolicy fields to set";
   std::lock_guard lock(mu_);
@@ -264,24 +264,24 @@ Result<RuntimePolicy> Router::setPolicy(const std::vector<std::string> &mask,
                                  << v.ema_halflife_compute_seconds();
       p.ema_halflife_compute_seconds = v.ema_halflife_compute_seconds();
     } else if (field == "default_replicas") {
-      if (v.default_replicas() < 1 && v.default_replicas() != kAllReplicas)
+      if (v.default_replicas() < 1 && v.default_replicas() != config::kAllReplicas)
         return invalidArgument() << "default_replicas must be >= 1 or -1 (all), got "
                                  << v.default_replicas();
       p.default_replicas = v.default_replicas();
     } else if (field == "routing_policy") {
-      RS_ASSIGN_OR_RETURN(p.routing_policy, parseRoutingPolicy(v.routing_policy()));
+      RS_ASSIGN_OR_RETURN(p.routing_policy, config::parseRoutingPolicy(v.routing_policy()));
     } else if (field == "routing_fill_factor") {
       if (!(v.routing_fill_factor() > 0))
         return invalidArgument() << "routing_fill_factor must be > 0, got "
                                  << v.routing_fill_factor();
       p.routing_fill_factor = v.routing_fill_factor();
     } else if (field == "routing_fill_mode") {
-      RS_ASSIGN_OR_RETURN(p.routing_fill_mode, parseFillMode(v.routing_fill_mode()));
-      if (p.routing_fill_mode == FillMode::kInflight)
+      RS_ASSIGN_OR_RETURN(p.routing_fill_mode, config::parseFillMode(v.routing_fill_mode()));
+      if (p.routing_fill_mode == config::FillMode::kInflight)
         warnings->push_back("routing_fill_mode inflight can serve a model from one replica for "
                             "ever; prefer run, or spread");
     } else if (field == "compaction_mode") {
-      RS_ASSIGN_OR_RETURN(p.compaction_mode, parseCompactionMode(v.compaction_mode()));
+      RS_ASSIGN_OR_RETURN(p.compaction_mode, config::parseCompactionMode(v.compaction_mode()));
     } else if (field == "compaction_interval") {
       if (v.compaction_interval() < 0)
         return invalidArgument() << "compaction_interval must be >= 0, got "
@@ -302,17 +302,17 @@ Result<Router::PlacementReply> Router::setModelPlacement(const std::string &mode
                                                          const std::string &fill_mode,
                                                          double fill_factor,
                                                          bool allow_unknown_model) {
-  if (mode_ != SchedulingMode::kLptPacking)
+  if (mode_ != config::SchedulingMode::kLptPacking)
     return failedPrecondition() << "SetModelPlacement needs scheduling.mode lpt_packing (the "
                                    "mode is "
-                                << schedulingModeName(mode_) << ")";
+                                << config::schedulingModeName(mode_) << ")";
   if (model.empty())
     return invalidArgument() << "model name is empty";
-  if (replicas < kAllReplicas)
+  if (replicas < config::kAllReplicas)
     return invalidArgument() << "replicas must be > 0, -1 (all) or 0 (clear), got " << replicas;
-  std::optional<FillMode> mode;
+  std::optional<config::FillMode> mode;
   if (!fill_mode.empty() && fill_mode != "inherit") {
-    RS_ASSIGN_OR_RETURN(mode, parseFillMode(fill_mode));
+    RS_ASSIGN_OR_RETURN(mode, config::parseFillMode(fill_mode));
   }
   std::lock_guard lock(mu_);
   bool known = false;
@@ -337,12 +337,12 @@ Result<Router::PlacementReply> Router::setModelPlacement(const std::string &mode
   const int64_t want = m.pending.replicas != 0 ? m.pending.replicas : policy_.default_replicas;
   reply.effective_replicas =
       serving == 0 ? 0 : std::clamp<int64_t>(want < 0 ? serving : want, 1, serving);
-  const FillMode resolved = m.pending.fill_mode.value_or(policy_.routing_fill_mode);
-  reply.fill_mode = std::string(fillModeName(resolved));
+  const config::FillMode resolved = m.pending.fill_mode.value_or(policy_.routing_fill_mode);
+  reply.fill_mode = std::string(config::fillModeName(resolved));
   const double factor = m.pending.fill_factor.value_or(policy_.routing_fill_factor);
   reply.fill_quantum =
       std::max<int64_t>(1, std::llround(factor * static_cast<double>(maxBatchLocked(model))));
-  if (resolved == FillMode::kInflight)
+  if (resolved == config::FillMode::kInflight)
     reply.warnings.push_back("fill_mode inflight can serve a model from one replica for ever");
   reply.warnings.push_back("takes effect at the next repack");
   return reply;

@@ -30,8 +30,10 @@
 // unless the gateway file lists endpoints itself.
 //
 // The gateway's configuration: REACTANT_GATEWAY_FILE, else /etc/reactantserver/gateway.yml
-// when present, else defaults; its grpc message limits come from the workers' `grpc:`
-// unless set; REACTANT_GATEWAY_* variables apply as usual.
+// when present, else defaults, with REACTANT_GATEWAY_* variables applied as usual, and the
+// workers' values (config::NodeGatewayValues): their endpoints, names and metrics
+// endpoints unless the file or REACTANT_GATEWAY_WORKERS lists endpoints, their `grpc:`
+// message limits unless REACTANT_GATEWAY_GRPC_MAX_*_MSG_BYTES is set.
 //
 // Errors: InvalidArgument for a worker's `gpu:` beyond the detected devices, two workers
 // on one device, more GPU workers than devices, a bad REACTANT_ROLE or
@@ -41,8 +43,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "config/gateway_config.h"
 #include "config/node_config.h"
-#include "gateway/gateway_config.h"
 #include "support/status.h"
 
 #include <optional>
@@ -68,7 +70,7 @@ struct NodePlan {
   bool gpu_node = false;
   std::vector<WorkerPlan> workers;
   /// The embedded gateway, when the role runs one.
-  std::optional<gateway::GatewayConfig> gateway;
+  std::optional<config::GatewayConfig> gateway;
   std::vector<std::string> advisories; // logged as warnings
 };
 

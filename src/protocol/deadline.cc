@@ -5,8 +5,6 @@
 
 namespace rs::protocol {
 
-using runtime::Clock;
-
 Clock::time_point deadlineAfter(int64_t budget_ns, Clock::time_point now) {
   if (budget_ns <= 0)
     return now;

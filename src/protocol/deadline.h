@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "runtime/inference.h"
+#include "protocol/inference.h"
 
 #include <chrono>
 #include <cstdint>
@@ -23,17 +23,16 @@ namespace rs::protocol {
 inline constexpr const char *kTimeoutParameter = "reactant_timeout_ns";
 
 /// `now + budget_ns`, saturating at the clock's range (budget_ns < 0 gives `now`).
-runtime::Clock::time_point deadlineAfter(int64_t budget_ns, runtime::Clock::time_point now);
+Clock::time_point deadlineAfter(int64_t budget_ns, Clock::time_point now);
 
 /// A system_clock deadline (as gRPC reports it) on the steady clock; nullopt when the
 /// deadline is infinite (system_clock::time_point::max()). Saturates like deadlineAfter.
-std::optional<runtime::Clock::time_point>
-steadyDeadline(std::chrono::system_clock::time_point deadline,
-               std::chrono::system_clock::time_point system_now, runtime::Clock::time_point now);
+std::optional<Clock::time_point> steadyDeadline(std::chrono::system_clock::time_point deadline,
+                                                std::chrono::system_clock::time_point system_now,
+                                                Clock::time_point now);
 
 /// The earlier of two optional deadlines (nullopt means none).
-std::optional<runtime::Clock::time_point>
-tighterDeadline(std::optional<runtime::Clock::time_point> a,
-                std::optional<runtime::Clock::time_point> b);
+std::optional<Clock::time_point> tighterDeadline(std::optional<Clock::time_point> a,
+                                                 std::optional<Clock::time_point> b);
 
 } // namespace rs::protocol

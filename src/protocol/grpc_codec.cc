@@ -1,4 +1,4 @@
-//===- protocol/grpc_codec.cc - KServe V2 gRPC messages <-> runtime types ---===//
+//===- protocol/grpc_codec.cc - KServe V2 gRPC messages <-> request types ---===//
 #include "protocol/grpc_codec.h"
 
 #include "protocol/deadline.h"
@@ -217,7 +217,7 @@ std::string requestPrefix(const std::string &model, const std::string &id) {
 
 Status decodeRequestBody(const inference::ModelInferRequest &msg, const DecodeOptions &options,
                          DecodedInferRequest &decoded) {
-  runtime::InferRequest &out = decoded.request;
+  InferRequest &out = decoded.request;
   // raw_input_contents holds, in order, the inputs whose data is not in shared memory.
   int in_shm = 0;
   for (const auto &in : msg.inputs())
@@ -306,8 +306,8 @@ void setShape(google::protobuf::RepeatedField<int64_t> *dst, const Shape &shape)
 
 } // namespace
 
-Result<runtime::InferRequest> decodeModelInferRequest(const inference::ModelInferRequest &msg,
-                                                      runtime::Clock::time_point now) {
+Result<InferRequest> decodeModelInferRequest(const inference::ModelInferRequest &msg,
+                                             Clock::time_point now) {
   DecodeOptions options;
   options.now = now;
   RS_ASSIGN_OR_RETURN(DecodedInferRequest decoded, decodeModelInferRequest(msg, options));
@@ -319,7 +319,7 @@ Result<DecodedInferRequest> decodeModelInferRequest(const inference::ModelInferR
   if (msg.model_name().empty())
     return invalidArgument() << "model name is empty";
   DecodedInferRequest decoded;
-  runtime::InferRequest &req = decoded.request;
+  InferRequest &req = decoded.request;
   req.model_name = msg.model_name();
   req.model_version = msg.model_version();
   req.id = msg.id();
@@ -329,19 +329,18 @@ Result<DecodedInferRequest> decodeModelInferRequest(const inference::ModelInferR
   return decoded;
 }
 
-void encodeModelInferResponse(const runtime::InferResponse &response,
-                              inference::ModelInferResponse *out) {
+void encodeModelInferResponse(const InferResponse &response, inference::ModelInferResponse *out) {
   encodeModelInferResponse(response, {}, out);
 }
 
-void encodeModelInferResponse(const runtime::InferResponse &response,
+void encodeModelInferResponse(const InferResponse &response,
                               std::span<const SharedMemoryOutput> shared_memory,
                               inference::ModelInferResponse *out) {
   out->Clear();
   out->set_model_name(response.model_name);
   out->set_model_version(response.model_version);
   out->set_id(response.id);
-  for (const runtime::NamedTensor &o : response.outputs) {
+  for (const NamedTensor &o : response.outputs) {
     auto *t = out->add_outputs();
     t->set_name(o.name);
     t->set_datatype(std::string(dtypeWireName(o.tensor.dtype())));
@@ -364,8 +363,7 @@ void encodeModelInferResponse(const runtime::InferResponse &response,
   }
 }
 
-void encodeServerMetadata(const runtime::ServerMetadata &metadata,
-                          inference::ServerMetadataResponse *out) {
+void encodeServerMetadata(const ServerMetadata &metadata, inference::ServerMetadataResponse *out) {
   out->Clear();
   out->set_name(metadata.name);
   out->set_version(metadata.version);
@@ -373,14 +371,13 @@ void encodeServerMetadata(const runtime::ServerMetadata &metadata,
     out->add_extensions(e);
 }
 
-void encodeModelMetadata(const runtime::ModelMetadata &metadata,
-                         inference::ModelMetadataResponse *out) {
+void encodeModelMetadata(const ModelMetadata &metadata, inference::ModelMetadataResponse *out) {
   out->Clear();
   out->set_name(metadata.name);
   for (const std::string &v : metadata.versions)
     out->add_versions(v);
   out->set_platform(metadata.platform);
-  auto add = [](const runtime::TensorSpec &spec, auto *t) {
+  auto add = [](const TensorSpec &spec, auto *t) {
     t->set_name(spec.name);
     t->set_datatype(std::string(dtypeWireName(spec.dtype)));
     setShape(t->mutable_shape(), spec.shape);
@@ -391,12 +388,12 @@ void encodeModelMetadata(const runtime::ModelMetadata &metadata,
     add(spec, out->add_outputs());
 }
 
-inference::ModelInferRequest encodeModelInferRequest(const runtime::InferRequest &request) {
+inference::ModelInferRequest encodeModelInferRequest(const InferRequest &request) {
   inference::ModelInferRequest msg;
   msg.set_model_name(request.model_name);
   msg.set_model_version(request.model_version);
   msg.set_id(request.id);
-  for (const runtime::NamedTensor &in : request.inputs) {
+  for (const NamedTensor &in : request.inputs) {
     auto *t = msg.add_inputs();
     t->set_name(in.name);
     t->set_datatype(std::string(dtypeWireName(in.tensor.dtype())));
@@ -409,8 +406,8 @@ inference::ModelInferRequest encodeModelInferRequest(const runtime::InferRequest
   return msg;
 }
 
-Result<runtime::InferResponse> decodeModelInferResponse(const inference::ModelInferResponse &msg) {
-  runtime::InferResponse resp;
+Result<InferResponse> decodeModelInferResponse(const inference::ModelInferResponse &msg) {
+  InferResponse resp;
   resp.model_name = msg.model_name();
   resp.model_version = msg.model_version();
   resp.id = msg.id();

@@ -1,8 +1,8 @@
-//===- protocol/grpc_codec.h - KServe V2 gRPC messages <-> runtime types ----===//
+//===- protocol/grpc_codec.h - KServe V2 gRPC messages <-> request types ----===//
 //
 // Pure conversions between the `inference.GRPCInferenceService` messages
-// (protocol/proto/grpc_service.proto) and the protocol-neutral runtime types
-// (runtime/inference.h). Server side: decode ModelInferRequest, encode ModelInferResponse
+// (protocol/proto/grpc_service.proto) and the protocol-neutral request types
+// (protocol/inference.h). Server side: decode ModelInferRequest, encode ModelInferResponse
 // and metadata. Client side (the `infer` tool, gateway, tests): the reverse.
 //
 // Tensor data (KServe V2 gRPC "Tensor Data"): either every input is in
@@ -36,9 +36,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "protocol/inference.h"
 #include "protocol/proto/grpc_service.pb.h"
 #include "protocol/shared_memory.h"
-#include "runtime/inference.h"
 #include "support/status.h"
 
 namespace rs::protocol {
@@ -47,12 +47,12 @@ namespace rs::protocol {
 
 /// Decodes and validates a ModelInferRequest (rules above). Tensors are copied into owned,
 /// aligned buffers. `now` anchors the `reactant_timeout_ns` parameter.
-Result<runtime::InferRequest> decodeModelInferRequest(const inference::ModelInferRequest &msg,
-                                                      runtime::Clock::time_point now);
+Result<InferRequest> decodeModelInferRequest(const inference::ModelInferRequest &msg,
+                                             Clock::time_point now);
 
 /// A decoded request and the outputs to write into shared memory after it runs.
 struct DecodedInferRequest {
-  runtime::InferRequest request;
+  InferRequest request;
   std::vector<SharedMemoryOutput> shared_memory_outputs;
 };
 
@@ -63,30 +63,27 @@ Result<DecodedInferRequest> decodeModelInferRequest(const inference::ModelInferR
 
 /// Fills `out` from `response`: model_name, model_version, id, and per output its name,
 /// datatype, shape and bytes in raw_output_contents. `out` is cleared first.
-void encodeModelInferResponse(const runtime::InferResponse &response,
-                              inference::ModelInferResponse *out);
+void encodeModelInferResponse(const InferResponse &response, inference::ModelInferResponse *out);
 /// As above, but each output in `shared_memory` (already written there) gets the region
 /// parameters (shared_memory_region, shared_memory_byte_size = its bytes, and
 /// shared_memory_offset when not 0) and an empty raw_output_contents entry.
-void encodeModelInferResponse(const runtime::InferResponse &response,
+void encodeModelInferResponse(const InferResponse &response,
                               std::span<const SharedMemoryOutput> shared_memory,
                               inference::ModelInferResponse *out);
 
 /// Fills `out` (cleared first) from server metadata.
-void encodeServerMetadata(const runtime::ServerMetadata &metadata,
-                          inference::ServerMetadataResponse *out);
+void encodeServerMetadata(const ServerMetadata &metadata, inference::ServerMetadataResponse *out);
 /// Fills `out` (cleared first) from model metadata; shapes keep -1 for variable axes.
-void encodeModelMetadata(const runtime::ModelMetadata &metadata,
-                         inference::ModelMetadataResponse *out);
+void encodeModelMetadata(const ModelMetadata &metadata, inference::ModelMetadataResponse *out);
 
 // ---- Client side ------------------------------------------------------------
 
 /// Builds a ModelInferRequest with every input in raw_input_contents and the requested
 /// outputs (no parameters). The deadline is not encoded; set it on the ClientContext.
-inference::ModelInferRequest encodeModelInferRequest(const runtime::InferRequest &request);
+inference::ModelInferRequest encodeModelInferRequest(const InferRequest &request);
 
 /// Decodes a ModelInferResponse (raw_output_contents or typed contents), validated with the
 /// same rules as requests.
-Result<runtime::InferResponse> decodeModelInferResponse(const inference::ModelInferResponse &msg);
+Result<InferResponse> decodeModelInferResponse(const inference::ModelInferResponse &msg);
 
 } // namespace rs::protocol

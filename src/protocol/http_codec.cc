@@ -1,4 +1,4 @@
-//===- protocol/http_codec.cc - KServe V2 REST bodies <-> runtime types ------===//
+//===- protocol/http_codec.cc - KServe V2 REST bodies <-> request types ------===//
 #include "protocol/http_codec.h"
 
 #include "protocol/deadline.h"
@@ -168,7 +168,7 @@ Result<TensorEntry> parseTensorEntry(const json &e, bool input, size_t index,
 /// Decodes every entry of `list` ("inputs" or "outputs") taking binary parts from `binary`
 /// and shared-memory data through `options` (nullptr: none).
 Status decodeTensorList(const json &list, bool input, std::string_view binary, bool has_header,
-                        const DecodeOptions *options, std::vector<runtime::NamedTensor> &out) {
+                        const DecodeOptions *options, std::vector<NamedTensor> &out) {
   std::vector<TensorEntry> entries;
   std::set<std::string> seen;
   uint64_t declared = 0; // never exceeds binary.size(), so it cannot overflow
@@ -276,7 +276,7 @@ Status decodeOutputs(const json &outputs, const DecodeOptions &options, HttpInfe
 
 Status decodeRequestJson(const json &root, std::string_view binary, bool has_header,
                          const DecodeOptions &options, HttpInferRequest &out) {
-  const runtime::Clock::time_point now = options.now;
+  const Clock::time_point now = options.now;
   auto params = root.find("parameters");
   if (params != root.end()) {
     if (!params->is_object())
@@ -318,7 +318,7 @@ void appendShape(const Shape &shape, std::string &out) {
 /// Appends `{"name","datatype","shape", data or binary parameters}`; returns true when the
 /// tensor's bytes go to the binary section. With `shm` (an output already written to
 /// shared memory) the entry has the region parameters and no data.
-bool appendTensorEntry(const runtime::NamedTensor &t, bool binary, std::string &out,
+bool appendTensorEntry(const NamedTensor &t, bool binary, std::string &out,
                        const SharedMemoryOutput *shm = nullptr) {
   bool as_binary = !shm && (binary || !hasJsonForm(t.tensor));
   out += "{\"name\":" + jsonString(t.name) + ",\"datatype\":\"";
@@ -361,7 +361,7 @@ HttpBody finishBody(std::string json_text, const std::vector<const Tensor *> &bi
   return body;
 }
 
-json specsJson(const std::vector<runtime::TensorSpec> &specs) {
+json specsJson(const std::vector<TensorSpec> &specs) {
   json arr = json::array();
   for (const auto &s : specs)
     arr.push_back(
@@ -387,7 +387,7 @@ bool OutputEncoding::binaryFor(std::string_view name) const {
 
 Result<HttpInferRequest> decodeHttpInferRequest(const ModelRef &model, std::string_view body,
                                                 std::optional<std::string_view> header_length,
-                                                runtime::Clock::time_point now) {
+                                                Clock::time_point now) {
   DecodeOptions options;
   options.now = now;
   return decodeHttpInferRequest(model, body, header_length, options);
@@ -424,13 +424,11 @@ Result<HttpInferRequest> decodeHttpInferRequest(const ModelRef &model, std::stri
   return out;
 }
 
-HttpBody encodeHttpInferResponse(const runtime::InferResponse &response,
-                                 const OutputEncoding &encoding) {
+HttpBody encodeHttpInferResponse(const InferResponse &response, const OutputEncoding &encoding) {
   return encodeHttpInferResponse(response, encoding, {});
 }
 
-HttpBody encodeHttpInferResponse(const runtime::InferResponse &response,
-                                 const OutputEncoding &encoding,
+HttpBody encodeHttpInferResponse(const InferResponse &response, const OutputEncoding &encoding,
                                  std::span<const SharedMemoryOutput> shared_memory) {
   std::string text = "{\"model_name\":" + jsonString(response.model_name) +
                      ",\"model_version\":" + jsonString(response.model_version);
@@ -439,7 +437,7 @@ HttpBody encodeHttpInferResponse(const runtime::InferResponse &response,
   text += ",\"outputs\":[";
   std::vector<const Tensor *> binary;
   for (size_t i = 0; i < response.outputs.size(); ++i) {
-    const runtime::NamedTensor &o = response.outputs[i];
+    const NamedTensor &o = response.outputs[i];
     if (i)
       text.push_back(',');
     const SharedMemoryOutput *shm = nullptr;
@@ -453,13 +451,13 @@ HttpBody encodeHttpInferResponse(const runtime::InferResponse &response,
   return finishBody(std::move(text), binary);
 }
 
-std::string serverMetadataJson(const runtime::ServerMetadata &metadata) {
+std::string serverMetadataJson(const ServerMetadata &metadata) {
   json j = {
       {"name", metadata.name}, {"version", metadata.version}, {"extensions", metadata.extensions}};
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-std::string modelMetadataJson(const runtime::ModelMetadata &metadata) {
+std::string modelMetadataJson(const ModelMetadata &metadata) {
   json j = {{"name", metadata.name},
             {"versions", metadata.versions},
             {"platform", metadata.platform},
@@ -468,7 +466,7 @@ std::string modelMetadataJson(const runtime::ModelMetadata &metadata) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-HttpBody encodeHttpInferRequest(const runtime::InferRequest &request, bool binary_inputs,
+HttpBody encodeHttpInferRequest(const InferRequest &request, bool binary_inputs,
                                 const OutputEncoding &outputs) {
   std::string text = "{";
   if (!request.id.empty())
@@ -500,14 +498,14 @@ HttpBody encodeHttpInferRequest(const runtime::InferRequest &request, bool binar
   return finishBody(std::move(text), binary);
 }
 
-Result<runtime::InferResponse>
-decodeHttpInferResponse(std::string_view body, std::optional<std::string_view> header_length) {
+Result<InferResponse> decodeHttpInferResponse(std::string_view body,
+                                              std::optional<std::string_view> header_length) {
   std::string_view json_part, binary_part;
   RS_RETURN_IF_ERROR(splitBody(body, header_length, json_part, binary_part));
   RS_ASSIGN_OR_RETURN(json root, parseJson(json_part));
   if (!root.is_object())
     return invalidArgument() << "response body must be a JSON object";
-  runtime::InferResponse resp;
+  InferResponse resp;
   auto str = [&](const char *key, std::string &dst) -> Status {
     auto it = root.find(key);
     if (it == root.end())

@@ -1,7 +1,7 @@
-//===- protocol/http_codec.h - KServe V2 REST bodies <-> runtime types -------===//
+//===- protocol/http_codec.h - KServe V2 REST bodies <-> request types -------===//
 //
-// Pure conversions between KServe V2 HTTP/REST inference bodies and the runtime types
-// (runtime/inference.h), with the binary tensor data extension (KServe V2 "Binary Tensor
+// Pure conversions between KServe V2 HTTP/REST inference bodies and the request types
+// (protocol/inference.h), with the binary tensor data extension (KServe V2 "Binary Tensor
 // Data Extension", Triton docs/protocol/extension_binary_data.md).
 //
 // Request body: JSON
@@ -40,8 +40,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "protocol/inference.h"
 #include "protocol/shared_memory.h"
-#include "runtime/inference.h"
 #include "support/status.h"
 
 #include <cstddef>
@@ -70,7 +70,7 @@ struct OutputEncoding {
 
 /// A decoded REST inference request.
 struct HttpInferRequest {
-  runtime::InferRequest request;
+  InferRequest request;
   OutputEncoding output_encoding;
   /// Outputs to write into shared memory after the inference.
   std::vector<SharedMemoryOutput> shared_memory_outputs;
@@ -96,36 +96,34 @@ struct ModelRef {
 /// `reactant_timeout_ns` parameter.
 Result<HttpInferRequest> decodeHttpInferRequest(const ModelRef &model, std::string_view body,
                                                 std::optional<std::string_view> header_length,
-                                                runtime::Clock::time_point now);
+                                                Clock::time_point now);
 /// As above, with shared-memory tensors resolved through `options.shared_memory`.
 Result<HttpInferRequest> decodeHttpInferRequest(const ModelRef &model, std::string_view body,
                                                 std::optional<std::string_view> header_length,
                                                 const DecodeOptions &options);
 
 /// Encodes a response (rules above).
-HttpBody encodeHttpInferResponse(const runtime::InferResponse &response,
-                                 const OutputEncoding &encoding);
+HttpBody encodeHttpInferResponse(const InferResponse &response, const OutputEncoding &encoding);
 /// As above; the outputs in `shared_memory` (already written there) get the region
 /// parameters instead of data.
-HttpBody encodeHttpInferResponse(const runtime::InferResponse &response,
-                                 const OutputEncoding &encoding,
+HttpBody encodeHttpInferResponse(const InferResponse &response, const OutputEncoding &encoding,
                                  std::span<const SharedMemoryOutput> shared_memory);
 
 /// `{"name","version","extensions":[...]}`.
-std::string serverMetadataJson(const runtime::ServerMetadata &metadata);
+std::string serverMetadataJson(const ServerMetadata &metadata);
 /// `{"name","versions":[...],"platform","inputs":[{"name","datatype","shape"}],"outputs":[...]}`.
-std::string modelMetadataJson(const runtime::ModelMetadata &metadata);
+std::string modelMetadataJson(const ModelMetadata &metadata);
 
 // ---- Client side ------------------------------------------------------------
 
 /// Encodes a request: inputs as binary data when `binary_inputs` (or when a tensor has no
 /// exact JSON form), else as flat JSON `data`; requested outputs with their `binary_data`
 /// choice from `outputs`, whose default becomes `binary_data_output`.
-HttpBody encodeHttpInferRequest(const runtime::InferRequest &request, bool binary_inputs,
+HttpBody encodeHttpInferRequest(const InferRequest &request, bool binary_inputs,
                                 const OutputEncoding &outputs);
 
 /// Decodes a response body (JSON `data` or binary outputs), validated like requests.
-Result<runtime::InferResponse>
-decodeHttpInferResponse(std::string_view body, std::optional<std::string_view> header_length);
+Result<InferResponse> decodeHttpInferResponse(std::string_view body,
+                                              std::optional<std::string_view> header_length);
 
 } // namespace rs::protocol

@@ -267,10 +267,10 @@ Result<SharedMemoryOutput> bindSharedMemoryOutput(const SharedMemoryRegistry &re
 }
 
 Status writeSharedMemoryOutputs(std::span<const SharedMemoryOutput> outputs,
-                                const runtime::InferResponse &response) {
+                                const InferResponse &response) {
   for (const SharedMemoryOutput &o : outputs) {
     const Tensor *tensor = nullptr;
-    for (const runtime::NamedTensor &t : response.outputs)
+    for (const NamedTensor &t : response.outputs)
       if (t.name == o.name)
         tensor = &t.tensor;
     const std::string what = outputWhat(o.name);

@@ -43,8 +43,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "protocol/inference.h"
 #include "protocol/wire_tensor.h"
-#include "runtime/inference.h"
 #include "support/status.h"
 #include "support/tensor.h"
 
@@ -147,7 +147,7 @@ struct SharedMemoryOutput {
 /// What decoding a request needs besides its bytes.
 struct DecodeOptions {
   /// Anchors the request's `reactant_timeout_ns` parameter.
-  runtime::Clock::time_point now;
+  Clock::time_point now;
   /// The registered regions; nullptr when the server does not offer the extension
   /// (shared-memory parameters are then Unimplemented).
   const SharedMemoryRegistry *shared_memory = nullptr;
@@ -179,7 +179,7 @@ Result<SharedMemoryOutput> bindSharedMemoryOutput(const SharedMemoryRegistry &re
 /// Writes each bound output of `response` into its region. InvalidArgument when an output
 /// is larger than its window (nothing of it is written) or is missing from the response.
 Status writeSharedMemoryOutputs(std::span<const SharedMemoryOutput> outputs,
-                                const runtime::InferResponse &response);
+                                const InferResponse &response);
 
 /// HTTP: parses a register body `{"key": "/name", "offset": 0, "byte_size": N}` for
 /// region `name` (offset optional). InvalidArgument for bad JSON or field types.

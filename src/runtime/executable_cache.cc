@@ -4,7 +4,6 @@
 
 #include "ir/printer.h"
 
-#include <Eigen/Core>
 #include <openssl/evp.h>
 
 #include <atomic>
@@ -23,31 +22,6 @@ namespace fs = std::filesystem;
 constexpr std::string_view kMagic = "reactant-server executable cache entry 1";
 constexpr std::string_view kKeyFormat = "reactant-server executable cache key 1";
 constexpr std::string_view kSuffix = ".rsexe";
-
-std::string compilerText() {
-#if defined(__clang__)
-  return "Clang " + std::to_string(__clang_major__) + "." + std::to_string(__clang_minor__) + "." +
-         std::to_string(__clang_patchlevel__);
-#elif defined(__GNUC__)
-  return "GNU " + std::to_string(__GNUC__) + "." + std::to_string(__GNUC_MINOR__) + "." +
-         std::to_string(__GNUC_PATCHLEVEL__);
-#else
-  return "unknown";
-#endif
-}
-
-ServerBuild defaultBuild() {
-  ServerBuild b;
-  b.compiler = compilerText();
-  b.eigen = std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
-            std::to_string(EIGEN_MINOR_VERSION);
-  return b;
-}
-
-ServerBuild &buildStorage() {
-  static ServerBuild build = defaultBuild();
-  return build;
-}
 
 /// Appends "<name> <size>\n<value>\n" so that no two field lists hash alike.
 void addField(std::string &out, std::string_view name, std::string_view value) {
@@ -161,22 +135,6 @@ bool modeAllowsWriting(const fs::path &dir) {
 }
 
 } // namespace
-
-std::string ServerBuild::toString() const {
-  return "version=" + version + " commit=" + commit + " compiler=" + compiler +
-         " build_type=" + build_type + " eigen=" + eigen;
-}
-
-std::string ServerBuild::versionText() const {
-  return "reactant-server " + version + "\ncommit " + commit + "\ncompiler " + compiler +
-         "\nbuild type " + build_type + "\neigen " + eigen +
-         "\npjrt plugin: none loaded (runtime.backend: cuda logs the plugin and its version at "
-         "startup)\n";
-}
-
-const ServerBuild &serverBuild() { return buildStorage(); }
-
-void setServerBuild(ServerBuild build) { buildStorage() = std::move(build); }
 
 std::string sha256Hex(std::string_view bytes) {
   unsigned char digest[EVP_MAX_MD_SIZE];

@@ -47,42 +47,13 @@
 
 namespace rs::runtime {
 
-/// The identity of this server build: part of every cache key, printed by
-/// `reactant-server --version` and in `Effective configuration`.
-struct ServerBuild {
-  std::string version = "unknown";    // project version, "0.1.0"
-  std::string commit = "unknown";     // git commit (12 hex digits)
-  std::string compiler;               // "GNU 12.2.0"
-  std::string build_type = "unknown"; // CMake build type
-  std::string eigen;                  // Eigen version used by the CPU executor, "3.4.0"
-
-  /// "version=0.1.0 commit=83f1385c0b2a compiler=GNU 12.2.0 build_type=RelWithDebInfo
-  /// eigen=3.4.0" (the `build` of the Effective configuration line and of cache keys).
-  std::string toString() const;
-  /// What `reactant-server --version` prints, one fact per line:
-  ///   reactant-server 0.1.0
-  ///   commit 83f1385c0b2a
-  ///   compiler GNU 12.2.0
-  ///   build type RelWithDebInfo
-  ///   eigen 3.4.0
-  ///   pjrt plugin: none loaded (runtime.backend: cuda logs the plugin and its version at startup)
-  std::string versionText() const;
-};
-
-/// The process's build identity. Until setServerBuild() is called: version, commit and
-/// build type "unknown", the compiler and Eigen version this library was built with.
-const ServerBuild &serverBuild();
-/// Sets the build identity (main() does, from the generated tools/build_info.h). Call
-/// once at startup, before any thread reads it.
-void setServerBuild(ServerBuild build);
-
 /// Everything besides the module that goes into a cache key.
 struct CacheKeyParts {
   CompileOptions options;
   /// Settings that change what the backend compiles, e.g. "xla_flags={...} autotune=true".
   std::string compile_settings;
   DeviceInfo device;
-  /// ServerBuild::toString() of the build that compiles.
+  /// ServerBuild::toString() of the build that compiles (support/build_info.h).
   std::string server_build;
 };
 

@@ -23,13 +23,6 @@ Status hashBundleFile(const std::string &dir, const std::string &file,
   return Status::ok();
 }
 
-std::vector<TensorSpec> wireSpecs(const std::vector<bundle::TensorSpec> &specs) {
-  std::vector<TensorSpec> out;
-  for (const auto &s : specs)
-    out.push_back({s.name, s.dtype, s.wireShape()});
-  return out;
-}
-
 /// "image: f32[-1,8,8,1]" for each spec, comma-separated (the `model loaded` line).
 std::string specsText(const std::vector<bundle::TensorSpec> &specs) {
   std::ostringstream os;
@@ -186,10 +179,7 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
     if (!resident.isOk())
       return resident.status().withPrefix("model '" + name + "': uploading its weights");
     model->resident_weights = std::move(*resident);
-    model->metadata.name = name;
-    model->metadata.platform = backend_->deviceInfo().platform;
-    model->metadata.inputs = wireSpecs(b.manifest.executable_inputs);
-    model->metadata.outputs = wireSpecs(b.manifest.executable_outputs);
+    model->platform = backend_->deviceInfo().platform;
     return std::shared_ptr<const LoadedModel>(std::move(model));
   };
   Result<std::shared_ptr<const LoadedModel>> loaded = load();
@@ -208,8 +198,7 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
                  "weights={} weight_bytes={} platform={} load_seconds={:.3f} numerics={}",
                  name, source, specsText(m.manifest.executable_inputs),
                  specsText(m.manifest.executable_outputs), batchSizesText(m.batch_sizes), variants,
-                 m.weights.size(), weight_bytes, m.metadata.platform, seconds,
-                 m.numerics.outcome());
+                 m.weights.size(), weight_bytes, m.platform, seconds, m.numerics.outcome());
   } else {
     spdlog::error("model load failed name={} dir={} source={} reason={}", name, dir, source,
                   loaded.status().message());
@@ -244,7 +233,6 @@ ModelRepository::renamedCopy(const std::string &from, const std::string &to,
   auto copy = std::make_shared<LoadedModel>(*old);
   copy->name = to;
   copy->dir = dir;
-  copy->metadata.name = to;
   return std::shared_ptr<const LoadedModel>(std::move(copy));
 }
 

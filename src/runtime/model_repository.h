@@ -29,7 +29,7 @@
 #include "passes/numerics.h"
 #include "runtime/backend.h"
 #include "runtime/executable_cache.h"
-#include "runtime/inference.h"
+#include "support/build_info.h"
 
 #include <atomic>
 
@@ -63,7 +63,8 @@ struct LoadedModel {
   /// without a batch axis). Under `runtime.batch_sizes: largest` only the largest program
   /// (of each variant) is compiled and listed.
   std::vector<int64_t> batch_sizes;
-  ModelMetadata metadata;
+  /// The backend's platform ("cpu", "cuda"), as DeviceInfo names it.
+  std::string platform;
   /// The numerics pass's counts over every loaded program (the `numerics=` outcome).
   passes::NumericsReport numerics;
   /// Executable cache outcome per loaded program (keys as in `programs`).
@@ -106,8 +107,8 @@ struct ModelRepositoryOptions {
   /// Settings besides the module that change what the backend compiles (XLA flags,
   /// autotune); part of every cache key.
   std::string compile_settings;
-  /// ServerBuild::toString() of this build; part of every cache key.
-  std::string server_build = serverBuild().toString();
+  /// ServerBuild::toString() of the build that compiles; part of every cache key.
+  std::string server_build = thisBuild().toString();
 };
 
 /// SHA-256 of the file at `path` as 64 lower-case hex digits, read in 1 MiB pieces.

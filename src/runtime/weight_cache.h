@@ -29,7 +29,6 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "runtime/inference.h"
 #include "support/status.h"
 #include "support/tensor.h"
 
@@ -42,6 +41,22 @@
 #include <vector>
 
 namespace rs::runtime {
+
+/// A model's weight residency floor (reference-system.md §3.3; the values are
+/// reactant_control.Residency's). kPinnedDevice keeps the weights touched in and mlocked
+/// for the model's lifetime; kPinnedSystem and kUnpinned are managed by the weight cache, an
+/// evicted kUnpinned model's pages also being marked cold (left to the page cache).
+enum class Residency : uint8_t { kUnpinned = 1, kPinnedSystem = 2, kPinnedDevice = 3 };
+
+/// "unpinned", "system" or "device".
+inline const char *residencyName(Residency r) {
+  switch (r) {
+  case Residency::kUnpinned: return "unpinned";
+  case Residency::kPinnedSystem: return "system";
+  case Residency::kPinnedDevice: return "device";
+  }
+  return "unknown";
+}
 
 struct WeightCacheOptions {
   /// On-demand budget in bytes (before pinned models are subtracted); 0 = no cache.

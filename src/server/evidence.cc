@@ -1,18 +1,11 @@
-//===- server/evidence.cc - The deployment-identity document --------------===//
+//===- server/evidence.cc - A worker's deployment-identity document -------===//
 #include "server/evidence.h"
 
 #include "server/gpu_flags.h"
 
 #include "bundle/program_files.h"
-#include "runtime/executable_cache.h"
 #include "runtime/pjrt_backend.h"
-
-#include <fmt/core.h>
-#include <google/protobuf/stubs/common.h>
-#include <grpcpp/grpcpp.h>
-#include <httplib.h>
-#include <openssl/crypto.h>
-#include <spdlog/version.h>
+#include "server/model_metadata.h"
 
 #include <algorithm>
 #include <cctype>
@@ -22,7 +15,6 @@
 #include <memory>
 #include <sstream>
 
-#include <gnu/libc-version.h>
 #include <unistd.h>
 
 namespace rs::server {
@@ -38,36 +30,9 @@ bool isInstanceKey(std::string_view key) {
   return false;
 }
 
-std::string versionText(int major, int minor, int patch) {
-  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-}
-
-} // namespace
-
-json buildEvidence() {
-  const runtime::ServerBuild &b = runtime::serverBuild();
-  json libraries = {
-      {"cpp_httplib", CPPHTTPLIB_VERSION},
-      {"fmt", versionText(FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100)},
-      {"glibc", gnu_get_libc_version()},
-      {"grpc", grpc::Version()},
-      {"nlohmann_json", versionText(NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR,
-                                    NLOHMANN_JSON_VERSION_PATCH)},
-      {"openssl", OpenSSL_version(OPENSSL_VERSION)},
-      {"protobuf",
-       versionText(GOOGLE_PROTOBUF_VERSION / 1000000, GOOGLE_PROTOBUF_VERSION / 1000 % 1000,
-                   GOOGLE_PROTOBUF_VERSION % 1000)},
-      {"spdlog", versionText(SPDLOG_VER_MAJOR, SPDLOG_VER_MINOR, SPDLOG_VER_PATCH)},
-  };
-  return {{"version", b.version},       {"commit", b.commit}, {"compiler", b.compiler},
-          {"build_type", b.build_type}, {"eigen", b.eigen},   {"libraries", std::move(libraries)}};
-}
-
-namespace {
-
-json specsJson(const std::vector<runtime::TensorSpec> &specs) {
+json specsJson(const std::vector<protocol::TensorSpec> &specs) {
   json out = json::array();
-  for (const runtime::TensorSpec &s : specs)
+  for (const protocol::TensorSpec &s : specs)
     out.push_back({{"name", s.name}, {"datatype", dtypeWireName(s.dtype)}, {"shape", s.shape}});
   return out;
 }
@@ -87,6 +52,7 @@ std::string programKeyText(const bundle::ProgramKey &key, bool multi_shape) {
 /// The compared part of one loaded model.
 json modelJson(const runtime::LoadedModel &m) {
   const bool multi_shape = !m.manifest.input_shapes.empty();
+  const protocol::ModelMetadata metadata = modelMetadataOf(m);
   json programs = json::object();
   for (const auto &[key, exe] : m.programs) {
     (void)exe;
@@ -103,8 +69,8 @@ json modelJson(const runtime::LoadedModel &m) {
                 {"programs", std::move(programs)},
                 {"batch_sizes", m.batch_sizes},
                 {"numerics", m.numerics.outcome()},
-                {"inputs", specsJson(m.metadata.inputs)},
-                {"outputs", specsJson(m.metadata.outputs)}};
+                {"inputs", specsJson(metadata.inputs)},
+                {"outputs", specsJson(metadata.outputs)}};
   if (multi_shape) {
     json variants = json::array();
     for (const bundle::ShapeVariant &variant : m.manifest.input_shapes) {
@@ -119,13 +85,6 @@ json modelJson(const runtime::LoadedModel &m) {
 }
 
 } // namespace
-
-std::string evidenceHostName() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof(buf) - 1) != 0)
-    return "unknown";
-  return buf;
-}
 
 json evidenceDocument(const WorkerFacts &facts, const runtime::ModelRepository &repository) {
   const config::WorkerConfig &c = facts.config;
@@ -182,7 +141,7 @@ json evidenceDocument(const WorkerFacts &facts, const runtime::ModelRepository &
       {"worker_index", c.worker_index},
       {"node_file", c.node_file},
       {"node_host", c.node_host},
-      {"hostname", evidenceHostName()},
+      {"hostname", protocol::evidenceHostName()},
       {"pid", static_cast<int64_t>(getpid())},
       {"started_at", facts.started_at},
       {"config", std::move(instance_config)},
@@ -193,9 +152,9 @@ json evidenceDocument(const WorkerFacts &facts, const runtime::ModelRepository &
         {"misses", repository.executableCacheMisses()},
         {"programs", std::move(cache_programs)}}},
   };
-  return {{"format", kEvidenceFormat},      {"build", buildEvidence()},
-          {"config", std::move(config)},    {"backend", std::move(backend)},
-          {"tf32_probe", std::move(probe)}, {"models", std::move(models)},
+  return {{"format", protocol::kEvidenceFormat}, {"build", protocol::buildEvidence(facts.build)},
+          {"config", std::move(config)},         {"backend", std::move(backend)},
+          {"tf32_probe", std::move(probe)},      {"models", std::move(models)},
           {"instance", std::move(instance)}};
 }
 
@@ -242,101 +201,6 @@ BackendFacts pjrtBackendFacts(const runtime::PjrtBackend &backend) {
   if (f.driver_version.empty())
     f.driver_version = "unknown (no NVIDIA kernel module version in /proc/driver/nvidia/version)";
   return f;
-}
-
-std::string utcNow() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-//===----------------------------------------------------------------------===//
-// diffEvidence
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-std::string categoryOf(const std::vector<std::string> &p) {
-  const std::string &top = p.empty() ? std::string() : p[0];
-  if (top == "build")
-    return "image/build";
-  if (top == "backend") {
-    const std::string leaf = p.size() > 1 ? p[1] : "";
-    if (leaf == "platform" || leaf == "device_kind" || leaf == "compute_capability")
-      return "device class";
-    if (leaf == "driver_version")
-      return "driver";
-    return "backend";
-  }
-  if (top == "config") {
-    const std::string key = p.size() > 1 ? p[1] : "";
-    if (key == "runtime.numerics")
-      return "numerics mode";
-    if (key == "runtime.profile")
-      return "profile";
-    return "settings";
-  }
-  if (top == "tf32_probe")
-    return "tf32 probe";
-  if (top == "models") {
-    if (p.size() <= 2)
-      return "models";
-    const std::string &field = p[2];
-    if (field == "manifest_sha256" || field == "weights_sha256")
-      return "bundle hashes";
-    if (field == "programs" && p.size() == 5 && p[4] == "sha256")
-      return "bundle hashes";
-    if (field == "programs" && p.size() == 5 && p[4] == "cache_key")
-      return "cache keys";
-    return "model load";
-  }
-  if (top == "format")
-    return "format";
-  return "other";
-}
-
-std::string valueText(const json *v) { return v ? v->dump() : "(absent)"; }
-
-void diffAt(const json *a, const json *b, std::vector<std::string> &path,
-            std::vector<FactChange> &out) {
-  if (!path.empty() && path.back() == "instance")
-    return;
-  if (a && b && a->is_object() && b->is_object()) {
-    // Union of keys, in order (both are sorted maps).
-    std::vector<std::string> keys;
-    for (auto it = a->begin(); it != a->end(); ++it)
-      keys.push_back(it.key());
-    for (auto it = b->begin(); it != b->end(); ++it)
-      if (!a->contains(it.key()))
-        keys.push_back(it.key());
-    std::stable_sort(keys.begin(), keys.end());
-    for (const std::string &k : keys) {
-      path.push_back(k);
-      auto ia = a->find(k);
-      auto ib = b->find(k);
-      diffAt(ia == a->end() ? nullptr : &*ia, ib == b->end() ? nullptr : &*ib, path, out);
-      path.pop_back();
-    }
-    return;
-  }
-  if (a && b && *a == *b)
-    return;
-  std::string dotted;
-  for (const std::string &p : path)
-    dotted += (dotted.empty() ? "" : ".") + p;
-  out.push_back({dotted, valueText(a), valueText(b), categoryOf(path)});
-}
-
-} // namespace
-
-std::vector<FactChange> diffEvidence(const json &recorded, const json &current) {
-  std::vector<FactChange> out;
-  std::vector<std::string> path;
-  diffAt(&recorded, &current, path, out);
-  return out;
 }
 
 } // namespace rs::server

@@ -1,43 +1,7 @@
-//===- server/evidence.h - The deployment-identity document ---------------===//
+//===- server/evidence.h - A worker's deployment-identity document --------===//
 //
-// What a worker says about itself so that a validation record can prove, later, that a
-// deployment is still the one that was validated (issue 10, seed/reproducibility.md
-// "Startup evidence" and "Checklist"). Served as JSON by `GET /v2/evidence` and, the same
-// bytes, by the gRPC RPC reactant_evidence.EvidenceService/DeploymentEvidence
-// (protocol/proto/reactant_evidence_v1.proto); docs/validation.md has the contract.
-//
-// The document (format "reactant-server evidence 1"), every value a string unless said:
-//
-//   build      version, commit, compiler, build_type, eigen, and `libraries` (grpc,
-//              protobuf, openssl, glibc, spdlog, fmt, nlohmann_json, cpp_httplib): the
-//              versions this binary was built with or runs on.
-//   config     every resolved setting that can change what a model computes, as the
-//              `Effective configuration` line prints it (config::effectiveSettings), keyed
-//              by dotted key. Per-instance keys (kInstanceConfigKeys) are under instance.
-//   backend    platform, device_kind, compute_capability, backend_version (DeviceInfo);
-//              driver_version, cuda_version, pjrt_plugin_path, pjrt_plugin_version,
-//              pjrt_plugin_sha256 (BackendFacts; "" on the cpu backend).
-//   tf32_probe the fields of the `TF32 probe` startup line (numerics, tf32_active,
-//              pinned_exact).
-//   models     by model name: state "ready" with manifest_sha256, weights_sha256 ("" for a
-//              bundle without weights), programs (by batch size as a decimal string, "0"
-//              for an unbatched model.mlir; in a multi-shape bundle by variant and size,
-//              "v1.b8", "v1.b0" for model.v1.mlir: file, sha256, cache_key), batch_sizes
-//              (JSON integers, ascending; [] when unbatched), numerics (the `model loaded`
-//              outcome), inputs and outputs ([{name, datatype, shape}], shape as JSON
-//              integers with -1 for the batch axis and variable axes), and for a
-//              multi-shape bundle only input_shapes (the manifest's variants in order, each
-//              {letter: size}); or state "failed" with reason.
-//   instance   facts of this one process that do not change outputs and that a
-//              validation check never compares: worker name and index, node file and
-//              host, hostname, pid, started_at (UTC, ISO 8601), config (the instance keys),
-//              config_sources (from_environment, from_profile), model_dirs (by model), and
-//              executable_cache (hits, misses, and by model and program, keyed as under
-//              models, "hit" or "miss: <reason>").
-//
-// Everything outside `instance` is a fact a validation compares (diffEvidence). Keys are
-// sorted (nlohmann::json objects are ordered maps), so the same deployment prints the
-// same bytes outside `instance`.
+// The worker's document (format "reactant-server evidence 1", protocol/evidence.h describes
+// it): the facts gathered at bring-up (WorkerFacts) and the repository's models now.
 //
 // Thread safety: evidenceDocument() reads the repository under its lock; WorkerFacts is a
 // plain value (immutable once the worker serves).
@@ -46,8 +10,10 @@
 #pragma once
 
 #include "config/worker_config.h"
+#include "protocol/evidence.h"
 #include "runtime/backend.h"
 #include "runtime/model_repository.h"
+#include "support/build_info.h"
 #include "support/status.h"
 
 #include <nlohmann/json.hpp>
@@ -62,9 +28,6 @@ class PjrtBackend;
 } // namespace rs::runtime
 
 namespace rs::server {
-
-/// "reactant-server evidence 1": the `format` of a worker's document.
-inline constexpr std::string_view kEvidenceFormat = "reactant-server evidence 1";
 
 /// Settings of `Effective configuration` that describe this process's place (ports,
 /// paths, its device ordinal, queue limits) rather than what it computes: they go under
@@ -92,22 +55,13 @@ struct BackendFacts {
 /// bring-up (server/worker.cc).
 struct WorkerFacts {
   config::WorkerConfig config;
+  ServerBuild build;
   runtime::DeviceInfo device;
   BackendFacts backend;
   /// The `TF32 probe` line's fields in order: numerics, tf32_active, pinned_exact.
   std::vector<std::pair<std::string, std::string>> tf32_probe;
   std::string started_at; // UTC, "2025-01-31T12:00:00Z"
 };
-
-/// "reactant-server gateway evidence 1": the `format` of a gateway's document
-/// (gateway/gateway.h; docs/validation.md "Gateway contract").
-inline constexpr std::string_view kGatewayEvidenceFormat = "reactant-server gateway evidence 1";
-
-/// The `build` section of the document: this binary's identity and library versions.
-nlohmann::json buildEvidence();
-
-/// This host's name (gethostname), or "unknown".
-std::string evidenceHostName();
 
 /// The document described above for `facts` and the repository's models now.
 nlohmann::json evidenceDocument(const WorkerFacts &facts,
@@ -121,30 +75,5 @@ BackendFacts pjrtBackendFacts(const runtime::PjrtBackend &backend);
 /// The driver version in the text of /proc/driver/nvidia/version ("NVRM version: NVIDIA
 /// UNIX x86_64 Kernel Module  550.54.15  Tue Mar 5 ..." gives "550.54.15"); "" if absent.
 std::string parseNvidiaDriverVersion(std::string_view proc_text);
-
-/// UTC now as "YYYY-MM-DDTHH:MM:SSZ".
-std::string utcNow();
-
-//===----------------------------------------------------------------------===//
-// Comparing two documents (`reactant-server validate check`)
-//===----------------------------------------------------------------------===//
-
-/// One fact that differs between a recorded and a current document. `path` is dotted
-/// ("config.runtime.numerics", "models.digits_cnn.weights_sha256"); a value is its JSON
-/// text, or "(absent)".
-struct FactChange {
-  std::string path;
-  std::string recorded;
-  std::string current;
-  /// What kind of change, for the operator (seed/reproducibility.md "Revalidate when"):
-  /// "image/build", "device class", "driver", "backend", "numerics mode", "profile",
-  /// "settings", "tf32 probe", "bundle hashes", "cache keys", "model load", "models",
-  /// "format".
-  std::string category;
-};
-
-/// Every fact outside `instance` objects (at any depth) that differs, in path order.
-/// Objects are compared key by key; arrays and scalars as whole values.
-std::vector<FactChange> diffEvidence(const nlohmann::json &recorded, const nlohmann::json &current);
 
 } // namespace rs::server

@@ -8,7 +8,7 @@ namespace rs::server {
 void ModelStatisticsTable::observeDispatch(const scheduler::DispatchStats &s) {
   std::lock_guard<std::mutex> lock(mu_);
   Entry &e = entries_[s.model];
-  runtime::ModelStatistics &m = e.stats;
+  protocol::ModelStatistics &m = e.stats;
   for (double wait : s.queue_wait_seconds) {
     m.queue.add(wait);
     m.compute_input.add(s.input_seconds);
@@ -19,7 +19,7 @@ void ModelStatisticsTable::observeDispatch(const scheduler::DispatchStats &s) {
     return;
   ++m.execution_count;
   m.inference_count += static_cast<uint64_t>(s.rows);
-  runtime::BatchStatistics &b = e.batches[s.batch_size];
+  protocol::BatchStatistics &b = e.batches[s.batch_size];
   b.batch_size = static_cast<uint64_t>(s.batch_size);
   b.compute_input.add(s.input_seconds);
   b.compute_infer.add(s.compute_seconds);
@@ -29,7 +29,7 @@ void ModelStatisticsTable::observeDispatch(const scheduler::DispatchStats &s) {
 void ModelStatisticsTable::requestFinished(const std::string &model, bool ok, double seconds) {
   const auto now = std::chrono::system_clock::now().time_since_epoch();
   std::lock_guard<std::mutex> lock(mu_);
-  runtime::ModelStatistics &m = entries_[model].stats;
+  protocol::ModelStatistics &m = entries_[model].stats;
   (ok ? m.success : m.fail).add(seconds);
   m.last_inference_ms =
       static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
@@ -50,9 +50,9 @@ void ModelStatisticsTable::erase(const std::string &model) {
   entries_.erase(model);
 }
 
-runtime::ModelStatistics ModelStatisticsTable::get(const std::string &model) const {
+protocol::ModelStatistics ModelStatisticsTable::get(const std::string &model) const {
   std::lock_guard<std::mutex> lock(mu_);
-  runtime::ModelStatistics out;
+  protocol::ModelStatistics out;
   auto it = entries_.find(model);
   if (it != entries_.end()) {
     out = it->second.stats;

@@ -1,7 +1,7 @@
 //===- server/model_statistics.h - Triton ModelStatistics per model ---------===//
 //
 // Cumulative per-model statistics for Triton's ModelStatistics RPC and
-// GET /v2/models/{m}/stats (runtime::ModelStatistics says what each field counts).
+// GET /v2/models/{m}/stats (protocol::ModelStatistics says what each field counts).
 // Fed by every dispatch (scheduler::DispatchStats: queue waits and the input, infer and
 // output phases) and every answer (success or failure with its arrival-to-answer time).
 // A reload keeps a model's statistics, a rename moves them, an unload drops them.
@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "runtime/inference.h"
+#include "protocol/service.h"
 #include "scheduler/scheduler.h"
 
 #include <map>
@@ -34,12 +34,12 @@ public:
   /// Drops `model`'s statistics.
   void erase(const std::string &model);
   /// `model`'s statistics (zeros when nothing was recorded yet), named `model`.
-  runtime::ModelStatistics get(const std::string &model) const;
+  protocol::ModelStatistics get(const std::string &model) const;
 
 private:
   struct Entry {
-    runtime::ModelStatistics stats;
-    std::map<int64_t, runtime::BatchStatistics> batches;
+    protocol::ModelStatistics stats;
+    std::map<int64_t, protocol::BatchStatistics> batches;
   };
   mutable std::mutex mu_;
   std::map<std::string, Entry> entries_; // GUARDED_BY(mu_)

@@ -1,6 +1,7 @@
 //===- server/worker.cc - Bring-up and shutdown of one worker ---------------===//
 #include "server/worker.h"
 
+#include "frontend/metrics_health_server.h"
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "passes/numerics.h"
@@ -11,7 +12,6 @@
 #include "runtime/weight_cache.h"
 #include "server/evidence.h"
 #include "server/gpu_flags.h"
-#include "server/metrics_health_server.h"
 
 #include <spdlog/spdlog.h>
 
@@ -41,8 +41,7 @@ template <typename C> std::string listText(const C &items) {
 /// The `Effective configuration` line: the build's identity (as `--version`), every
 /// resolved key=value sorted, then which keys came from the environment and which the
 /// regulated profile set.
-void logEffectiveConfiguration(const config::WorkerConfig &config) {
-  const runtime::ServerBuild &build = runtime::serverBuild();
+void logEffectiveConfiguration(const config::WorkerConfig &config, const ServerBuild &build) {
   std::ostringstream os;
   os << "build.version=" << build.version << " build.commit=" << build.commit
      << " build.compiler=" << build.compiler << " build.build_type=" << build.build_type
@@ -85,7 +84,8 @@ void logRegulatedProfile(const config::WorkerConfig &config) {
 }
 
 /// How the repository loads programs, from the worker's settings.
-runtime::ModelRepositoryOptions repositoryOptions(const config::WorkerConfig &config) {
+runtime::ModelRepositoryOptions repositoryOptions(const config::WorkerConfig &config,
+                                                  const ServerBuild &build) {
   const config::RuntimeConfig &rt = config.runtime;
   runtime::ModelRepositoryOptions o;
   switch (rt.numerics) {
@@ -101,13 +101,14 @@ runtime::ModelRepositoryOptions repositoryOptions(const config::WorkerConfig &co
        rt.backend == config::Backend::kCuda ? gpuCompileFlags(rt) : rt.xla_flags)
     flags += (flags.empty() ? "" : " ") + ("--" + name + "=" + value);
   o.compile_settings = "xla_flags=[" + flags + "] autotune=" + (rt.autotune ? "true" : "false");
-  o.server_build = runtime::serverBuild().toString();
+  o.server_build = build.toString();
   return o;
 }
 
-/// Admission, worker_info labels, the request log, the live repository and the weight
-/// cache, from the worker's settings. `weight_pool_bytes`: see Worker::start().
-ServingOptions servingOptions(const config::WorkerConfig &config, int64_t weight_pool_bytes) {
+/// Admission, worker_info and build_info labels, the request log, the live repository and the
+/// weight cache, from the worker's settings. `weight_pool_bytes`: see Worker::start().
+ServingOptions servingOptions(const config::WorkerConfig &config, const ServerBuild &build,
+                              int64_t weight_pool_bytes) {
   ServingOptions o;
   o.max_concurrent_requests = config.endpoints.max_concurrent_requests;
   o.info.device_ordinal = std::to_string(config.runtime.device_ordinal);
@@ -117,6 +118,7 @@ ServingOptions servingOptions(const config::WorkerConfig &config, int64_t weight
                               ? "externally_managed"
                               : "self_managed";
   o.info.weight_cache = weight_pool_bytes > 0;
+  o.info.build = build;
   o.weight_pool_bytes = weight_pool_bytes;
   for (const auto &[name, m] : config.scheduler.models)
     if (m.residency)
@@ -183,22 +185,33 @@ Result<std::unique_ptr<runtime::PjrtBackend>> createGpuBackend(const config::Run
 
 using ProbeFacts = std::vector<std::pair<std::string, std::string>>;
 
-/// One leg of the TF32 probe: C = A·I with `module` (pjrt/tf32_probe.h), compiled through
-/// the executable cache in `<model_repo>/.cache/` like every served program (so a warm
-/// start compiles nothing). Returns C; `ms` gets the leg's time including compile or load.
-Result<Tensor> runProbeLeg(runtime::Backend &backend, const ir::Module &module,
-                           const std::string &name, const config::WorkerConfig &config,
-                           double *ms) {
-  const auto start = std::chrono::steady_clock::now();
-  const runtime::ModelRepositoryOptions repo = repositoryOptions(config);
+/// Where the TF32 probe's programs are cached: `<model_repo>/.cache/`, keyed like every
+/// served program.
+struct ProbeCache {
+  runtime::ExecutableCache cache;
+  runtime::CacheKeyParts parts;
+};
+
+ProbeCache probeCache(const runtime::Backend &backend, const config::WorkerConfig &config,
+                      const ServerBuild &build) {
+  const runtime::ModelRepositoryOptions repo = repositoryOptions(config, build);
   runtime::CacheKeyParts parts;
   parts.compile_settings = repo.compile_settings;
   parts.device = backend.deviceInfo();
   parts.server_build = repo.server_build;
-  runtime::ExecutableCache cache(config.model_dirs.empty() ? "" : config.model_dirs.front(),
-                                 config.runtime.executable_cache && !config.model_dirs.empty());
+  return {runtime::ExecutableCache(config.model_dirs.empty() ? "" : config.model_dirs.front(),
+                                   config.runtime.executable_cache && !config.model_dirs.empty()),
+          std::move(parts)};
+}
+
+/// One leg of the TF32 probe: C = A·I with `module` (pjrt/tf32_probe.h), compiled through
+/// the executable cache like every served program (so a warm start compiles nothing).
+/// Returns C; `ms` gets the leg's time including compile or load.
+Result<Tensor> runProbeLeg(runtime::Backend &backend, const ir::Module &module,
+                           const std::string &name, ProbeCache &cache, double *ms) {
+  const auto start = std::chrono::steady_clock::now();
   RS_ASSIGN_OR_RETURN(runtime::CachedProgram program,
-                      cache.loadOrCompile(backend, module, name, parts));
+                      cache.cache.loadOrCompile(backend, module, name, cache.parts));
   const Tensor a = pjrt::tf32ProbeMatrix();
   const std::vector<Tensor> args{a, pjrt::tf32ProbeIdentity()};
   RS_ASSIGN_OR_RETURN(std::vector<Tensor> out, program.executable->execute(args));
@@ -216,7 +229,8 @@ Result<Tensor> runProbeLeg(runtime::Backend &backend, const ir::Module &module,
 /// (numerics f32 only): the probe's product after the numerics pass, i.e. the path every
 /// served f32 program takes. FailedPrecondition under f32 unless the pin is bit-exact, and
 /// under tf32 unless the probe shows TF32 in use. Returns the evidence fields.
-Result<ProbeFacts> runGpuTf32Probe(runtime::Backend &backend, const config::WorkerConfig &config) {
+Result<ProbeFacts> runGpuTf32Probe(runtime::Backend &backend, const config::WorkerConfig &config,
+                                   const ServerBuild &build) {
   const config::Numerics numerics = config.runtime.numerics;
   const bool f32 = numerics == config::Numerics::kF32;
   const std::string_view mode = config::numericsName(numerics);
@@ -224,9 +238,10 @@ Result<ProbeFacts> runGpuTf32Probe(runtime::Backend &backend, const config::Work
   double default_ms = 0, pinned_ms = 0;
   std::optional<bool> tf32_active;
   std::string default_error;
+  ProbeCache cache = probeCache(backend, config, build);
   RS_ASSIGN_OR_RETURN(ir::Module probe,
                       ir::parseModule(pjrt::tf32ProbeProgram("DEFAULT"), "tf32_probe.mlir"));
-  Result<Tensor> c = runProbeLeg(backend, probe, "tf32_probe.default", config, &default_ms);
+  Result<Tensor> c = runProbeLeg(backend, probe, "tf32_probe.default", cache, &default_ms);
   if (c.isOk()) {
     int64_t mismatches = 0;
     const pjrt::ProbeVerdict verdict = pjrt::classifyProbeOutput(a, *c, &mismatches);
@@ -247,7 +262,7 @@ Result<ProbeFacts> runGpuTf32Probe(runtime::Backend &backend, const config::Work
                                     passes::targetHasTf32(info.platform, info.compute_capability)})
             .status());
     RS_ASSIGN_OR_RETURN(Tensor pc,
-                        runProbeLeg(backend, probe, "tf32_probe.pinned", config, &pinned_ms));
+                        runProbeLeg(backend, probe, "tf32_probe.pinned", cache, &pinned_ms));
     const bool exact =
         pjrt::classifyProbeOutput(a, pc, &pinned_mismatches) == pjrt::ProbeVerdict::kExact;
     pinned = exact ? "true" : "false";
@@ -274,7 +289,8 @@ Result<ProbeFacts> runGpuTf32Probe(runtime::Backend &backend, const config::Work
 } // namespace
 
 Worker::Worker(WorkerOptions options)
-    : config_(std::move(options.config)), ephemeral_ports_(options.ephemeral_ports) {}
+    : config_(std::move(options.config)), build_(std::move(options.build)),
+      ephemeral_ports_(options.ephemeral_ports) {}
 
 Worker::~Worker() { shutdown(); }
 
@@ -296,7 +312,7 @@ void limitMallocArenas() {
 } // namespace
 
 Status Worker::start() {
-  logEffectiveConfiguration(config_);
+  logEffectiveConfiguration(config_, build_);
   const config::RuntimeConfig &rt = config_.runtime;
   std::vector<std::pair<std::string, std::string>> probe_facts;
   BackendFacts backend_facts; // plugin, CUDA and driver versions (evidence; "" on the cpu)
@@ -311,7 +327,7 @@ Status Worker::start() {
       backend_facts = pjrtBackendFacts(**gpu);
       runtime::PjrtBackend *device = gpu->get(); // owned by backend_ for the Worker's life
       probe = std::async(std::launch::async,
-                         [device, this] { return runGpuTf32Probe(*device, config_); });
+                         [device, this] { return runGpuTf32Probe(*device, config_, build_); });
       backend_ = std::move(*gpu);
     } else if (!rt.allow_cpu_fallback) {
       return gpu.status().withPrefix("runtime.backend: cuda (runtime.allow_cpu_fallback: false)");
@@ -340,13 +356,15 @@ Status Worker::start() {
   }
   facts_ = std::make_unique<WorkerFacts>();
   facts_->config = config_;
+  facts_->build = build_;
   facts_->device = backend_->deviceInfo();
   facts_->backend = std::move(backend_facts);
   facts_->tf32_probe = std::move(probe_facts);
-  facts_->started_at = utcNow();
+  facts_->started_at = protocol::utcNow();
 
   logRegulatedProfile(config_);
-  repository_ = std::make_unique<runtime::ModelRepository>(backend_, repositoryOptions(config_));
+  repository_ =
+      std::make_unique<runtime::ModelRepository>(backend_, repositoryOptions(config_, build_));
   for (const std::string &dir : config_.model_dirs)
     RS_RETURN_IF_ERROR(repository_->loadRepository(dir, config_.models_include));
   if (probe.valid()) {
@@ -363,8 +381,9 @@ Status Worker::start() {
     spdlog::info("weight budget resolved arena_bytes={} weight_pool_bytes={} fraction={} "
                  "wiggle={}",
                  arena, pool, rt.weight_cache_fraction, rt.weight_cache_wiggle_fraction);
-  service_ = std::make_unique<WorkerService>(*repository_, schedulerOptions(config_),
-                                             config_.worker_name, servingOptions(config_, pool));
+  service_ =
+      std::make_unique<WorkerService>(*repository_, schedulerOptions(config_), config_.worker_name,
+                                      servingOptions(config_, build_, pool));
   service_->registerLoadedModels();
   size_t ready = 0, failed = 0;
   for (const auto &s : repository_->states())
@@ -381,7 +400,7 @@ Status Worker::start() {
                    config_.models_include.empty() ? ""
                                                   : "; models_include may exclude every bundle");
 
-  GrpcServerOptions grpc_options;
+  frontend::GrpcServerOptions grpc_options;
   grpc_options.host = config_.endpoints.host;
   grpc_options.port = ephemeral_ports_ ? 0 : static_cast<int>(config_.endpoints.port);
   grpc_options.max_recv_msg_bytes = config_.grpc.max_recv_msg_bytes;
@@ -393,10 +412,10 @@ Status Worker::start() {
   grpc_options.tls = {config_.tls.cert_file, config_.tls.key_file, config_.tls.client_ca_file};
   grpc_options.shared_memory = &service_->sharedMemory();
   grpc_options.reporter = service_.get();
-  grpc_ = std::make_unique<GrpcServer>(grpc_options, *service_);
+  grpc_ = std::make_unique<frontend::GrpcServer>(grpc_options, *service_, *service_);
   RS_RETURN_IF_ERROR(grpc_->start());
   if (config_.endpoints.http_port > 0) {
-    HttpServerOptions http_options;
+    frontend::HttpServerOptions http_options;
     http_options.host = config_.endpoints.host;
     http_options.port = ephemeral_ports_ ? 0 : static_cast<int>(config_.endpoints.http_port);
     http_options.max_body_bytes = config_.grpc.max_recv_msg_bytes;
@@ -404,15 +423,15 @@ Status Worker::start() {
     http_options.tls = grpc_options.tls;
     http_options.shared_memory = &service_->sharedMemory();
     http_options.reporter = service_.get();
-    http_ = std::make_unique<HttpServer>(http_options, *service_);
+    http_ = std::make_unique<frontend::HttpServer>(http_options, *service_, *service_);
     RS_RETURN_IF_ERROR(http_->start());
   }
   if (config_.endpoints.metrics_port > 0) {
-    MetricsHealthServerOptions metrics_options;
+    frontend::MetricsHealthServerOptions metrics_options;
     metrics_options.host = config_.endpoints.host;
     metrics_options.port = ephemeral_ports_ ? 0 : static_cast<int>(config_.endpoints.metrics_port);
     WorkerService *service = service_.get();
-    metrics_ = std::make_unique<MetricsHealthServer>(
+    metrics_ = std::make_unique<frontend::MetricsHealthServer>(
         metrics_options, [service] { return service->serverReady(); },
         [service] { return service->renderMetrics(); });
     RS_RETURN_IF_ERROR(metrics_->start());

@@ -14,23 +14,30 @@
 #pragma once
 
 #include "config/worker_config.h"
+#include "frontend/grpc_server.h"
+#include "frontend/http_server.h"
 #include "runtime/backend.h"
 #include "runtime/model_repository.h"
 #include "runtime/repository_watcher.h"
-#include "server/grpc_server.h"
-#include "server/http_server.h"
 #include "server/worker_service.h"
+#include "support/build_info.h"
 
 #include <chrono>
 #include <memory>
 
+namespace rs::frontend {
+class MetricsHealthServer;
+} // namespace rs::frontend
+
 namespace rs::server {
 
-class MetricsHealthServer;
 struct WorkerFacts;
 
 struct WorkerOptions {
   config::WorkerConfig config;
+  /// The build identity the worker reports (Effective configuration, metrics, evidence) and
+  /// keys its executable cache with.
+  ServerBuild build = thisBuild();
   /// Tests only: bind every enabled front-end to a free port (read back with *Port()).
   bool ephemeral_ports = false;
 };
@@ -78,15 +85,16 @@ private:
   void startWatchers();
 
   config::WorkerConfig config_;
+  ServerBuild build_;
   bool ephemeral_ports_ = false;
   int64_t weight_arena_bytes_ = 0;
   std::shared_ptr<runtime::Backend> backend_;
   std::unique_ptr<runtime::ModelRepository> repository_;
   std::unique_ptr<WorkerFacts> facts_; // set in start(), before the front-ends serve
   std::unique_ptr<WorkerService> service_;
-  std::unique_ptr<GrpcServer> grpc_;
-  std::unique_ptr<HttpServer> http_;
-  std::unique_ptr<MetricsHealthServer> metrics_;
+  std::unique_ptr<frontend::GrpcServer> grpc_;
+  std::unique_ptr<frontend::HttpServer> http_;
+  std::unique_ptr<frontend::MetricsHealthServer> metrics_;
   /// model_control_mode dynamic: one watcher per model directory (stopped first).
   std::vector<std::unique_ptr<runtime::RepositoryWatcher>> watchers_;
 };

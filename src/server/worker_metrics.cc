@@ -156,7 +156,7 @@ WorkerMetrics::WorkerMetrics(std::string worker_name, WorkerInfo info)
              {"discipline", info.discipline},
              {"residency_mode", info.residency_mode}})
       .Set(1);
-  const runtime::ServerBuild &build = runtime::serverBuild();
+  const ServerBuild &build = info.build;
   gauge("reactant_server_build_info", "The server build (value 1)")
       ->Add({{"version", build.version},
              {"commit", build.commit},

@@ -51,6 +51,7 @@
 #include "runtime/model_repository.h"
 #include "runtime/weight_cache.h"
 #include "scheduler/scheduler.h"
+#include "support/build_info.h"
 #include "support/status.h"
 
 #include <cstdint>
@@ -79,6 +80,8 @@ struct WorkerInfo {
   std::string residency_mode = "self_managed"; // or "externally_managed"
   /// The on-demand weight cache is on: export the worker_weight_* series.
   bool weight_cache = false;
+  /// The `reactant_server_build_info` labels.
+  ServerBuild build = thisBuild();
 };
 
 /// Values read at render time from the rest of the worker.

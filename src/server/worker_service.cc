@@ -1,8 +1,9 @@
 //===- server/worker_service.cc - One worker: models + scheduler ------------===//
 #include "server/worker_service.h"
 
-#include "runtime/request_validation.h"
 #include "server/model_batching.h"
+#include "server/model_metadata.h"
+#include "server/request_validation.h"
 
 #include <spdlog/spdlog.h>
 
@@ -16,7 +17,7 @@ namespace rs::server {
 namespace {
 
 /// "model 'digits_cnn', request 'abc'" (or without the id when empty).
-std::string requestPrefix(const runtime::InferRequest &r) {
+std::string requestPrefix(const protocol::InferRequest &r) {
   std::string p = "model '" + r.model_name + "'";
   if (!r.id.empty())
     p += ", request '" + r.id + "'";
@@ -44,6 +45,26 @@ scheduler::SchedulerOptions observedBy(scheduler::SchedulerOptions options, Work
   };
   options.prepare_run = [&cache](const std::string &model) { return cache.acquire(model); };
   return options;
+}
+
+/// The weight cache's floor for a residency the control plane names (the same three).
+runtime::Residency weightResidency(protocol::Residency r) {
+  switch (r) {
+  case protocol::Residency::kUnpinned: return runtime::Residency::kUnpinned;
+  case protocol::Residency::kPinnedSystem: return runtime::Residency::kPinnedSystem;
+  case protocol::Residency::kPinnedDevice: return runtime::Residency::kPinnedDevice;
+  }
+  return runtime::Residency::kUnpinned;
+}
+
+/// The control plane's name of a weight cache floor.
+protocol::Residency controlResidency(runtime::Residency r) {
+  switch (r) {
+  case runtime::Residency::kUnpinned: return protocol::Residency::kUnpinned;
+  case runtime::Residency::kPinnedSystem: return protocol::Residency::kPinnedSystem;
+  case runtime::Residency::kPinnedDevice: return protocol::Residency::kPinnedDevice;
+  }
+  return protocol::Residency::kUnpinned;
 }
 
 } // namespace
@@ -208,9 +229,9 @@ Status WorkerService::repositoryLoad(const std::string &name) {
                     << "' in the model repository";
 }
 
-Result<std::vector<runtime::ModelStatistics>>
+Result<std::vector<protocol::ModelStatistics>>
 WorkerService::modelStatistics(const std::string &name) const {
-  std::vector<runtime::ModelStatistics> out;
+  std::vector<protocol::ModelStatistics> out;
   if (!name.empty()) {
     auto state = repository_.state(name);
     if (!state || !state->model)
@@ -238,8 +259,9 @@ Status WorkerService::setModelPolicy(const std::string &name, std::optional<doub
   return Status::ok();
 }
 
-Result<runtime::Residency> WorkerService::setModelResidency(const std::string &name,
-                                                            runtime::Residency target) {
+Result<protocol::Residency> WorkerService::setModelResidency(const std::string &name,
+                                                             protocol::Residency wanted) {
+  const runtime::Residency target = weightResidency(wanted);
   if (!explicit_control_)
     return failedPrecondition() << "SetModelResidency of '" << name
                                 << "': this worker manages residency itself (model_control_mode "
@@ -249,7 +271,7 @@ Result<runtime::Residency> WorkerService::setModelResidency(const std::string &n
     return notFound() << "SetModelResidency: unknown model '" << name << "'";
   RS_RETURN_IF_ERROR(weight_cache_.setResidency(name, target));
   spdlog::info("model residency set name={} residency={}", name, runtime::residencyName(target));
-  return target;
+  return wanted;
 }
 
 Status WorkerService::repositoryUnload(const std::string &name) {
@@ -282,7 +304,7 @@ std::string WorkerService::metricsModel(const std::string &name) const {
   return repository_.contains(name) ? name : std::string();
 }
 
-void WorkerService::requestFailed(const FailedRequest &request, const Status &status,
+void WorkerService::requestFailed(const frontend::FailedRequest &request, const Status &status,
                                   bool in_service) {
   request_log_.log(request, status);
   if (!in_service)
@@ -301,7 +323,7 @@ bool WorkerService::serverReady() const {
   return true;
 }
 
-runtime::ServerMetadata WorkerService::serverMetadata() const {
+protocol::ServerMetadata WorkerService::serverMetadata() const {
   // Triton's extension names for what this worker implements: the binary tensor data
   // extension (HTTP), the model repository extension (index, load/unload), Triton's
   // statistics extension (ModelStatistics) and system shared memory.
@@ -310,28 +332,28 @@ runtime::ServerMetadata WorkerService::serverMetadata() const {
           {"binary_tensor_data", "model_repository", "statistics", "system_shared_memory"}};
 }
 
-Result<runtime::ModelMetadata> WorkerService::modelMetadata(const std::string &model_name) const {
+Result<protocol::ModelMetadata> WorkerService::modelMetadata(const std::string &model_name) const {
   auto state = repository_.state(model_name);
   if (!state)
     return notFound() << "unknown model '" << model_name << "'";
   if (!state->model)
     return unavailable() << "model '" << model_name
                          << "' is not ready: " << state->status.message();
-  return state->model->metadata;
+  return modelMetadataOf(*state->model);
 }
 
-Result<runtime::ModelReadiness> WorkerService::modelReady(const std::string &model_name) const {
+Result<protocol::ModelReadiness> WorkerService::modelReady(const std::string &model_name) const {
   auto state = repository_.state(model_name);
   if (!state)
     return notFound() << "unknown model '" << model_name << "'";
   if (!state->model)
-    return runtime::ModelReadiness{false, state->status.message()};
-  return runtime::ModelReadiness{true, ""};
+    return protocol::ModelReadiness{false, state->status.message()};
+  return protocol::ModelReadiness{true, ""};
 }
 
-void WorkerService::infer(runtime::InferRequest request, runtime::InferCallback user_done) {
+void WorkerService::infer(protocol::InferRequest request, protocol::InferCallback user_done) {
   // Every answer passes through here once: count it and time it.
-  const auto arrived = runtime::Clock::now();
+  const auto arrived = protocol::Clock::now();
   const std::string model_label = metricsModel(request.model_name);
   if (Status admitted = admission_.acquire(); !admitted.isOk()) {
     metrics_.requestFinished(model_label, admitted.code(), 0);
@@ -339,8 +361,8 @@ void WorkerService::infer(runtime::InferRequest request, runtime::InferCallback 
     return;
   }
   auto done = [this, arrived, model_label,
-               user_done = std::move(user_done)](Result<runtime::InferResponse> r) {
-    const double seconds = std::chrono::duration<double>(runtime::Clock::now() - arrived).count();
+               user_done = std::move(user_done)](Result<protocol::InferResponse> r) {
+    const double seconds = std::chrono::duration<double>(protocol::Clock::now() - arrived).count();
     metrics_.requestFinished(model_label, r.isOk() ? StatusCode::kOk : r.status().code(), seconds);
     if (!model_label.empty())
       statistics_.requestFinished(model_label, r.isOk(), seconds);
@@ -364,7 +386,7 @@ void WorkerService::infer(runtime::InferRequest request, runtime::InferCallback 
     return;
   }
   std::shared_ptr<const runtime::LoadedModel> model = state->model;
-  Result<runtime::ValidatedInputs> valid = runtime::validateRequest(model->manifest, request);
+  Result<ValidatedInputs> valid = validateRequest(model->manifest, request);
   if (!valid.isOk()) {
     done(valid.status().withPrefix(requestPrefix(request)));
     return;
@@ -375,7 +397,7 @@ void WorkerService::infer(runtime::InferRequest request, runtime::InferCallback 
                     << "' was unloaded: new requests are refused while it unloads");
     return;
   }
-  auto response = std::make_shared<runtime::InferResponse>();
+  auto response = std::make_shared<protocol::InferResponse>();
   response->model_name = request.model_name;
   response->model_version = request.model_version;
   response->id = request.id;
@@ -396,15 +418,15 @@ void WorkerService::infer(runtime::InferRequest request, runtime::InferCallback 
       });
 }
 
-std::vector<runtime::ModelIndexEntry> WorkerService::listModels() const {
-  std::vector<runtime::ModelIndexEntry> out;
+std::vector<protocol::ModelIndexEntry> WorkerService::listModels() const {
+  std::vector<protocol::ModelIndexEntry> out;
   for (const runtime::ModelState &s : repository_.states())
     out.push_back({s.name, s.model != nullptr, s.model ? "" : s.status.message()});
   return out;
 }
 
-Result<runtime::ControlStatus> WorkerService::controlStatus() const {
-  runtime::ControlStatus out;
+Result<protocol::ControlStatus> WorkerService::controlStatus() const {
+  protocol::ControlStatus out;
   switch (discipline_) {
   case scheduler::Discipline::kFair: out.discipline = "fair"; break;
   case scheduler::Discipline::kFifo: out.discipline = "fifo"; break;
@@ -415,9 +437,9 @@ Result<runtime::ControlStatus> WorkerService::controlStatus() const {
   for (const runtime::ModelState &s : repository_.states()) {
     if (!s.model)
       continue;
-    runtime::ModelControlInfo m;
+    protocol::ModelControlInfo m;
     m.name = s.name;
-    m.residency = weight_cache_.residency(s.name).value_or(residencyOf(s.name));
+    m.residency = controlResidency(weight_cache_.residency(s.name).value_or(residencyOf(s.name)));
     m.resident = weight_cache_.resident(s.name);
     m.host_resident = true; // the weights' mapping lives as long as the model
     for (const Tensor &w : s.model->weights)

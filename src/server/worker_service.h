@@ -1,10 +1,10 @@
 //===- server/worker_service.h - One worker: models + scheduler -------------===//
 //
-// The InferenceService that the gRPC and HTTP front-ends call (DESIGN.md "Request
-// path"): looks the model up in the ModelRepository, validates the request against its
-// manifest (runtime/request_validation.h), queues it on the Scheduler (one dispatch loop
-// for the worker's device), and turns the outputs into an InferResponse with the
-// requested outputs in order.
+// The InferenceService and ModelControl (protocol/service.h) that the gRPC and HTTP
+// front-ends call (DESIGN.md "Request path"): looks the model up in the ModelRepository,
+// validates the request against its manifest (server/request_validation.h), queues it on the
+// Scheduler (one dispatch loop for the worker's device), and turns the outputs into an
+// InferResponse with the requested outputs in order.
 //
 // Errors: NotFound (unknown model), Unavailable (the model failed to load; the message
 // carries the load error; or the worker is draining for shutdown), InvalidArgument
@@ -13,21 +13,21 @@
 // plus the scheduler's codes.
 //
 // It also owns what both front-ends share: the system shared memory regions
-// (protocol/shared_memory.h), the request error log (server/request_log.h; it is the
+// (protocol/shared_memory.h), the request error log (frontend/request_log.h; it is the
 // front-ends' RequestReporter) and the metrics (server/worker_metrics.h).
 // Thread safety: every method is safe to call concurrently.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "frontend/request_log.h"
+#include "protocol/service.h"
 #include "protocol/shared_memory.h"
-#include "runtime/inference.h"
 #include "runtime/model_repository.h"
 #include "runtime/weight_cache.h"
 #include "scheduler/scheduler.h"
 #include "server/admission.h"
 #include "server/model_statistics.h"
-#include "server/request_log.h"
 #include "server/worker_metrics.h"
 
 #include <chrono>
@@ -48,7 +48,7 @@ struct ServingOptions {
   /// The worker_info labels.
   WorkerInfo info;
   /// Rate limit of the request error log.
-  RequestLogOptions log;
+  frontend::RequestLogOptions log;
   /// The model repositories (`model_dirs`): RepositoryModelLoad finds a bundle by name in
   /// the first of them that has a directory of that name.
   std::vector<std::string> model_dirs;
@@ -66,7 +66,9 @@ struct ServingOptions {
   std::map<std::string, runtime::Residency> residency;
 };
 
-class WorkerService final : public runtime::InferenceService, public RequestReporter {
+class WorkerService final : public protocol::InferenceService,
+                            public protocol::ModelControl,
+                            public frontend::RequestReporter {
 public:
   /// `repository` must outlive the service. The scheduler starts immediately.
   /// `worker_name` is the constant `worker` label of the metrics.
@@ -112,24 +114,25 @@ public:
   /// The concurrency cap (tests hold slots to fill it).
   Admission &admission() { return admission_; }
   /// Logs the failure once (rate-limited) and counts it when the service did not.
-  void requestFailed(const FailedRequest &request, const Status &status, bool in_service) override;
+  void requestFailed(const frontend::FailedRequest &request, const Status &status,
+                     bool in_service) override;
 
   bool serverLive() const override { return true; }
   /// At least one model, every model loaded, and not draining.
   bool serverReady() const override;
-  runtime::ServerMetadata serverMetadata() const override;
-  Result<runtime::ModelMetadata> modelMetadata(const std::string &model_name) const override;
-  Result<runtime::ModelReadiness> modelReady(const std::string &model_name) const override;
-  void infer(runtime::InferRequest request, runtime::InferCallback done) override;
+  protocol::ServerMetadata serverMetadata() const override;
+  Result<protocol::ModelMetadata> modelMetadata(const std::string &model_name) const override;
+  Result<protocol::ModelReadiness> modelReady(const std::string &model_name) const override;
+  void infer(protocol::InferRequest request, protocol::InferCallback done) override;
   /// Every model of the repository: ready when loaded, else the load error (RepositoryIndex).
-  std::vector<runtime::ModelIndexEntry> listModels() const override;
+  std::vector<protocol::ModelIndexEntry> listModels() const override;
   /// ModelControlStatus: the discipline, and per loaded model its weight bytes, max batch
   /// (largest compiled size, capped by scheduler.models.<m>.max_batch_size), queue depth
   /// and the scheduler's serving counters.
-  Result<runtime::ControlStatus> controlStatus() const override;
+  Result<protocol::ControlStatus> controlStatus() const override;
   /// Triton ModelStatistics (server/model_statistics.h) of `name`, or of every loaded
   /// model (sorted by name) when `name` is empty. NotFound for a model that is not loaded.
-  Result<std::vector<runtime::ModelStatistics>>
+  Result<std::vector<protocol::ModelStatistics>>
   modelStatistics(const std::string &name) const override;
   /// SetModelPolicy: the fair weight (scheduler.models.<m>.weight) when set. NotFound for
   /// a model that is not loaded; FailedPrecondition for a weight that is not finite and > 0.
@@ -137,8 +140,8 @@ public:
   /// SetModelResidency (reference-system.md §5.3): FailedPrecondition on a self-managed
   /// worker (model_control_mode static or dynamic); NotFound for a model that is not
   /// loaded; else the weight cache's floor for it changes (runtime/weight_cache.h).
-  Result<runtime::Residency> setModelResidency(const std::string &name,
-                                               runtime::Residency target) override;
+  Result<protocol::Residency> setModelResidency(const std::string &name,
+                                                protocol::Residency target) override;
   /// The weight cache (tests read its counters).
   const runtime::WeightCache &weightCache() const { return weight_cache_; }
 
@@ -169,7 +172,7 @@ private:
   runtime::ModelRepository &repository_;
   scheduler::Discipline discipline_; // for ModelControlStatus
   Admission admission_;
-  RequestErrorLog request_log_;
+  frontend::RequestErrorLog request_log_;
   protocol::SharedMemoryRegistry shared_memory_;
   WorkerMetrics metrics_;
   std::vector<std::string> model_dirs_;

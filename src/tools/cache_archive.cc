@@ -1,7 +1,8 @@
 //===- tools/cache_archive.cc - `reactant-server cache export|import` ------===//
-#include "config/node_config.h"
-#include "runtime/executable_cache.h"
 #include "tools/cache_command.h"
+
+#include "config/node_config.h"
+#include "support/build_info.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -218,8 +219,9 @@ std::string temporaryBeside(const fs::path &path) {
       .string();
 }
 
+/// Writes `archive` from `roots`; MANIFEST.json's created_by is `created_by`.
 Status exportArchive(const std::vector<CacheRoot> &roots, const std::string &archive,
-                     std::ostream &out) {
+                     const std::string &created_by, std::ostream &out) {
   std::vector<CacheFile> files;
   std::map<std::string, std::pair<int64_t, int64_t>> per_root; // files, bytes
   for (const CacheRoot &root : roots) {
@@ -235,7 +237,7 @@ Status exportArchive(const std::vector<CacheRoot> &roots, const std::string &arc
             [](const CacheFile &a, const CacheFile &b) { return a.name < b.name; });
 
   json manifest = {{"format", kCacheArchiveFormat},
-                   {"created_by", runtime::serverBuild().toString()},
+                   {"created_by", created_by},
                    {"roots", json::array()},
                    {"files", json::array()}};
   for (const CacheRoot &r : roots)
@@ -568,7 +570,8 @@ Result<std::vector<CacheRoot>> resolveCacheRoots(const CacheSourceOptions &optio
 int runCacheExport(const CacheSourceOptions &options, const std::string &archive, std::ostream &out,
                    std::ostream &err) {
   Result<std::vector<CacheRoot>> roots = resolveCacheRoots(options);
-  Status s = roots.isOk() ? exportArchive(*roots, archive, out) : roots.status();
+  Status s =
+      roots.isOk() ? exportArchive(*roots, archive, thisBuild().toString(), out) : roots.status();
   if (!s.isOk()) {
     err << "cache export: " << s.message() << "\n";
     return kCacheError;

@@ -1,7 +1,7 @@
 //===- tools/cache_command.cc - `reactant-server cache verify` and the CLI --===//
 #include "tools/cache_command.h"
 
-#include "server/kserve_client.h"
+#include "client/kserve_client.h"
 
 #include <httplib.h>
 
@@ -74,8 +74,8 @@ Result<std::string> httpGet(httplib::Client &client, const std::string &path, in
 
 int verify(const CacheVerifyOptions &options, std::ostream &out, std::ostream &err,
            CacheVerifyFigures &fig) {
-  Result<server::HostPort> hp =
-      server::parseServerUrl(options.metrics_url, server::WireProtocol::kHttp);
+  Result<client::HostPort> hp =
+      client::parseServerUrl(options.metrics_url, client::WireProtocol::kHttp);
   if (!hp.isOk()) {
     err << "cache verify: --metrics-url: " << hp.status().message() << "\n";
     return kCacheError;

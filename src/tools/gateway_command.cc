@@ -31,9 +31,9 @@ int runGateway(const GatewayArgs &args) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   const config::Environment env = config::processEnvironment();
-  const std::string path = args.config.empty() ? gateway::gatewayFilePath(env) : args.config;
-  Result<gateway::GatewayConfig> cfg = path.empty() ? gateway::parseGatewayConfig("", "", env)
-                                                    : gateway::loadGatewayConfig(path, env);
+  const std::string path = args.config.empty() ? config::gatewayFilePath(env) : args.config;
+  Result<config::GatewayConfig> cfg =
+      path.empty() ? config::parseGatewayConfig("", "", env) : config::loadGatewayConfig(path, env);
   if (!cfg.isOk()) {
     std::fprintf(stderr, "reactant-server gateway: configuration error: %s\n",
                  cfg.status().message().c_str());

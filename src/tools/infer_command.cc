@@ -1,8 +1,8 @@
 //===- tools/infer_command.cc - `reactant-server infer` ---------------------===//
 #include "tools/infer_command.h"
 
-#include "server/infer_io.h"
-#include "server/kserve_client.h"
+#include "client/infer_io.h"
+#include "client/kserve_client.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -16,13 +16,13 @@ namespace {
 
 /// The request `o` describes, or why it cannot be sent (options, input file, url): those
 /// errors are found here, before anything reaches the server.
-Result<std::pair<std::unique_ptr<server::KServeClient>, runtime::InferRequest>>
+Result<std::pair<std::unique_ptr<client::KServeClient>, protocol::InferRequest>>
 prepare(const InferCommandOptions &o) {
-  server::KServeClientOptions co;
+  client::KServeClientOptions co;
   if (o.protocol == "grpc")
-    co.protocol = server::WireProtocol::kGrpc;
+    co.protocol = client::WireProtocol::kGrpc;
   else if (o.protocol == "http")
-    co.protocol = server::WireProtocol::kHttp;
+    co.protocol = client::WireProtocol::kHttp;
   else
     return invalidArgument() << "--protocol must be grpc or http, got '" << o.protocol << "'";
   if (!o.output.empty()) { // a reply with nowhere to go would be computed for nothing
@@ -39,9 +39,9 @@ prepare(const InferCommandOptions &o) {
   co.tls_key_file = o.key_file;
   co.binary = o.binary;
   co.timeout_ms = o.timeout_ms;
-  RS_ASSIGN_OR_RETURN(std::unique_ptr<server::KServeClient> client,
-                      server::KServeClient::create(co));
-  RS_ASSIGN_OR_RETURN(runtime::InferRequest request, server::loadInferRequest(o.input, o.model));
+  RS_ASSIGN_OR_RETURN(std::unique_ptr<client::KServeClient> client,
+                      client::KServeClient::create(co));
+  RS_ASSIGN_OR_RETURN(protocol::InferRequest request, client::loadInferRequest(o.input, o.model));
   request.model_version = o.model_version;
   if (!o.outputs.empty())
     request.requested_outputs = o.outputs;
@@ -55,12 +55,12 @@ Status runInfer(const InferCommandOptions &o) {
   if (!prepared.isOk()) // say that the server never saw it
     return prepared.status().withPrefix("request not sent");
   auto &[client, request] = *prepared;
-  Result<runtime::InferResponse> answer = client->infer(request);
+  Result<protocol::InferResponse> answer = client->infer(request);
   if (!answer.isOk()) // the server's answer, or why none came (connection, deadline)
     return answer.status().withPrefix("request to " + client->target());
-  runtime::InferResponse &response = *answer;
+  protocol::InferResponse &response = *answer;
   if (!o.output.empty()) {
-    RS_RETURN_IF_ERROR(server::saveInferOutputs(o.output, response));
+    RS_RETURN_IF_ERROR(client::saveInferOutputs(o.output, response));
     std::printf("wrote %zu outputs to %s\n", response.outputs.size(), o.output.c_str());
     return Status::ok();
   }
@@ -70,8 +70,8 @@ Status runInfer(const InferCommandOptions &o) {
   if (!response.id.empty())
     header += " id " + response.id;
   std::printf("%s\n", header.c_str());
-  for (const runtime::NamedTensor &t : response.outputs)
-    std::printf("%s\n", server::describeTensor(t, o.max_values).c_str());
+  for (const protocol::NamedTensor &t : response.outputs)
+    std::printf("%s\n", client::describeTensor(t, o.max_values).c_str());
   return Status::ok();
 }
 

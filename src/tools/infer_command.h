@@ -8,7 +8,7 @@
 //       [--tls [--ca-file PEM] [--cert-file PEM --key-file PEM]]
 //
 // The request comes from a `.safetensors` file (every tensor an input) or a `.json` file in
-// the KServe V2 REST request form (server/infer_io.h); --outputs and --id override what a
+// the KServe V2 REST request form (client/infer_io.h); --outputs and --id override what a
 // JSON file says. It is sent over gRPC (default, 127.0.0.1:8001) or HTTP (127.0.0.1:8000;
 // --binary uses the binary tensor data extension both ways). --tls is for a worker with
 // `tls:` keys: gRPC over TLS or HTTPS, the server's certificate checked against --ca-file

@@ -1,7 +1,7 @@
 //===- tools/loadgen_command.cc - `reactant-server loadgen` -----------------===//
 #include "tools/loadgen_command.h"
 
-#include "server/load_generator.h"
+#include "client/load_generator.h"
 
 #include <cstdio>
 #include <memory>
@@ -9,8 +9,8 @@
 namespace rs::tools {
 namespace {
 
-int runLoadgen(const server::LoadgenOptions &options) {
-  Result<server::LoadgenReport> report = server::runLoad(options);
+int runLoadgen(const client::LoadgenOptions &options) {
+  Result<client::LoadgenReport> report = client::runLoad(options);
   if (!report.isOk()) {
     std::fprintf(stderr, "error: %s\n", report.status().toString().c_str());
     return 1;
@@ -23,7 +23,7 @@ int runLoadgen(const server::LoadgenOptions &options) {
 } // namespace
 
 void addLoadgenCommand(CLI::App &app) {
-  auto o = std::make_shared<server::LoadgenOptions>();
+  auto o = std::make_shared<client::LoadgenOptions>();
   auto no_verify = std::make_shared<bool>(false);
   CLI::App *cmd = app.add_subcommand(
       "loadgen", "Drive a KServe V2 server with concurrent valid and malformed requests");

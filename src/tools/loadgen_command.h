@@ -1,6 +1,6 @@
 //===- tools/loadgen_command.h - `reactant-server loadgen` ------------------===//
 //
-// A load generator for a running KServe V2 server (server/load_generator.h):
+// A load generator for a running KServe V2 server (client/load_generator.h):
 //
 //   reactant-server loadgen --model NAME [--protocol grpc|http|both]
 //       [--grpc-url host:port] [--http-url host:port] [--concurrency N]

@@ -74,7 +74,8 @@ int runServe(const ServeArgs &args) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  server::Worker worker(server::WorkerOptions{std::move(config).value(), false});
+  server::Worker worker(
+      server::WorkerOptions{.config = std::move(config).value(), .ephemeral_ports = false});
   if (Status s = worker.start(); !s.isOk()) {
     spdlog::error("startup failed: {}", s.message());
     worker.shutdown();
@@ -115,7 +116,7 @@ void addServeCommand(CLI::App &app) {
   cmd->add_option("--exit-timeout-secs", args->exit_timeout_secs,
                   "On SIGTERM/SIGINT, how long in-flight requests may finish (default 30)");
   cmd->callback([args] {
-    if (args->config.empty() && args->model_repo.empty()) // a usage error: exit 2 (main.cpp)
+    if (args->config.empty() && args->model_repo.empty()) // usage error: exit 2 (bin/main.cc)
       throw CLI::ValidationError("serve", "needs --config FILE or --model-repo DIR");
     std::exit(runServe(*args));
   });

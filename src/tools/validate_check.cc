@@ -85,10 +85,10 @@ std::optional<bundle::SafetensorsFile> keptOutputs(const json &entry, const fs::
 }
 
 /// Compares the reply with the recorded outputs of `entry`.
-void compareOutputs(const json &entry, const runtime::InferResponse &reply,
+void compareOutputs(const json &entry, const protocol::InferResponse &reply,
                     const fs::path &record_dir, RequestCheck &check) {
   std::map<std::string, const Tensor *> now;
-  for (const runtime::NamedTensor &o : reply.outputs)
+  for (const protocol::NamedTensor &o : reply.outputs)
     now[o.name] = &o.tensor;
   std::optional<bundle::SafetensorsFile> kept;
   std::string kept_note;
@@ -136,13 +136,13 @@ void compareOutputs(const json &entry, const runtime::InferResponse &reply,
     if (!oc.problem.empty())
       check.outputs.push_back(std::move(oc));
   }
-  for (const runtime::NamedTensor &o : reply.outputs)
+  for (const protocol::NamedTensor &o : reply.outputs)
     if (!seen.count(o.name))
       check.outputs.push_back({o.name, "in the reply but not in the record", std::nullopt});
   check.status = check.outputs.empty() ? "identical" : "differs";
 }
 
-RequestCheck checkRequest(const json &entry, server::KServeClient &client, const json &identity,
+RequestCheck checkRequest(const json &entry, client::KServeClient &client, const json &identity,
                           const fs::path &record_dir) {
   RequestCheck check;
   check.name = str(entry, "name");
@@ -160,7 +160,7 @@ RequestCheck checkRequest(const json &entry, server::KServeClient &client, const
                     "...)";
     return check;
   }
-  Result<runtime::InferRequest> request = loadRequest(p, identity);
+  Result<protocol::InferRequest> request = loadRequest(p, identity);
   if (!request.isOk()) {
     // The file is the recorded one: what changed is the deployment (e.g. a golden file's
     // model is gone).
@@ -168,7 +168,7 @@ RequestCheck checkRequest(const json &entry, server::KServeClient &client, const
     check.message = "cannot build the request now: " + request.status().message();
     return check;
   }
-  Result<runtime::InferResponse> reply = client.infer(*request);
+  Result<protocol::InferResponse> reply = client.infer(*request);
   if (!reply.isOk()) {
     check.status = "differs";
     check.message = "request failed: " + reply.status().toString();
@@ -205,7 +205,7 @@ json reportJson(const std::string &verdict, int status, const std::string &serve
   }
   return {{"verdict", verdict},
           {"exit_status", status},
-          {"checked_at", server::utcNow()},
+          {"checked_at", protocol::utcNow()},
           {"server", server},
           {"identity_changes", std::move(ch)},
           {"requests", std::move(rq)}};
@@ -220,8 +220,8 @@ int runValidateCheck(const ValidateCheckOptions &o, std::ostream &out, std::ostr
     return kValidateError;
   }
   const json &server_json = (*rec)["server"];
-  server::KServeClientOptions co;
-  Result<server::WireProtocol> protocol =
+  client::KServeClientOptions co;
+  Result<client::WireProtocol> protocol =
       parseProtocol(o.protocol.empty() ? str(server_json, "protocol") : o.protocol);
   if (!protocol.isOk()) {
     err << "validate check: " << protocol.status().message() << "\n";
@@ -236,7 +236,7 @@ int runValidateCheck(const ValidateCheckOptions &o, std::ostream &out, std::ostr
       << str(server_json, "url") << ", " << requests.size() << " requests)\n"
       << "server:   " << where << "\n";
 
-  Result<std::unique_ptr<server::KServeClient>> client = makeClient(co);
+  Result<std::unique_ptr<client::KServeClient>> client = makeClient(co);
   Result<json> identity = client.isOk() ? fetchEvidence(co) : Result<json>(client.status());
   if (!identity.isOk()) {
     err << "validate check: " << identity.status().toString() << "\n";

@@ -2,12 +2,12 @@
 #include "tools/validate_command.h"
 
 #include "bundle/safetensors.h"
+#include "client/infer_io.h"
 #include "ir/float_bits.h"
 #include "protocol/proto/reactant_evidence_v1.grpc.pb.h"
 #include "protocol/status_mapping.h"
 #include "runtime/executable_cache.h"
 #include "runtime/model_repository.h"
-#include "server/infer_io.h"
 #include "tools/validate_impl.h"
 
 #include <grpcpp/grpcpp.h>
@@ -44,20 +44,20 @@ bool endsWith(const std::string &s, std::string_view suffix) {
 
 namespace detail {
 
-std::string protocolName(server::WireProtocol p) {
-  return p == server::WireProtocol::kGrpc ? "grpc" : "http";
+std::string protocolName(client::WireProtocol p) {
+  return p == client::WireProtocol::kGrpc ? "grpc" : "http";
 }
 
-Result<server::WireProtocol> parseProtocol(const std::string &name) {
+Result<client::WireProtocol> parseProtocol(const std::string &name) {
   if (name == "grpc")
-    return server::WireProtocol::kGrpc;
+    return client::WireProtocol::kGrpc;
   if (name == "http")
-    return server::WireProtocol::kHttp;
+    return client::WireProtocol::kHttp;
   return invalidArgument() << "protocol must be grpc or http, got '" << name << "'";
 }
 
-std::string serverText(const server::KServeClientOptions &c) {
-  Result<server::HostPort> hp = server::parseServerUrl(c.url, c.protocol);
+std::string serverText(const client::KServeClientOptions &c) {
+  Result<client::HostPort> hp = client::parseServerUrl(c.url, c.protocol);
   if (!hp.isOk())
     return c.url;
   return protocolName(c.protocol) + "://" + hp->host + ":" + std::to_string(hp->port);
@@ -159,12 +159,12 @@ Result<std::vector<std::string>> modelInputs(const json &identity, const std::st
   return names;
 }
 
-Result<runtime::InferRequest> loadRequest(const PlannedRequest &r, const json &identity) {
+Result<protocol::InferRequest> loadRequest(const PlannedRequest &r, const json &identity) {
   if (r.kind != "golden")
-    return server::loadInferRequest(r.file, r.model);
+    return client::loadInferRequest(r.file, r.model);
   RS_ASSIGN_OR_RETURN(std::vector<std::string> inputs, modelInputs(identity, r.model));
   RS_ASSIGN_OR_RETURN(bundle::SafetensorsFile file, bundle::SafetensorsFile::open(r.file));
-  runtime::InferRequest request;
+  protocol::InferRequest request;
   request.model_name = r.model;
   for (const std::string &name : inputs) {
     if (!file.contains(name))
@@ -176,9 +176,9 @@ Result<runtime::InferRequest> loadRequest(const PlannedRequest &r, const json &i
   return request;
 }
 
-json outputsJson(const runtime::InferResponse &response) {
+json outputsJson(const protocol::InferResponse &response) {
   json out = json::array();
-  for (const runtime::NamedTensor &o : response.outputs)
+  for (const protocol::NamedTensor &o : response.outputs)
     out.push_back({{"name", o.name},
                    {"datatype", dtypeWireName(o.tensor.dtype())},
                    {"shape", o.tensor.shape()},
@@ -186,10 +186,10 @@ json outputsJson(const runtime::InferResponse &response) {
   return out;
 }
 
-Result<std::unique_ptr<server::KServeClient>> makeClient(server::KServeClientOptions options) {
-  if (options.protocol == server::WireProtocol::kHttp)
+Result<std::unique_ptr<client::KServeClient>> makeClient(client::KServeClientOptions options) {
+  if (options.protocol == client::WireProtocol::kHttp)
     options.binary = true; // exact bytes both ways
-  return server::KServeClient::create(options);
+  return client::KServeClient::create(options);
 }
 
 std::string changeLine(const IdentityChange &c) {
@@ -235,10 +235,10 @@ using namespace detail;
 // Public helpers
 //===----------------------------------------------------------------------===//
 
-Result<json> fetchEvidence(const server::KServeClientOptions &client) {
-  RS_ASSIGN_OR_RETURN(server::HostPort hp, server::parseServerUrl(client.url, client.protocol));
+Result<json> fetchEvidence(const client::KServeClientOptions &client) {
+  RS_ASSIGN_OR_RETURN(client::HostPort hp, client::parseServerUrl(client.url, client.protocol));
   const std::string where = serverText(client);
-  if (client.protocol == server::WireProtocol::kHttp) {
+  if (client.protocol == client::WireProtocol::kHttp) {
     httplib::Client cli(hp.host, hp.port);
     const time_t seconds = client.timeout_ms > 0
                                ? static_cast<time_t>((client.timeout_ms + 999) / 1000)
@@ -307,7 +307,7 @@ std::vector<IdentityChange> compareIdentity(const json &recorded, const json &cu
       recorded_workers.empty() || !recorded_workers[0].second ? &empty : recorded_workers[0].second;
   std::vector<IdentityChange> out;
   for (const auto &[worker, doc] : workersOf(current)) {
-    for (server::FactChange &c : server::diffEvidence(*reference, doc ? *doc : empty))
+    for (protocol::FactChange &c : protocol::diffEvidence(*reference, doc ? *doc : empty))
       out.push_back({worker, std::move(c)});
   }
   return out;
@@ -410,7 +410,7 @@ namespace {
 
 Result<json> record(const ValidateRecordOptions &o, std::ostream &out) {
   RS_ASSIGN_OR_RETURN(std::vector<PlannedRequest> planned, planRequests(o.sources));
-  RS_ASSIGN_OR_RETURN(std::unique_ptr<server::KServeClient> client, makeClient(o.client));
+  RS_ASSIGN_OR_RETURN(std::unique_ptr<client::KServeClient> client, makeClient(o.client));
   RS_ASSIGN_OR_RETURN(json identity, fetchEvidence(o.client));
   const fs::path record_dir = fs::absolute(o.record_path).parent_path();
   if (!o.outputs_dir.empty()) {
@@ -424,8 +424,8 @@ Result<json> record(const ValidateRecordOptions &o, std::ostream &out) {
   for (size_t i = 0; i < planned.size(); ++i) {
     const PlannedRequest &p = planned[i];
     RS_ASSIGN_OR_RETURN(std::string file_sha, runtime::fileSha256(p.file));
-    RS_ASSIGN_OR_RETURN(runtime::InferRequest request, loadRequest(p, identity));
-    Result<runtime::InferResponse> response = client->infer(request);
+    RS_ASSIGN_OR_RETURN(protocol::InferRequest request, loadRequest(p, identity));
+    Result<protocol::InferResponse> response = client->infer(request);
     if (!response.isOk())
       return response.status().withPrefix("request " + p.name);
     json entry = {{"name", p.name}, {"model", p.model},        {"kind", p.kind},
@@ -435,7 +435,7 @@ Result<json> record(const ValidateRecordOptions &o, std::ostream &out) {
       char stem[32];
       std::snprintf(stem, sizeof(stem), "%04zu.safetensors", i + 1);
       const fs::path path = fs::absolute(fs::path(o.outputs_dir) / stem).lexically_normal();
-      RS_RETURN_IF_ERROR(server::saveInferOutputs(path.string(), *response));
+      RS_RETURN_IF_ERROR(client::saveInferOutputs(path.string(), *response));
       const fs::path rel = path.lexically_relative(record_dir);
       const bool inside = !rel.empty() && rel.begin()->string() != "..";
       entry["outputs_file"] = inside ? rel.string() : path.string();
@@ -452,7 +452,7 @@ Result<json> record(const ValidateRecordOptions &o, std::ostream &out) {
   }
   json rec = {
       {"format", kRecordFormat},
-      {"recorded_at", server::utcNow()},
+      {"recorded_at", protocol::utcNow()},
       {"server", {{"protocol", protocolName(o.client.protocol)}, {"url", serverText(o.client)}}},
       {"identity", std::move(identity)},
       {"requests", std::move(requests)}};
@@ -492,7 +492,7 @@ struct RecordArgs {
 };
 
 int runRecordArgs(RecordArgs &a) {
-  Result<server::WireProtocol> protocol = parseProtocol(a.protocol);
+  Result<client::WireProtocol> protocol = parseProtocol(a.protocol);
   if (!protocol.isOk()) {
     std::cerr << "validate record: " << protocol.status().message() << "\n";
     return kValidateError;

@@ -14,7 +14,7 @@
 // its file and the file's SHA-256, and every output's name, datatype, shape and the
 // SHA-256 of its bytes (row-major, little-endian: the tensor as served). With
 // --outputs-dir the outputs themselves are kept too, one safetensors file per request
-// (server/infer_io.h), which lets `check` give the size of a difference.
+// (client/infer_io.h), which lets `check` give the size of a difference.
 //
 // The request set: --requests PATH is a request file (.safetensors: every tensor an input;
 // .json: a KServe V2 REST request body) or a directory whose .safetensors and .json files
@@ -26,7 +26,7 @@
 //
 // `check` reads the record, re-sends every request (the files must still have their
 // recorded SHA-256), compares every output byte for byte, compares the identity now with
-// the recorded one (server::diffEvidence: every fact outside `instance`), and prints a
+// the recorded one (protocol::diffEvidence: every fact outside `instance`), and prints a
 // report: the identity facts that changed, with their category (image/build, device
 // class, driver, numerics mode, profile, settings, bundle hashes, cache keys...); per
 // request the outputs that differ (dtype or shape, or the number of differing elements
@@ -47,8 +47,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "server/evidence.h"
-#include "server/kserve_client.h"
+#include "client/kserve_client.h"
+#include "protocol/evidence.h"
 #include "support/status.h"
 
 #include <CLI/CLI.hpp>
@@ -77,7 +77,7 @@ struct RequestSource {
 
 struct ValidateRecordOptions {
   /// Server, protocol and deadline (HTTP is always sent binary).
-  server::KServeClientOptions client;
+  client::KServeClientOptions client;
   std::vector<RequestSource> sources;
   /// Where the record is written (through a temporary file renamed into place).
   std::string record_path;
@@ -99,7 +99,7 @@ struct ValidateCheckOptions {
 /// reactant_evidence.EvidenceService/DeploymentEvidence (gRPC). Errors: the server's
 /// (UNIMPLEMENTED / 404 NotFound when it serves no evidence), Unavailable when it cannot
 /// be reached, InvalidArgument when the reply is not a JSON object.
-Result<nlohmann::json> fetchEvidence(const server::KServeClientOptions &client);
+Result<nlohmann::json> fetchEvidence(const client::KServeClientOptions &client);
 
 /// Parses "[MODEL=]PATH" (the model part is taken only when it holds no '/'), with
 /// `default_model` when it has none. InvalidArgument when neither gives a model.
@@ -110,7 +110,7 @@ Result<RequestSource> parseRequestSource(const std::string &spec, const std::str
 /// single worker's document; the worker's name behind a gateway).
 struct IdentityChange {
   std::string worker;
-  server::FactChange change;
+  protocol::FactChange change;
 };
 
 /// Compares the current document (a worker's, or a gateway's with `workers`) with the

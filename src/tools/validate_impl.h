@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "runtime/inference.h"
-#include "server/kserve_client.h"
+#include "client/kserve_client.h"
+#include "protocol/inference.h"
 #include "support/status.h"
 #include "tools/file_output.h"
 #include "tools/validate_command.h"
@@ -31,11 +31,11 @@ struct PlannedRequest {
 };
 
 /// "grpc" or "http".
-std::string protocolName(server::WireProtocol p);
+std::string protocolName(client::WireProtocol p);
 /// InvalidArgument for anything but "grpc" and "http".
-Result<server::WireProtocol> parseProtocol(const std::string &name);
+Result<client::WireProtocol> parseProtocol(const std::string &name);
 /// "grpc://127.0.0.1:8001" (the URL as given when it does not parse).
-std::string serverText(const server::KServeClientOptions &c);
+std::string serverText(const client::KServeClientOptions &c);
 /// JSON text with invalid UTF-8 replaced; `indent` -1 for one line.
 std::string dumpJson(const nlohmann::json &j, int indent = -1);
 /// `text` as a JSON object; InvalidArgument naming `what` otherwise.
@@ -50,11 +50,11 @@ std::string str(const nlohmann::json &j, const char *key);
 /// repeated request name.
 Result<std::vector<PlannedRequest>> planRequests(const std::vector<RequestSource> &sources);
 /// Reads one request; a golden file's inputs are named by `identity` (models.<m>.inputs).
-Result<runtime::InferRequest> loadRequest(const PlannedRequest &r, const nlohmann::json &identity);
+Result<protocol::InferRequest> loadRequest(const PlannedRequest &r, const nlohmann::json &identity);
 /// [{name, datatype, shape, sha256}] of the reply's outputs, in reply order.
-nlohmann::json outputsJson(const runtime::InferResponse &response);
+nlohmann::json outputsJson(const protocol::InferResponse &response);
 /// A client for `options`, HTTP always with binary tensor data.
-Result<std::unique_ptr<server::KServeClient>> makeClient(server::KServeClientOptions options);
+Result<std::unique_ptr<client::KServeClient>> makeClient(client::KServeClientOptions options);
 /// "  [category] worker w: path: recorded -> current".
 std::string changeLine(const IdentityChange &c);
 /// A few lines naming the build, device, numerics, profile and each model's batch sizes,

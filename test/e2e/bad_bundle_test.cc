@@ -121,7 +121,7 @@ TEST_F(BadBundleTest, ReportedAtLoadWhileOthersServe) {
   }
   // The good model serves over both protocols.
   auto testset = openGolden("digits_cnn", "b1.safetensors");
-  runtime::InferRequest request;
+  protocol::InferRequest request;
   request.model_name = "digits_cnn";
   request.inputs.push_back({"image", *testset->tensor("image")});
   auto g = (*server)->inferGrpc(request);

@@ -16,15 +16,15 @@
 namespace rs::e2e {
 namespace {
 
-runtime::InferRequest digitsRequest(int64_t first, int64_t rows) {
+protocol::InferRequest digitsRequest(int64_t first, int64_t rows) {
   auto testset = openGolden("digits_cnn", "testset.safetensors");
-  runtime::InferRequest request;
+  protocol::InferRequest request;
   request.model_name = "digits_cnn";
   request.inputs.push_back({"image", rowsOf(*testset->tensor("image"), first, rows)});
   return request;
 }
 
-std::string replyBytes(const runtime::InferResponse &r) {
+std::string replyBytes(const protocol::InferResponse &r) {
   std::string all;
   for (const auto &o : r.outputs)
     all += o.name + ":" + bytesOf(o.tensor);
@@ -35,7 +35,7 @@ TEST(Determinism, SameRequestSameBytesAloneAndUnderTraffic) {
   auto server = TestServer::start(
       kBundles, "  models_include: [digits_cnn]\n  scheduler: {coalescing: false}\n");
   ASSERT_TRUE(server.isOk()) << server.status().toString();
-  const runtime::InferRequest probe = digitsRequest(7, 1);
+  const protocol::InferRequest probe = digitsRequest(7, 1);
   auto first = (*server)->inferGrpc(probe);
   ASSERT_TRUE(first.isOk()) << first.status().toString();
   const std::string want = replyBytes(*first);
@@ -77,7 +77,7 @@ TEST(Determinism, SplitRequestsAreStable) {
   auto server = TestServer::start(kBundles, "  models_include: [digits_cnn]\n");
   ASSERT_TRUE(server.isOk()) << server.status().toString();
   // 19 rows > largest compiled size 8: pieces 8, 8, 3 (padded to 4).
-  const runtime::InferRequest big = digitsRequest(0, 19);
+  const protocol::InferRequest big = digitsRequest(0, 19);
   auto first = (*server)->inferGrpc(big);
   ASSERT_TRUE(first.isOk()) << first.status().toString();
   ASSERT_EQ(first->outputs[0].tensor.shape(), (Shape{19, 10}));

@@ -75,7 +75,7 @@ TEST_P(GoldenTest, MatchesXlaCpuOverEveryProtocol) {
   auto manifest = bundle::loadManifest(kBundles + "/" + c.model + "/manifest.yaml", c.model);
   ASSERT_TRUE(manifest.isOk()) << manifest.status().toString();
 
-  runtime::InferRequest request;
+  protocol::InferRequest request;
   request.model_name = c.model;
   request.id = c.model + "-b" + std::to_string(c.batch);
   for (const auto &spec : manifest->executable_inputs) {

@@ -28,7 +28,7 @@ Result<std::unique_ptr<TestServer>> TestServer::start(const std::string &model_r
   return server;
 }
 
-Result<runtime::InferResponse> TestServer::inferGrpc(const runtime::InferRequest &request) {
+Result<protocol::InferResponse> TestServer::inferGrpc(const protocol::InferRequest &request) {
   inference::ModelInferRequest msg = protocol::encodeModelInferRequest(request);
   inference::ModelInferResponse reply;
   grpc::ClientContext ctx;
@@ -38,8 +38,8 @@ Result<runtime::InferResponse> TestServer::inferGrpc(const runtime::InferRequest
   return protocol::decodeModelInferResponse(reply);
 }
 
-Result<runtime::InferResponse> TestServer::inferHttp(const runtime::InferRequest &request,
-                                                     bool binary) {
+Result<protocol::InferResponse> TestServer::inferHttp(const protocol::InferRequest &request,
+                                                      bool binary) {
   protocol::OutputEncoding outputs;
   outputs.binary_by_default = binary;
   protocol::HttpBody body = protocol::encodeHttpInferRequest(request, binary, outputs);

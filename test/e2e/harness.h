@@ -11,7 +11,7 @@
 #include "bundle/safetensors.h"
 #include "common/test_worker.h"
 #include "grpc_service.grpc.pb.h"
-#include "runtime/inference.h"
+#include "protocol/service.h"
 #include "server/worker.h"
 
 #include <httplib.h>
@@ -42,10 +42,10 @@ public:
   int metricsPort() const { return worker_->worker().metricsPort(); }
 
   /// ModelInfer over gRPC (raw_input_contents). Errors carry the gRPC code and message.
-  Result<runtime::InferResponse> inferGrpc(const runtime::InferRequest &request);
+  Result<protocol::InferResponse> inferGrpc(const protocol::InferRequest &request);
   /// POST /v2/models/{name}/infer; `binary` sends inputs and asks for outputs with the
   /// binary tensor extension, else JSON. Errors carry the HTTP status mapped to a code.
-  Result<runtime::InferResponse> inferHttp(const runtime::InferRequest &request, bool binary);
+  Result<protocol::InferResponse> inferHttp(const protocol::InferRequest &request, bool binary);
 
 private:
   std::unique_ptr<testing::TestWorker> worker_;

@@ -54,9 +54,9 @@ private:
 };
 
 /// The request of golden file (variant, batch) for `model`.
-runtime::InferRequest goldenRequest(const std::string &model, const bundle::SafetensorsFile &g,
-                                    const std::string &id) {
-  runtime::InferRequest r;
+protocol::InferRequest goldenRequest(const std::string &model, const bundle::SafetensorsFile &g,
+                                     const std::string &id) {
+  protocol::InferRequest r;
   r.model_name = model;
   r.id = id;
   for (const char *name : {"input_ids", "attention_mask"})
@@ -91,14 +91,14 @@ TEST_P(MultiShapeServing, EachVariantMatchesJaxOverEveryProtocol) {
       SCOPED_TRACE(id);
       auto g = bundle::SafetensorsFile::open(multishape::multiShapeGolden(v, batch));
       ASSERT_TRUE(g.isOk()) << g.status().toString();
-      const runtime::InferRequest request = goldenRequest(model_, *g, id);
+      const protocol::InferRequest request = goldenRequest(model_, *g, id);
       auto grpc_reply = server_->inferGrpc(request);
       ASSERT_TRUE(grpc_reply.isOk()) << grpc_reply.status().toString();
       EXPECT_EQ(grpc_reply->id, id);
       ASSERT_EQ(grpc_reply->outputs.size(), 3u);
       EXPECT_EQ(grpc_reply->outputs[0].tensor.shape(), (Shape{batch, kSeqLengths[v], 16}));
       double max_abs = 0, max_rel = 0;
-      for (const runtime::NamedTensor &out : grpc_reply->outputs) {
+      for (const protocol::NamedTensor &out : grpc_reply->outputs) {
         multishape::GoldenDiff diff = multishape::compareToGolden(out.tensor, *g->tensor(out.name));
         EXPECT_EQ(diff.first_bad, "") << out.name;
         max_abs = std::max(max_abs, diff.max_abs);
@@ -119,7 +119,7 @@ TEST_P(MultiShapeServing, EachVariantMatchesJaxOverEveryProtocol) {
 }
 
 TEST_P(MultiShapeServing, ConcurrentRequestsOfBothVariantsGetTheirOwnBytes) {
-  std::vector<runtime::InferRequest> requests;
+  std::vector<protocol::InferRequest> requests;
   std::vector<std::string> alone; // each request's logits served on its own
   for (size_t v = 0; v < 2; ++v) {
     auto g = bundle::SafetensorsFile::open(multishape::multiShapeGolden(v, 1));
@@ -130,7 +130,7 @@ TEST_P(MultiShapeServing, ConcurrentRequestsOfBothVariantsGetTheirOwnBytes) {
     alone.push_back(bytesOf(reply->outputs[2].tensor));
   }
   constexpr int kClients = 8;
-  std::vector<std::future<Result<runtime::InferResponse>>> replies;
+  std::vector<std::future<Result<protocol::InferResponse>>> replies;
   for (int c = 0; c < kClients; ++c)
     replies.push_back(std::async(std::launch::async, [&, c] {
       return server_->inferGrpc(requests[static_cast<size_t>(c % 2)]);
@@ -170,7 +170,7 @@ TEST_P(MultiShapeServing, MetadataReportsVariableAxesAsMinusOne) {
 }
 
 TEST_P(MultiShapeServing, ShapeOfNoVariantIsInvalidArgument) {
-  runtime::InferRequest bad;
+  protocol::InferRequest bad;
   bad.model_name = model_;
   bad.id = "s12";
   bad.inputs = {{"input_ids", Tensor::zeros(DType::kI32, {1, 12})},

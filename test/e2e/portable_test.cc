@@ -141,7 +141,7 @@ TEST_F(PortableTest, AnswersAreTheTextBundlesBytesOverBothProtocols) {
     ASSERT_TRUE(golden.isOk()) << golden.status().toString();
     auto manifest = bundle::loadManifest(kBundles + "/" + c.model + "/manifest.yaml", c.model);
     ASSERT_TRUE(manifest.isOk()) << manifest.status().toString();
-    runtime::InferRequest request;
+    protocol::InferRequest request;
     request.model_name = c.model;
     request.id = "portable-" + c.model;
     for (const auto &spec : manifest->executable_inputs) {
@@ -191,7 +191,7 @@ TEST(PortableRegulated, TheRegulatedProfileServesTheSameBytesFromBothForms) {
     ASSERT_TRUE(golden.isOk()) << golden.status().toString();
     auto manifest = bundle::loadManifest(kBundles + "/" + c.model + "/manifest.yaml", c.model);
     ASSERT_TRUE(manifest.isOk());
-    runtime::InferRequest request;
+    protocol::InferRequest request;
     request.model_name = c.model;
     for (const auto &spec : manifest->executable_inputs) {
       auto t = golden->tensor(spec.name);

@@ -46,7 +46,7 @@ TEST_P(TestsetTest, EightClientsReproduceXlaClassesAndAccuracy) {
   for (int c = 0; c < 8; ++c) {
     clients.emplace_back([&] {
       for (int64_t i = next++; i < n; i = next++) {
-        runtime::InferRequest request;
+        protocol::InferRequest request;
         request.model_name = "digits_cnn";
         request.id = "img-" + std::to_string(i);
         request.inputs.push_back({"image", rowsOf(images, i, 1)});

@@ -18,15 +18,15 @@ namespace {
 using rs::testing::readFile;
 using rs::testing::writeFile;
 
-runtime::InferRequest irisRequest() {
-  runtime::InferRequest r;
+protocol::InferRequest irisRequest() {
+  protocol::InferRequest r;
   r.model_name = "iris_mlp";
   r.inputs.push_back({"features", golden("iris_mlp", "b8.safetensors", "features")});
   return r;
 }
 
-runtime::InferRequest digitsRequest() {
-  runtime::InferRequest r;
+protocol::InferRequest digitsRequest() {
+  protocol::InferRequest r;
   r.model_name = "digits_cnn";
   r.inputs.push_back(
       {"image", pickRows(golden("digits_cnn", "testset.safetensors", "image"), {3, 4, 5})});

@@ -12,7 +12,7 @@
 #include "repro_util.h"
 
 #include "config/worker_config.h"
-#include "runtime/executable_cache.h"
+#include "support/build_info.h"
 #include "support/logging.h"
 
 #include <nlohmann/json.hpp>
@@ -37,7 +37,7 @@ TEST(Evidence, TextLinesUnderTheRegulatedProfile) {
 
   const auto effective = log.lines("[info] Effective configuration worker=worker0 ");
   ASSERT_EQ(effective.size(), 1u) << log.text();
-  const runtime::ServerBuild &build = runtime::serverBuild();
+  const ServerBuild &build = thisBuild();
   EXPECT_NE(effective[0].find("build.version=" + build.version + " build.commit=" + build.commit +
                               " build.compiler=" + build.compiler + " build.build_type=" +
                               build.build_type + " build.eigen=" + build.eigen + " "),
@@ -126,7 +126,7 @@ TEST(Evidence, Tf32OnTheCpuFailsStartup) {
   auto cfg = workerConfig(repo.repo(), "  runtime: {backend: cuda, numerics: tf32}\n");
   ASSERT_TRUE(cfg.isOk()) << cfg.status().toString();
   cfg->runtime.backend = config::Backend::kCpu;
-  server::Worker w(server::WorkerOptions{*cfg, true});
+  server::Worker w(server::WorkerOptions{.config = *cfg, .ephemeral_ports = true});
   Status s = w.start();
   ASSERT_FALSE(s.isOk());
   EXPECT_NE(s.message().find("tf32"), std::string::npos) << s.message();

@@ -20,9 +20,9 @@ namespace {
 
 constexpr int kClients = 16;
 
-runtime::InferRequest digitsRequest(const std::vector<int64_t> &rows) {
+protocol::InferRequest digitsRequest(const std::vector<int64_t> &rows) {
   static const Tensor images = golden("digits_cnn", "testset.safetensors", "image");
-  runtime::InferRequest r;
+  protocol::InferRequest r;
   r.model_name = "digits_cnn";
   r.inputs.push_back({"image", pickRows(images, rows)});
   return r;
@@ -30,7 +30,7 @@ runtime::InferRequest digitsRequest(const std::vector<int64_t> &rows) {
 
 /// tiny_bert rows: golden b4 rows, with token ids rotated by `shift` positions so that
 /// every shift is a different input.
-runtime::InferRequest bertRequest(const std::vector<int64_t> &rows, int shift) {
+protocol::InferRequest bertRequest(const std::vector<int64_t> &rows, int shift) {
   static const Tensor ids = golden("tiny_bert", "b4.safetensors", "input_ids");
   static const Tensor mask = golden("tiny_bert", "b4.safetensors", "attention_mask");
   Tensor picked = pickRows(ids, rows);
@@ -40,7 +40,7 @@ runtime::InferRequest bertRequest(const std::vector<int64_t> &rows, int shift) {
     for (int64_t c = 0; c < seq; ++c)
       rotated.mutableDataAs<int32_t>()[r * seq + c] =
           picked.dataAs<int32_t>()[r * seq + (c + shift) % seq];
-  runtime::InferRequest req;
+  protocol::InferRequest req;
   req.model_name = "tiny_bert";
   req.inputs.push_back({"input_ids", rotated});
   req.inputs.push_back({"attention_mask", pickRows(mask, rows)});
@@ -48,7 +48,7 @@ runtime::InferRequest bertRequest(const std::vector<int64_t> &rows, int shift) {
 }
 
 /// The fixed requests: several row counts per model, one above the largest size.
-std::vector<runtime::InferRequest> fixedRequests() {
+std::vector<protocol::InferRequest> fixedRequests() {
   return {
       digitsRequest({7}),
       digitsRequest({11, 12, 13}),
@@ -61,7 +61,7 @@ std::vector<runtime::InferRequest> fixedRequests() {
 }
 
 /// Client c's k-th request (k in [0, 4)): other rows and row counts than the fixed ones.
-runtime::InferRequest trafficRequest(const std::string &model, int c, int k) {
+protocol::InferRequest trafficRequest(const std::string &model, int c, int k) {
   const int64_t rows = 1 + (c + k) % 5;
   std::vector<int64_t> picked;
   for (int64_t i = 0; i < rows; ++i)
@@ -69,7 +69,7 @@ runtime::InferRequest trafficRequest(const std::string &model, int c, int k) {
   return model == "digits_cnn" ? digitsRequest(picked) : bertRequest(picked, 2 + (c + k) % 13);
 }
 
-std::string mustInfer(server::Worker &w, const runtime::InferRequest &r) {
+std::string mustInfer(server::Worker &w, const protocol::InferRequest &r) {
   auto reply = infer(w, r);
   EXPECT_TRUE(reply.isOk()) << reply.status().toString();
   return reply.isOk() ? replyBytes(*reply) : "";
@@ -93,7 +93,7 @@ TEST(RegulatedProfile, FixedRequestsBitIdenticalAloneUnderTrafficAndAfterRestart
   EXPECT_EQ(log.count("batch_sizes=[4] "), 1u) << log.text();
   EXPECT_EQ(log.count("executable cache: miss"), 2u);
 
-  const std::vector<runtime::InferRequest> fixed = fixedRequests();
+  const std::vector<protocol::InferRequest> fixed = fixedRequests();
   std::vector<std::string> want;
   for (const auto &r : fixed)
     want.push_back(mustInfer(*first, r));

@@ -12,7 +12,7 @@
 #include "common/temp_dir.h"
 #include "common/test_worker.h"
 #include "config/node_config.h"
-#include "runtime/inference.h"
+#include "protocol/service.h"
 #include "server/worker.h"
 #include "server/worker_service.h"
 
@@ -87,11 +87,11 @@ inline server::WorkerService &workerService(server::Worker &w) {
 }
 
 /// Sends `request` and waits for the reply.
-inline Result<runtime::InferResponse> infer(server::Worker &w, runtime::InferRequest request) {
-  std::promise<Result<runtime::InferResponse>> done;
+inline Result<protocol::InferResponse> infer(server::Worker &w, protocol::InferRequest request) {
+  std::promise<Result<protocol::InferResponse>> done;
   auto future = done.get_future();
   w.service().infer(std::move(request),
-                    [&done](Result<runtime::InferResponse> r) { done.set_value(std::move(r)); });
+                    [&done](Result<protocol::InferResponse> r) { done.set_value(std::move(r)); });
   return future.get();
 }
 
@@ -100,7 +100,7 @@ inline std::string bytesOf(const Tensor &t) {
 }
 
 /// Every output's name and bytes, in order.
-inline std::string replyBytes(const runtime::InferResponse &r) {
+inline std::string replyBytes(const protocol::InferResponse &r) {
   std::string all;
   for (const auto &o : r.outputs)
     all += o.name + ":" + bytesOf(o.tensor) + ";";

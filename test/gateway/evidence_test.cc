@@ -9,8 +9,8 @@
 #include "fleet.h"
 
 #include "protocol/proto/reactant_evidence_v1.grpc.pb.h"
-#include "runtime/executable_cache.h"
 #include "server/evidence.h"
+#include "support/build_info.h"
 
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
@@ -67,11 +67,11 @@ TEST_F(GatewayEvidence, ServesItsIdentityAndEveryWorkersDocumentOverBothProtocol
   const json doc = overHttp();
   ASSERT_TRUE(doc.is_object());
   EXPECT_EQ(doc["format"], "reactant-server gateway evidence 1");
-  EXPECT_EQ(doc["gateway"]["build"], server::buildEvidence());
-  EXPECT_EQ(doc["gateway"]["build"]["version"], runtime::serverBuild().version);
+  EXPECT_EQ(doc["gateway"]["build"], protocol::buildEvidence(thisBuild()));
+  EXPECT_EQ(doc["gateway"]["build"]["version"], thisBuild().version);
   const json &instance = doc["gateway"]["instance"];
   EXPECT_EQ(instance["pid"], static_cast<int64_t>(::getpid()));
-  EXPECT_EQ(instance["hostname"], server::evidenceHostName());
+  EXPECT_EQ(instance["hostname"], protocol::evidenceHostName());
   EXPECT_EQ(instance["listen"]["grpc"], "127.0.0.1:" + std::to_string(gw_->gateway().grpcPort()));
   EXPECT_EQ(instance["listen"]["http"], "127.0.0.1:" + std::to_string(gw_->gateway().httpPort()));
   EXPECT_EQ(instance["config"]["scheduling.mode"], "round_robin");
@@ -93,7 +93,7 @@ TEST_F(GatewayEvidence, ServesItsIdentityAndEveryWorkersDocumentOverBothProtocol
   EXPECT_EQ(doc["workers"][1]["worker"], "w1");
   // The workers of one deployment: the same identity outside `instance`.
   EXPECT_TRUE(
-      server::diffEvidence(doc["workers"][0]["evidence"], doc["workers"][1]["evidence"]).empty());
+      protocol::diffEvidence(doc["workers"][0]["evidence"], doc["workers"][1]["evidence"]).empty());
 
   // gRPC serves the same document.
   EXPECT_EQ(overGrpc(), doc);

@@ -36,14 +36,14 @@ Result<std::unique_ptr<Fleet>> Fleet::start(int n, const std::vector<std::string
     FleetWorker w;
     w.name = cfg.worker_name;
     RS_ASSIGN_OR_RETURN(w.worker, rs::testing::startWorker(cfg));
-    w.gate = std::make_unique<Gate>(w.worker->service(), &fleet->arrivals_);
-    server::GrpcServerOptions o;
+    w.gate = std::make_unique<Gate>(w.worker->service(), w.worker->service(), &fleet->arrivals_);
+    frontend::GrpcServerOptions o;
     o.host = "127.0.0.1";
     o.port = 0;
     o.shutdown_grace = std::chrono::milliseconds(2000);
     server::Worker *worker = w.worker.get();
     o.evidence = [worker] { return worker->evidenceJson(); }; // the worker's own document
-    w.front = std::make_unique<server::GrpcServer>(o, *w.gate);
+    w.front = std::make_unique<frontend::GrpcServer>(o, *w.gate, *w.gate);
     RS_RETURN_IF_ERROR(w.front->start());
     fleet->workers_.push_back(std::move(w));
   }
@@ -88,7 +88,8 @@ std::vector<int64_t> Fleet::servedAll(const std::string &model) const {
 Result<std::unique_ptr<TestGateway>> TestGateway::start(const std::string &yaml,
                                                         std::map<std::string, std::string> env) {
   env.emplace("REACTANT_GATEWAY_HEALTH_INTERVAL_SECONDS", "0.2");
-  RS_ASSIGN_OR_RETURN(GatewayConfig cfg, parseGatewayConfig(yaml, "<test gateway.yml>", env));
+  RS_ASSIGN_OR_RETURN(config::GatewayConfig cfg,
+                      config::parseGatewayConfig(yaml, "<test gateway.yml>", env));
   auto t = std::unique_ptr<TestGateway>(new TestGateway());
   GatewayOptions o;
   o.config = std::move(cfg);

@@ -10,11 +10,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "frontend/grpc_server.h"
 #include "gateway/gateway.h"
 #include "protocol/proto/grpc_service.grpc.pb.h"
 #include "protocol/proto/reactant_control_v1.grpc.pb.h"
-#include "runtime/inference.h"
-#include "server/grpc_server.h"
+#include "protocol/service.h"
 #include "server/worker.h"
 
 #include <condition_variable>
@@ -56,25 +56,30 @@ private:
   int64_t count_ = 0;
 };
 
-class Gate final : public runtime::InferenceService {
+class Gate final : public protocol::InferenceService, public protocol::ModelControl {
 public:
   /// `arrivals` (may be null) counts this gate's calls too.
-  explicit Gate(runtime::InferenceService &inner, Arrivals *arrivals = nullptr)
-      : inner_(inner), arrivals_(arrivals) {}
+  Gate(protocol::InferenceService &inner, protocol::ModelControl &inner_control,
+       Arrivals *arrivals = nullptr)
+      : inner_(inner), inner_control_(inner_control), arrivals_(arrivals) {}
 
   bool serverLive() const override { return inner_.serverLive(); }
   bool serverReady() const override { return inner_.serverReady(); }
-  runtime::ServerMetadata serverMetadata() const override { return inner_.serverMetadata(); }
-  Result<runtime::ModelMetadata> modelMetadata(const std::string &m) const override {
+  protocol::ServerMetadata serverMetadata() const override { return inner_.serverMetadata(); }
+  Result<protocol::ModelMetadata> modelMetadata(const std::string &m) const override {
     return inner_.modelMetadata(m);
   }
-  Result<runtime::ModelReadiness> modelReady(const std::string &m) const override {
+  Result<protocol::ModelReadiness> modelReady(const std::string &m) const override {
     return inner_.modelReady(m);
   }
-  std::vector<runtime::ModelIndexEntry> listModels() const override { return inner_.listModels(); }
-  Result<runtime::ControlStatus> controlStatus() const override { return inner_.controlStatus(); }
+  std::vector<protocol::ModelIndexEntry> listModels() const override {
+    return inner_control_.listModels();
+  }
+  Result<protocol::ControlStatus> controlStatus() const override {
+    return inner_control_.controlStatus();
+  }
 
-  void infer(runtime::InferRequest request, runtime::InferCallback done) override {
+  void infer(protocol::InferRequest request, protocol::InferCallback done) override {
     std::unique_lock lock(mu_);
     ++arrived_;
     cv_.notify_all();
@@ -116,10 +121,11 @@ public:
 
 private:
   struct Held {
-    runtime::InferRequest request;
-    runtime::InferCallback done;
+    protocol::InferRequest request;
+    protocol::InferCallback done;
   };
-  runtime::InferenceService &inner_;
+  protocol::InferenceService &inner_;
+  protocol::ModelControl &inner_control_;
   Arrivals *arrivals_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
@@ -132,7 +138,7 @@ struct FleetWorker {
   std::string name;
   std::unique_ptr<server::Worker> worker;
   std::unique_ptr<Gate> gate;
-  std::unique_ptr<server::GrpcServer> front; // the gate's gRPC server (what the gateway sees)
+  std::unique_ptr<frontend::GrpcServer> front; // the gate's gRPC server (what the gateway sees)
 };
 
 /// N workers named w0.. wN-1 on examples/model_repo restricted to `models`.

@@ -1,5 +1,5 @@
 //===- test/gateway/gateway_config_test.cc - gateway.yml and its environment ===//
-#include "gateway/gateway_config.h"
+#include "config/gateway_config.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@ namespace {
 constexpr const char *kEndpoints = "endpoints: [\"10.0.0.5:8080\", \"10.0.0.6:8080\"]\n";
 
 TEST(GatewayConfigTest, DefaultsAreTheReferences) {
-  Result<GatewayConfig> c = parseGatewayConfig(kEndpoints, "gateway.yml", {});
+  Result<config::GatewayConfig> c = config::parseGatewayConfig(kEndpoints, "gateway.yml", {});
   ASSERT_TRUE(c.isOk()) << c.status().toString();
   EXPECT_EQ(c->listen_grpc.text(), "0.0.0.0:8001");
   EXPECT_EQ(c->listen_metrics.text(), "0.0.0.0:8002");
@@ -25,9 +25,9 @@ TEST(GatewayConfigTest, DefaultsAreTheReferences) {
   EXPECT_EQ(c->max_concurrent_streams, 32);
   EXPECT_EQ(c->logging_level, "info");
   EXPECT_EQ(c->logging_format, "json");
-  const SchedulingConfig &s = c->scheduling;
-  EXPECT_EQ(s.mode, SchedulingMode::kRoundRobin);
-  EXPECT_EQ(s.work_basis, WorkBasis::kCompute);
+  const config::SchedulingConfig &s = c->scheduling;
+  EXPECT_EQ(s.mode, config::SchedulingMode::kRoundRobin);
+  EXPECT_EQ(s.work_basis, config::WorkBasis::kCompute);
   EXPECT_EQ(s.rebalance_compute_seconds, 300);
   EXPECT_EQ(s.first_rebalance_compute_seconds, 60);
   EXPECT_EQ(s.ema_halflife_compute_seconds, 0);
@@ -35,10 +35,10 @@ TEST(GatewayConfigTest, DefaultsAreTheReferences) {
   EXPECT_EQ(s.max_worker_share, 0.8);
   EXPECT_EQ(s.default_replicas, 1);
   EXPECT_EQ(s.routing_fill_factor, 1.0);
-  EXPECT_EQ(s.routing_policy, RoutingPolicy::kFillLeast);
-  EXPECT_EQ(s.routing_fill_mode, FillMode::kRun);
+  EXPECT_EQ(s.routing_policy, config::RoutingPolicy::kFillLeast);
+  EXPECT_EQ(s.routing_fill_mode, config::FillMode::kRun);
   EXPECT_TRUE(s.forbid_memory_oversubscription);
-  EXPECT_EQ(s.compaction_mode, CompactionMode::kEager);
+  EXPECT_EQ(s.compaction_mode, config::CompactionMode::kEager);
   EXPECT_EQ(s.compaction_interval, 1);
   EXPECT_EQ(c->startup_wait_seconds, 0);
   EXPECT_EQ(c->health_interval_seconds, 10);
@@ -72,7 +72,7 @@ scheduling:
     bert: {replicas: 2, fill_mode: inflight, fill_factor: 2}
     resnet: {replicas: all, fill_mode: inherit}
 )";
-  Result<GatewayConfig> c = parseGatewayConfig(yaml, "gateway.yml", {});
+  Result<config::GatewayConfig> c = config::parseGatewayConfig(yaml, "gateway.yml", {});
   ASSERT_TRUE(c.isOk()) << c.status().toString();
   EXPECT_EQ(c->listen_grpc.text(), "127.0.0.1:9001");
   EXPECT_FALSE(c->listen_http.enabled());
@@ -84,24 +84,24 @@ scheduling:
   EXPECT_EQ(c->max_concurrent_requests_per_worker, 0);
   EXPECT_EQ(c->request_timeout_seconds, 2.5);
   EXPECT_EQ(c->logging_format, "text");
-  const SchedulingConfig &s = c->scheduling;
-  EXPECT_EQ(s.mode, SchedulingMode::kLptPacking);
-  EXPECT_EQ(s.work_basis, WorkBasis::kItems);
-  EXPECT_EQ(s.default_replicas, kAllReplicas);
-  EXPECT_EQ(s.routing_policy, RoutingPolicy::kFillRr);
-  EXPECT_EQ(s.routing_fill_mode, FillMode::kSpread);
+  const config::SchedulingConfig &s = c->scheduling;
+  EXPECT_EQ(s.mode, config::SchedulingMode::kLptPacking);
+  EXPECT_EQ(s.work_basis, config::WorkBasis::kItems);
+  EXPECT_EQ(s.default_replicas, config::kAllReplicas);
+  EXPECT_EQ(s.routing_policy, config::RoutingPolicy::kFillRr);
+  EXPECT_EQ(s.routing_fill_mode, config::FillMode::kSpread);
   EXPECT_FALSE(s.forbid_memory_oversubscription);
-  EXPECT_EQ(s.compaction_mode, CompactionMode::kScheduled);
+  EXPECT_EQ(s.compaction_mode, config::CompactionMode::kScheduled);
   ASSERT_EQ(s.models.size(), 2u);
   EXPECT_EQ(s.models.at("bert").replicas, 2);
-  EXPECT_EQ(s.models.at("bert").fill_mode, FillMode::kInflight);
+  EXPECT_EQ(s.models.at("bert").fill_mode, config::FillMode::kInflight);
   EXPECT_EQ(s.models.at("bert").fill_factor, 2.0);
-  EXPECT_EQ(s.models.at("resnet").replicas, kAllReplicas);
+  EXPECT_EQ(s.models.at("resnet").replicas, config::kAllReplicas);
   EXPECT_FALSE(s.models.at("resnet").fill_mode.has_value());
 }
 
 TEST(GatewayConfigTest, EnvironmentOverrides) {
-  Environment env = {
+  config::Environment env = {
       {"REACTANT_GATEWAY_WORKERS", "127.0.0.1:8080, 127.0.0.1:8081"},
       {"REACTANT_GATEWAY_WORKER_NAMES", "w0,w1"},
       {"REACTANT_GATEWAY_WORKER_METRICS", "127.0.0.1:9100,127.0.0.1:9101"},
@@ -116,22 +116,22 @@ TEST(GatewayConfigTest, EnvironmentOverrides) {
       {"REACTANT_GATEWAY_FILE", "/nonexistent.yml"},
       {"UNRELATED", "x"},
   };
-  Result<GatewayConfig> c = parseGatewayConfig(kEndpoints, "gateway.yml", env);
+  Result<config::GatewayConfig> c = config::parseGatewayConfig(kEndpoints, "gateway.yml", env);
   ASSERT_TRUE(c.isOk()) << c.status().toString();
   EXPECT_EQ(c->endpoints, (std::vector<std::string>{"127.0.0.1:8080", "127.0.0.1:8081"}));
   EXPECT_EQ(c->worker_names, (std::vector<std::string>{"w0", "w1"}));
   EXPECT_EQ(c->metrics_endpoints, (std::vector<std::string>{"127.0.0.1:9100", "127.0.0.1:9101"}));
   EXPECT_EQ(c->listen_grpc.text(), "127.0.0.1:7001");
-  EXPECT_EQ(c->scheduling.mode, SchedulingMode::kLeastOutstanding);
-  EXPECT_EQ(c->scheduling.work_basis, WorkBasis::kRequests);
-  EXPECT_EQ(c->scheduling.routing_fill_mode, FillMode::kSpread);
+  EXPECT_EQ(c->scheduling.mode, config::SchedulingMode::kLeastOutstanding);
+  EXPECT_EQ(c->scheduling.work_basis, config::WorkBasis::kRequests);
+  EXPECT_EQ(c->scheduling.routing_fill_mode, config::FillMode::kSpread);
   EXPECT_EQ(c->max_recv_msg_bytes, 4096);
   EXPECT_TRUE(std::isinf(c->startup_wait_seconds));
   EXPECT_EQ(c->health_interval_seconds, 0.5);
   EXPECT_EQ(c->wedge_exit_rounds, 0);
   EXPECT_EQ(c->env_overrides.size(), 11u); // every REACTANT_GATEWAY_* but _FILE
   // No file at all: the environment alone.
-  Result<GatewayConfig> bare = parseGatewayConfig("", "", env);
+  Result<config::GatewayConfig> bare = config::parseGatewayConfig("", "", env);
   ASSERT_TRUE(bare.isOk()) << bare.status().toString();
   EXPECT_EQ(bare->endpoints.size(), 2u);
 }
@@ -139,7 +139,7 @@ TEST(GatewayConfigTest, EnvironmentOverrides) {
 TEST(GatewayConfigTest, ErrorsNameTheKeyAndValue) {
   struct Case {
     std::string yaml;
-    Environment env;
+    config::Environment env;
     std::string message;
   };
   const std::vector<Case> cases = {
@@ -198,7 +198,7 @@ TEST(GatewayConfigTest, ErrorsNameTheKeyAndValue) {
        "inf, got 'soon'"},
   };
   for (const Case &c : cases) {
-    Result<GatewayConfig> r = parseGatewayConfig(c.yaml, "gateway.yml", c.env);
+    Result<config::GatewayConfig> r = config::parseGatewayConfig(c.yaml, "gateway.yml", c.env);
     ASSERT_FALSE(r.isOk()) << c.yaml;
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(r.status().message(), c.message) << c.yaml;

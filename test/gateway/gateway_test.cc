@@ -266,9 +266,9 @@ TEST_F(GatewayTest, RegulatedProfileGivesIdenticalBytesFromEveryWorker) {
   EXPECT_EQ(bytes.begin()->size(), 3u * 3u * sizeof(float)); // logits [3, 3]
 
   // The REST front-end forwards the same request and returns the same bytes.
-  runtime::InferRequest request;
-  Result<runtime::InferRequest> decoded =
-      protocol::decodeModelInferRequest(makeRequest(kIris, 3, 0.5f), runtime::Clock::now());
+  protocol::InferRequest request;
+  Result<protocol::InferRequest> decoded =
+      protocol::decodeModelInferRequest(makeRequest(kIris, 3, 0.5f), protocol::Clock::now());
   ASSERT_TRUE(decoded.isOk());
   protocol::OutputEncoding binary;
   binary.binary_by_default = true;
@@ -281,7 +281,7 @@ TEST_F(GatewayTest, RegulatedProfileGivesIdenticalBytesFromEveryWorker) {
   ASSERT_TRUE(res);
   ASSERT_EQ(res->status, 200) << res->body;
   const std::string length = res->get_header_value(protocol::kInferenceHeaderContentLength);
-  Result<runtime::InferResponse> http = protocol::decodeHttpInferResponse(res->body, length);
+  Result<protocol::InferResponse> http = protocol::decodeHttpInferResponse(res->body, length);
   ASSERT_TRUE(http.isOk()) << http.status().toString();
   ASSERT_EQ(http->outputs.size(), 1u);
   const auto span = http->outputs[0].tensor.bytes();

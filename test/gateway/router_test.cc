@@ -29,7 +29,7 @@ WorkerSnapshot ready(std::map<std::string, int64_t> models, double compute = 0,
 }
 
 /// A router whose three workers all serve "m" with max batch `max_batch`.
-std::unique_ptr<Router> fleet(SchedulingConfig config, int64_t max_batch = 8) {
+std::unique_ptr<Router> fleet(config::SchedulingConfig config, int64_t max_batch = 8) {
   auto r = std::make_unique<Router>(config, kNames);
   for (size_t w = 0; w < kNames.size(); ++w)
     r->updateWorker(w, ready({{"m", max_batch}}), Clock::now());
@@ -58,8 +58,8 @@ size_t pickAndRelease(Router &r, int64_t items = 1) {
 }
 
 TEST(RouterTest, RoundRobinRotatesOverReadyWorkers) {
-  SchedulingConfig c;
-  c.mode = SchedulingMode::kRoundRobin;
+  config::SchedulingConfig c;
+  c.mode = config::SchedulingMode::kRoundRobin;
   auto r = fleet(c);
   std::vector<size_t> seen;
   for (int i = 0; i < 6; ++i)
@@ -87,9 +87,9 @@ TEST(RouterTest, RoundRobinRotatesOverReadyWorkers) {
 }
 
 TEST(RouterTest, LeastOutstandingByRequests) {
-  SchedulingConfig c;
-  c.mode = SchedulingMode::kLeastOutstanding;
-  c.work_basis = WorkBasis::kRequests;
+  config::SchedulingConfig c;
+  c.mode = config::SchedulingMode::kLeastOutstanding;
+  c.work_basis = config::WorkBasis::kRequests;
   auto r = fleet(c);
   std::vector<Charge> held;
   // Ties rotate: three requests in flight land on three workers.
@@ -107,9 +107,9 @@ TEST(RouterTest, LeastOutstandingByRequests) {
 }
 
 TEST(RouterTest, LeastOutstandingByItemsAndCompute) {
-  SchedulingConfig c;
-  c.mode = SchedulingMode::kLeastOutstanding;
-  c.work_basis = WorkBasis::kItems;
+  config::SchedulingConfig c;
+  c.mode = config::SchedulingMode::kLeastOutstanding;
+  c.work_basis = config::WorkBasis::kItems;
   auto r = fleet(c);
   std::vector<Charge> held;
   EXPECT_EQ(pick(*r, held, 8), 0u); // 8 items on w0
@@ -124,7 +124,7 @@ TEST(RouterTest, LeastOutstandingByItemsAndCompute) {
 
   // compute: items x measured compute per item. m costs 2 ms per item on every worker
   // (measured from the control counters and the items answered between two ticks).
-  c.work_basis = WorkBasis::kCompute;
+  c.work_basis = config::WorkBasis::kCompute;
   auto rc = fleet(c);
   held.clear();
   for (int i = 0; i < 3; ++i)
@@ -146,18 +146,18 @@ TEST(RouterTest, LeastOutstandingByItemsAndCompute) {
     EXPECT_EQ(w.inflight_work, 0.0) << w.name;
 }
 
-SchedulingConfig lpt(FillMode fill, double fill_factor = 0.5) {
-  SchedulingConfig c;
-  c.mode = SchedulingMode::kLptPacking;
-  c.work_basis = WorkBasis::kItems;
-  c.default_replicas = kAllReplicas;
+config::SchedulingConfig lpt(config::FillMode fill, double fill_factor = 0.5) {
+  config::SchedulingConfig c;
+  c.mode = config::SchedulingMode::kLptPacking;
+  c.work_basis = config::WorkBasis::kItems;
+  c.default_replicas = config::kAllReplicas;
   c.routing_fill_mode = fill;
   c.routing_fill_factor = fill_factor;
   return c;
 }
 
 /// A placed lpt router: startup repack, one request (not cold any more), operator repack.
-std::unique_ptr<Router> placedFleet(SchedulingConfig c) {
+std::unique_ptr<Router> placedFleet(config::SchedulingConfig c) {
   auto r = fleet(c, 8);
   std::optional<RepackOutcome> startup = r->tick(Clock::now());
   EXPECT_TRUE(startup.has_value());
@@ -172,7 +172,7 @@ std::unique_ptr<Router> placedFleet(SchedulingConfig c) {
 
 TEST(RouterTest, LptRunFillsOneReplicaByTheQuantum) {
   // Q = round(0.5 x 8) = 4 items.
-  auto r = placedFleet(lpt(FillMode::kRun));
+  auto r = placedFleet(lpt(config::FillMode::kRun));
   std::vector<Charge> held;
   std::vector<size_t> seen;
   for (int i = 0; i < 9; ++i)
@@ -193,8 +193,8 @@ TEST(RouterTest, LptRunFillsOneReplicaByTheQuantum) {
 TEST(RouterTest, LptRunEndsWhenItsReplicaFallsAWholeQuantumBehind) {
   // fill_rr opens runs in rotation, so a run can open on a replica still busy with an
   // earlier run's items.
-  SchedulingConfig c = lpt(FillMode::kRun);
-  c.routing_policy = RoutingPolicy::kFillRr;
+  config::SchedulingConfig c = lpt(config::FillMode::kRun);
+  c.routing_policy = config::RoutingPolicy::kFillRr;
   auto r = placedFleet(c);
   std::vector<Charge> a, b, d;
   for (int i = 0; i < 4; ++i)
@@ -215,7 +215,7 @@ TEST(RouterTest, LptRunEndsWhenItsReplicaFallsAWholeQuantumBehind) {
 }
 
 TEST(RouterTest, LptSpreadEqualisesInFlightItems) {
-  auto r = placedFleet(lpt(FillMode::kSpread));
+  auto r = placedFleet(lpt(config::FillMode::kSpread));
   std::vector<Charge> held;
   std::map<size_t, int> count;
   for (int i = 0; i < 6; ++i)
@@ -228,7 +228,7 @@ TEST(RouterTest, LptSpreadEqualisesInFlightItems) {
 TEST(RouterTest, LptInflightParksOnOneReplica) {
   // Q = 4 requests: while the replica has fewer than 4 of the model's requests in flight
   // it keeps them, even though the others are idle.
-  auto r = placedFleet(lpt(FillMode::kInflight));
+  auto r = placedFleet(lpt(config::FillMode::kInflight));
   std::vector<Charge> held;
   const size_t first = pick(*r, held);
   for (int i = 0; i < 3; ++i)
@@ -256,7 +256,7 @@ TEST(RouterTest, LptInflightParksOnOneReplica) {
 }
 
 TEST(RouterTest, LptReplicaCountsAndDeadWorkers) {
-  SchedulingConfig c = lpt(FillMode::kSpread);
+  config::SchedulingConfig c = lpt(config::FillMode::kSpread);
   c.default_replicas = 2;
   auto r = fleet(c);
   r->tick(Clock::now());
@@ -328,7 +328,7 @@ TEST(RouterTest, PlacementIsGreedyByUtilizationWithHysteresis) {
 }
 
 TEST(RouterTest, ComputeTriggerRepacks) {
-  SchedulingConfig c = lpt(FillMode::kRun);
+  config::SchedulingConfig c = lpt(config::FillMode::kRun);
   c.first_rebalance_compute_seconds = 1.0;
   c.rebalance_compute_seconds = 2.0;
   auto r = fleet(c);
@@ -358,7 +358,7 @@ TEST(RouterTest, ComputeTriggerRepacks) {
 }
 
 TEST(RouterTest, StartupPreconditionsAndControlRpcs) {
-  SchedulingConfig c = lpt(FillMode::kRun);
+  config::SchedulingConfig c = lpt(config::FillMode::kRun);
   Router r(c, kNames);
   r.updateWorker(0, ready({{"m", 8}}), Clock::now());
   r.updateWorker(1, ready({{"m", 8}}, 0, 0, "fair"), Clock::now());
@@ -378,7 +378,7 @@ TEST(RouterTest, StartupPreconditionsAndControlRpcs) {
   Result<RuntimePolicy> p = r.setPolicy({"hysteresis", "routing_fill_mode"}, values, &warnings);
   ASSERT_TRUE(p.isOk()) << p.status().toString();
   EXPECT_EQ(p->generation, 1u);
-  EXPECT_EQ(p->routing_fill_mode, FillMode::kSpread);
+  EXPECT_EQ(p->routing_fill_mode, config::FillMode::kSpread);
   // All or nothing: a bad field rejects the request and nothing changes.
   values.set_hysteresis(0.9);
   values.set_routing_fill_factor(-1);
@@ -403,7 +403,7 @@ TEST(RouterTest, StartupPreconditionsAndControlRpcs) {
             StatusCode::kInvalidArgument);
 
   // Outside lpt_packing the mutators answer FAILED_PRECONDITION.
-  SchedulingConfig rr;
+  config::SchedulingConfig rr;
   Router plain(rr, kNames);
   EXPECT_EQ(plain.setPolicy({"hysteresis"}, values, &warnings).status().code(),
             StatusCode::kFailedPrecondition);

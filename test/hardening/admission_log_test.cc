@@ -1,7 +1,7 @@
 //===- test/hardening/admission_log_test.cc - Admission and request error log --===//
+#include "client/load_generator.h"
+#include "frontend/request_log.h"
 #include "server/admission.h"
-#include "server/load_generator.h"
-#include "server/request_log.h"
 
 #include <gtest/gtest.h>
 
@@ -53,14 +53,16 @@ TEST(Admission, DrainRefusesNewAndWaitsForAdmitted) {
 }
 
 TEST(RequestErrorLog, FormatQuotesAndCuts) {
-  EXPECT_EQ(formatFailedRequest({"http", "m", "7"}, invalidArgument() << "bad \"x\"\nline 2"),
-            "request failed protocol=http model=\"m\" id=\"7\" code=INVALID_ARGUMENT "
-            "reason=\"bad \\\"x\\\"\\nline 2\"");
-  std::string line = formatFailedRequest({"grpc", std::string(500, 'a'), ""}, Status());
+  EXPECT_EQ(
+      frontend::formatFailedRequest({"http", "m", "7"}, invalidArgument() << "bad \"x\"\nline 2"),
+      "request failed protocol=http model=\"m\" id=\"7\" code=INVALID_ARGUMENT "
+      "reason=\"bad \\\"x\\\"\\nline 2\"");
+  std::string line = frontend::formatFailedRequest({"grpc", std::string(500, 'a'), ""}, Status());
   EXPECT_NE(line.find("model=\"" + std::string(128, 'a') + "...\" id=\"\" code=OK"),
             std::string::npos);
   EXPECT_EQ(
-      formatFailedRequest({"grpc", "m", ""}, internalError() << std::string(2000, 'r')).size(),
+      frontend::formatFailedRequest({"grpc", "m", ""}, internalError() << std::string(2000, 'r'))
+          .size(),
       std::string("request failed protocol=grpc model=\"m\" id=\"\" code=INTERNAL reason=\"")
               .size() +
           1024 + 4);
@@ -68,11 +70,11 @@ TEST(RequestErrorLog, FormatQuotesAndCuts) {
 
 TEST(RequestErrorLog, RateLimitCountsWhatItDrops) {
   auto t = std::chrono::steady_clock::time_point() + 1000s;
-  RequestLogOptions o;
+  frontend::RequestLogOptions o;
   o.lines_per_second = 2;
   o.burst = 3;
   o.now = [&] { return t; };
-  RequestErrorLog log(o);
+  frontend::RequestErrorLog log(o);
   const Status err = invalidArgument() << "nope";
   int logged = 0;
   for (int i = 0; i < 10; ++i)
@@ -93,15 +95,15 @@ TEST(RequestErrorLog, RateLimitCountsWhatItDrops) {
 
 TEST(Loadgen, QuantilesAndScrape) {
   std::vector<double> v = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-  EXPECT_EQ(quantileOf(v, 0.5), 5);
-  EXPECT_EQ(quantileOf(v, 0.9), 9);
-  EXPECT_EQ(quantileOf(v, 0.99), 10);
-  EXPECT_EQ(quantileOf(v, 1.0), 10);
-  EXPECT_EQ(quantileOf({}, 0.5), 0);
+  EXPECT_EQ(client::quantileOf(v, 0.5), 5);
+  EXPECT_EQ(client::quantileOf(v, 0.9), 9);
+  EXPECT_EQ(client::quantileOf(v, 0.99), 10);
+  EXPECT_EQ(client::quantileOf(v, 1.0), 10);
+  EXPECT_EQ(client::quantileOf({}, 0.5), 0);
   const std::string text = "# HELP x y\nprocess_resident_memory_bytes_x 7\n"
                            "process_resident_memory_bytes{gpu=\"\",worker=\"w\"} 1.5e+07\n";
-  EXPECT_EQ(scrapeValue(text, "process_resident_memory_bytes"), 1.5e7);
-  EXPECT_EQ(scrapeValue(text, "missing"), std::nullopt);
+  EXPECT_EQ(client::scrapeValue(text, "process_resident_memory_bytes"), 1.5e7);
+  EXPECT_EQ(client::scrapeValue(text, "missing"), std::nullopt);
 }
 
 } // namespace

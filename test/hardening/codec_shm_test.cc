@@ -17,7 +17,7 @@ protected:
     object_.writeValues<float>(0, {1, 2, 3, 4, 5, 6, 7, 8});
     ASSERT_TRUE(registry_.registerRegion({"in", object_.key(), 0, 64}).isOk());
     ASSERT_TRUE(registry_.registerRegion({"out", object_.key(), 64, 64}).isOk());
-    options_.now = runtime::Clock::now();
+    options_.now = protocol::Clock::now();
     options_.shared_memory = &registry_;
   }
 
@@ -74,7 +74,7 @@ TEST_F(CodecShm, GrpcInputFromRegionOutputToRegion) {
   EXPECT_EQ(d->request.requested_outputs, (std::vector<std::string>{"y"}));
 
   // The reply: "y" goes to the region, "z" inline; raw entries stay aligned.
-  runtime::InferResponse response;
+  protocol::InferResponse response;
   response.model_name = "m";
   std::vector<float> y = {9, 10, 11, 12};
   response.outputs.push_back(
@@ -177,7 +177,7 @@ TEST_F(CodecShm, HttpInputFromRegionOutputToRegion) {
             (std::vector<float>{2, 3, 4, 5}));
   ASSERT_EQ(d->shared_memory_outputs.size(), 1u);
 
-  runtime::InferResponse response;
+  protocol::InferResponse response;
   response.model_name = "m";
   response.id = "q";
   std::vector<int32_t> y = {-1, 5};

@@ -8,8 +8,8 @@
 // suite.
 //
 //===----------------------------------------------------------------------===//
+#include "client/load_generator.h"
 #include "process_util.h"
-#include "server/load_generator.h"
 #include "worker_util.h"
 
 #include <gtest/gtest.h>
@@ -26,14 +26,14 @@ namespace {
 namespace fs = std::filesystem;
 
 /// "kind: first unexpected answer" lines of a report, for failure messages.
-std::string unexpectedOf(const server::LoadgenReport &r) { return r.text(); }
+std::string unexpectedOf(const client::LoadgenReport &r) { return r.text(); }
 
 TEST(Loadgen, EveryKindGetsTheExpectedAnswer) {
   WorkerSetup o;
   o.runtime_extra = ", profile: regulated"; // same program for every request: exact checks
   auto w = startHardeningWorker(kIrisRepo, o);
   ASSERT_TRUE(w);
-  server::LoadgenOptions lo;
+  client::LoadgenOptions lo;
   lo.protocol = "both";
   lo.grpc_url = "127.0.0.1:" + std::to_string(w->worker().grpcPort());
   lo.http_url = "127.0.0.1:" + std::to_string(w->worker().httpPort());
@@ -46,7 +46,7 @@ TEST(Loadgen, EveryKindGetsTheExpectedAnswer) {
   lo.rows = 2;
   lo.metrics_url = "127.0.0.1:" + std::to_string(w->worker().metricsPort());
   lo.rss_interval_s = 3600; // one sample at the start
-  Result<server::LoadgenReport> r = server::runLoad(lo);
+  Result<client::LoadgenReport> r = client::runLoad(lo);
   ASSERT_TRUE(r.isOk()) << r.status().toString();
   EXPECT_EQ(r->requests, 900u);
   EXPECT_EQ(r->unexpected, 0u) << unexpectedOf(*r);
@@ -99,7 +99,7 @@ TEST(Sigterm, NoValidRequestIsLostAndTheProcessExitsZero) {
   ASSERT_TRUE(ready) << readFile(log);
 
   std::atomic<bool> cancel{false};
-  server::LoadgenOptions lo;
+  client::LoadgenOptions lo;
   lo.protocol = "both";
   lo.grpc_url = "127.0.0.1:" + std::to_string(grpc);
   lo.http_url = "127.0.0.1:" + std::to_string(http);
@@ -109,13 +109,13 @@ TEST(Sigterm, NoValidRequestIsLostAndTheProcessExitsZero) {
   lo.malformed_fraction = 0.2;
   lo.shared_memory = true;
   lo.cancel = &cancel;
-  auto load = std::async(std::launch::async, [&] { return server::runLoad(lo); });
+  auto load = std::async(std::launch::async, [&] { return client::runLoad(lo); });
   // Let the load run, then SIGTERM the server in the middle of it.
   auto served = [&] {
     auto r = probe.Get("/metrics");
     if (!r)
       return 0.0;
-    std::optional<double> v = server::scrapeValue(r->body, "worker_requests_served_total");
+    std::optional<double> v = client::scrapeValue(r->body, "worker_requests_served_total");
     return v ? *v : 0.0;
   };
   // The served count is the other process's; its metrics are the only way to read it.
@@ -124,7 +124,7 @@ TEST(Sigterm, NoValidRequestIsLostAndTheProcessExitsZero) {
   ASSERT_EQ(::kill(pid, SIGTERM), 0);
   const int status = waitProcess(pid);
   cancel = true;
-  Result<server::LoadgenReport> r = load.get();
+  Result<client::LoadgenReport> r = load.get();
   EXPECT_EQ(status, 0) << readFile(log);
   ASSERT_TRUE(r.isOk()) << r.status().toString();
   EXPECT_EQ(r->unexpected, 0u) << r->text();

@@ -6,8 +6,8 @@
 // Prometheus server started on loopback scrapes it with target health "up" and no error.
 //
 //===----------------------------------------------------------------------===//
+#include "client/load_generator.h"
 #include "process_util.h"
-#include "server/load_generator.h"
 #include "shm_util.h"
 #include "worker_util.h"
 
@@ -149,7 +149,7 @@ TEST_F(MetricsTest, EverySampleCarriesWorkerAndGpu) {
 
 TEST_F(MetricsTest, ValuesAfterOneRequest) {
   auto value = [&](const std::string &series) {
-    std::optional<double> v = server::scrapeValue(*text_, series);
+    std::optional<double> v = client::scrapeValue(*text_, series);
     return v ? *v : -1.0;
   };
   // prometheus-cpp writes the constant labels first, then the series' own.

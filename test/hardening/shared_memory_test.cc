@@ -218,7 +218,7 @@ TEST(SharedMemoryTensors, InputsAndOutputs) {
   EXPECT_EQ(outside.status().message(), "output 'y': shared memory region \"out\": 16 bytes at "
                                         "offset 60 run past the region's 64 bytes");
 
-  runtime::InferResponse response;
+  protocol::InferResponse response;
   std::vector<int32_t> y = {7, 8, 9};
   response.outputs.push_back(
       {"y", Tensor::copyOf(DType::kI32, {3}, {reinterpret_cast<uint8_t *>(y.data()), 12})});

@@ -1,6 +1,6 @@
 //===- test/hardening/tls_test.cc - TLS and mTLS on the gRPC and HTTP ports ===//
 //
-// Optional TLS (issue 8; server/tls.h): certificates made by the openssl CLI at test time
+// Optional TLS (issue 8; frontend/tls.h): certificates made by the openssl CLI at test time
 // (a CA, a server certificate for 127.0.0.1 and localhost, a client certificate, and a
 // second CA nobody trusts). With tls.cert_file/key_file: a TLS request succeeds over both
 // protocols, a plaintext one to the same port fails, the metrics port stays plaintext.
@@ -248,7 +248,7 @@ TEST_F(Tls, ConfigurationErrorsNameTheKeyOrFile) {
   ASSERT_TRUE(node.isOk()) << node.status().toString();
   Result<config::WorkerConfig> cfg = config::resolveWorker(*node, 0);
   ASSERT_TRUE(cfg.isOk());
-  server::Worker worker(server::WorkerOptions{*cfg, true});
+  server::Worker worker(server::WorkerOptions{.config = *cfg, .ephemeral_ports = true});
   Status s = worker.start();
   EXPECT_EQ(s.toString(), "FAILED_PRECONDITION: grpc server: tls.cert_file "
                           "/nonexistent/server.crt: cannot open: No such file or directory");
@@ -257,33 +257,33 @@ TEST_F(Tls, ConfigurationErrorsNameTheKeyOrFile) {
 
 TEST_F(Tls, KeyOfAnotherCertificateOrNoPemIsRefusedByName) {
   // server.crt with client.key: both parse, but they are not a pair.
-  EXPECT_EQ(server::checkKeyMatchesCertificate(certs_->pem("server.crt"), certs_->pem("client.key"),
-                                               "server.crt", "client.key")
+  EXPECT_EQ(frontend::checkKeyMatchesCertificate(
+                certs_->pem("server.crt"), certs_->pem("client.key"), "server.crt", "client.key")
                 .toString(),
             "FAILED_PRECONDITION: tls.key_file client.key is not the private key of the "
             "certificate in tls.cert_file server.crt");
-  EXPECT_TRUE(server::checkKeyMatchesCertificate(
+  EXPECT_TRUE(frontend::checkKeyMatchesCertificate(
                   certs_->pem("server.crt"), certs_->pem("server.key"), "server.crt", "server.key")
                   .isOk());
   // A chain: the leaf certificate first, then its CA; the key is the leaf's.
-  EXPECT_TRUE(server::checkKeyMatchesCertificate(certs_->pem("server.crt") + certs_->pem("ca.crt"),
-                                                 certs_->pem("server.key"), "chain.crt",
-                                                 "server.key")
-                  .isOk());
-  EXPECT_EQ(server::checkKeyMatchesCertificate("not a certificate", certs_->pem("server.key"),
-                                               "a.crt", "server.key")
+  EXPECT_TRUE(
+      frontend::checkKeyMatchesCertificate(certs_->pem("server.crt") + certs_->pem("ca.crt"),
+                                           certs_->pem("server.key"), "chain.crt", "server.key")
+          .isOk());
+  EXPECT_EQ(frontend::checkKeyMatchesCertificate("not a certificate", certs_->pem("server.key"),
+                                                 "a.crt", "server.key")
                 .toString(),
             "FAILED_PRECONDITION: tls.cert_file a.crt holds no PEM certificate");
-  EXPECT_EQ(server::checkKeyMatchesCertificate(certs_->pem("server.crt"), certs_->pem("server.crt"),
-                                               "server.crt", "server.crt")
+  EXPECT_EQ(frontend::checkKeyMatchesCertificate(
+                certs_->pem("server.crt"), certs_->pem("server.crt"), "server.crt", "server.crt")
                 .toString(),
             "FAILED_PRECONDITION: tls.key_file server.crt holds no PEM private key (or one with "
             "a passphrase)");
 
   // A client CA file with no certificate in it (before: gRPC's "cannot bind").
-  server::TlsOptions bad_ca{certs_->path("server.crt"), certs_->path("server.key"),
-                            certs_->path("server.key")};
-  EXPECT_EQ(server::grpcServerCredentials(bad_ca).status().toString(),
+  frontend::TlsOptions bad_ca{certs_->path("server.crt"), certs_->path("server.key"),
+                              certs_->path("server.key")};
+  EXPECT_EQ(frontend::grpcServerCredentials(bad_ca).status().toString(),
             "FAILED_PRECONDITION: tls.client_ca_file " + certs_->path("server.key") +
                 " holds no PEM certificate");
 
@@ -297,7 +297,7 @@ TEST_F(Tls, KeyOfAnotherCertificateOrNoPemIsRefusedByName) {
   ASSERT_TRUE(node.isOk()) << node.status().toString();
   Result<config::WorkerConfig> cfg = config::resolveWorker(*node, 0);
   ASSERT_TRUE(cfg.isOk());
-  server::Worker worker(server::WorkerOptions{*cfg, true});
+  server::Worker worker(server::WorkerOptions{.config = *cfg, .ephemeral_ports = true});
   EXPECT_EQ(worker.start().toString(),
             "FAILED_PRECONDITION: grpc server: tls.key_file " + certs_->path("client.key") +
                 " is not the private key of the certificate in tls.cert_file " +

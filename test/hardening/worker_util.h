@@ -66,7 +66,7 @@ inline std::vector<float> irisRow() { return {5.1f, 3.5f, 1.4f, 0.2f}; }
 /// A gRPC request for iris_mlp with one row of `features`, raw contents.
 inline inference::ModelInferRequest irisRequest(const std::vector<float> &features,
                                                 const std::string &id = "1") {
-  runtime::InferRequest r;
+  protocol::InferRequest r;
   r.model_name = "iris_mlp";
   r.id = id;
   r.inputs.push_back(

@@ -1,17 +1,17 @@
 //===- test/lifecycle/live_worker.h - A real worker over a temporary repository ===//
 //
-// Starts server::Worker (common/test_worker.h) on a model repository with extra `global:`
-// settings, and talks to it over gRPC with server::KServeClient, as
+// Starts server::Worker (common/test_worker.h) on a model repository
+// with extra `global:` settings, and talks to it over gRPC with client::KServeClient, as
 // a user would.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "client/kserve_client.h"
 #include "common/test_worker.h"
 #include "config/node_config.h"
 #include "protocol/proto/grpc_service.grpc.pb.h"
 #include "protocol/proto/reactant_control_v1.grpc.pb.h"
-#include "server/kserve_client.h"
 #include "server/worker.h"
 
 #include <grpcpp/grpcpp.h>
@@ -32,7 +32,7 @@ struct LiveWorker {
   std::unique_ptr<testing::TestWorker> harness;
   server::Worker *worker = nullptr;                           // harness's
   inference::GRPCInferenceService::Stub *inference = nullptr; // harness's
-  std::unique_ptr<server::KServeClient> client;
+  std::unique_ptr<client::KServeClient> client;
   std::unique_ptr<reactant_control::ControlService::Stub> control;
 
   /// A fresh HTTP client of the worker (httplib clients are not thread-safe).
@@ -53,18 +53,18 @@ struct LiveWorker {
     live->worker = &live->harness->worker();
     live->inference = &live->harness->stub();
     live->control = reactant_control::ControlService::NewStub(live->harness->channel());
-    server::KServeClientOptions o;
+    client::KServeClientOptions o;
     o.url = live->harness->grpcTarget();
-    RS_ASSIGN_OR_RETURN(live->client, server::KServeClient::create(o));
+    RS_ASSIGN_OR_RETURN(live->client, client::KServeClient::create(o));
     return live;
   }
 
   /// ModelInfer of `model` on `input` (input "features"); the first output's floats.
   Result<std::vector<float>> infer(const std::string &model, const Tensor &input) {
-    runtime::InferRequest r;
+    protocol::InferRequest r;
     r.model_name = model;
     r.inputs.push_back({"features", input});
-    RS_ASSIGN_OR_RETURN(runtime::InferResponse resp, client->infer(r));
+    RS_ASSIGN_OR_RETURN(protocol::InferResponse resp, client->infer(r));
     if (resp.outputs.empty())
       return internalError() << "model '" << model << "': a response without outputs";
     const Tensor &out = resp.outputs.front().tensor;

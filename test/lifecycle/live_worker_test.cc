@@ -8,8 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundle_files.h"
+#include "client/load_generator.h"
 #include "live_worker.h"
-#include "server/load_generator.h"
+#include "server/model_metadata.h"
 
 #include <gtest/gtest.h>
 
@@ -135,7 +136,7 @@ TEST(LiveWorker, RenamedDirectoryRenamesTheModelWithoutRecompiling) {
   std::shared_ptr<const runtime::LoadedModel> renamed = repo.state("production")->model;
   ASSERT_NE(renamed, nullptr);
   EXPECT_EQ(renamed->dir, (tmp.root / "production").string());
-  EXPECT_EQ(renamed->metadata.name, "production");
+  EXPECT_EQ(server::modelMetadataOf(*renamed).name, "production");
   for (const auto &[key, exe] : old_model->programs)
     EXPECT_EQ(renamed->programs.at(key).get(), exe.get()) << "batch size " << key.batch_size;
 
@@ -151,8 +152,8 @@ TEST(LiveWorker, RenamedDirectoryRenamesTheModelWithoutRecompiling) {
   EXPECT_NE(
       res->body.find("worker_dispatch_total{gpu=\"\",worker=\"worker0\",model=\"production\"} 1"),
       std::string::npos);
-  EXPECT_EQ(server::scrapeValue(res->body, "worker_executable_cache_misses_total"), 3.0);
-  EXPECT_EQ(server::scrapeValue(res->body, "worker_executable_cache_hits_total"), 0.0);
+  EXPECT_EQ(client::scrapeValue(res->body, "worker_executable_cache_misses_total"), 3.0);
+  EXPECT_EQ(client::scrapeValue(res->body, "worker_executable_cache_hits_total"), 0.0);
 }
 
 TEST(LiveWorker, BundleCopiedOverSecondsNeverLoadsBroken) {

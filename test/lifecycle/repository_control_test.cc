@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundle_files.h"
+#include "client/load_generator.h"
 #include "live_worker.h"
-#include "server/load_generator.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -344,15 +344,15 @@ TEST(WeightCache, BudgetSmallerThanTheModelsEvictsAndServesEveryModel) {
   auto res = metrics.Get("/metrics");
   ASSERT_TRUE(res);
   const std::string w0 = "{gpu=\"\",worker=\"worker0\"}";
-  EXPECT_EQ(server::scrapeValue(res->body, "worker_weight_evicts_total" + w0),
+  EXPECT_EQ(client::scrapeValue(res->body, "worker_weight_evicts_total" + w0),
             static_cast<double>(s.evicts));
-  EXPECT_EQ(server::scrapeValue(res->body, "worker_weight_loads_total" + w0),
+  EXPECT_EQ(client::scrapeValue(res->body, "worker_weight_loads_total" + w0),
             static_cast<double>(s.loads));
-  EXPECT_EQ(server::scrapeValue(res->body, "worker_weight_cache_max_bytes" + w0), 1080.0);
-  EXPECT_EQ(server::scrapeValue(res->body, "worker_weight_pool_bytes" + w0), 1080.0);
-  EXPECT_EQ(server::scrapeValue(res->body, "worker_weight_cache_peak_resident_bytes" + w0),
+  EXPECT_EQ(client::scrapeValue(res->body, "worker_weight_cache_max_bytes" + w0), 1080.0);
+  EXPECT_EQ(client::scrapeValue(res->body, "worker_weight_pool_bytes" + w0), 1080.0);
+  EXPECT_EQ(client::scrapeValue(res->body, "worker_weight_cache_peak_resident_bytes" + w0),
             static_cast<double>(s.peak_resident_bytes));
-  EXPECT_EQ(server::scrapeValue(res->body, "worker_weight_cache_resident_bytes" + w0), 1048.0);
+  EXPECT_EQ(client::scrapeValue(res->body, "worker_weight_cache_resident_bytes" + w0), 1048.0);
 }
 
 } // namespace

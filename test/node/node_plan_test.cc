@@ -224,16 +224,16 @@ TEST(NodePlanTest, ExamplesLoad) {
   ASSERT_TRUE(plan->gateway.has_value());
   EXPECT_EQ(plan->gateway->endpoints,
             (Strings{"127.0.0.1:8080", "127.0.0.1:8081", "127.0.0.1:8082"}));
-  Result<gateway::GatewayConfig> g = gateway::loadGatewayConfig(dir + "gateway.yml", {});
+  Result<config::GatewayConfig> g = config::loadGatewayConfig(dir + "gateway.yml", {});
   ASSERT_TRUE(g.isOk()) << g.status().toString();
-  EXPECT_EQ(g->scheduling.mode, gateway::SchedulingMode::kLptPacking);
-  EXPECT_EQ(g->scheduling.routing_fill_mode, gateway::FillMode::kSpread);
+  EXPECT_EQ(g->scheduling.mode, config::SchedulingMode::kLptPacking);
+  EXPECT_EQ(g->scheduling.routing_fill_mode, config::FillMode::kSpread);
   EXPECT_EQ(g->worker_names, (Strings{"cpu0", "cpu1", "cpu2"}));
   // The same gateway file given to the node keeps its endpoints.
   in.env = {{"REACTANT_GATEWAY_FILE", dir + "gateway.yml"}};
   plan = planNode(*n, in);
   ASSERT_TRUE(plan.isOk()) << plan.status().toString();
-  EXPECT_EQ(plan->gateway->scheduling.mode, gateway::SchedulingMode::kLptPacking);
+  EXPECT_EQ(plan->gateway->scheduling.mode, config::SchedulingMode::kLptPacking);
 }
 
 TEST(OutputPumpTest, PrefixesEveryLineAndKeepsPartialLines) {

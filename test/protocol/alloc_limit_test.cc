@@ -67,7 +67,7 @@ namespace rs::protocol {
 namespace {
 
 constexpr size_t kSmall = 64 * 1024;
-const runtime::Clock::time_point kNow{};
+const protocol::Clock::time_point kNow{};
 
 TEST(AllocLimit, TrackerSeesTensorAllocations) {
   // The guard itself works: a real 1 MiB tensor is seen.

@@ -115,8 +115,8 @@ void expectError(const Case &c, const Status &s) {
     EXPECT_EQ(actual, c.expect) << "case '" << c.name << "' (line " << c.line << ")";
 }
 
-std::vector<std::string> requestChecks(const runtime::InferRequest &r,
-                                       runtime::Clock::time_point now) {
+std::vector<std::string> requestChecks(const protocol::InferRequest &r,
+                                       protocol::Clock::time_point now) {
   std::vector<std::string> lines;
   if (!r.id.empty())
     lines.push_back("id: " + r.id);
@@ -134,13 +134,13 @@ std::vector<std::string> requestChecks(const runtime::InferRequest &r,
   return lines;
 }
 
-void appendTensorChecks(const std::vector<runtime::NamedTensor> &tensors,
+void appendTensorChecks(const std::vector<protocol::NamedTensor> &tensors,
                         std::vector<std::string> &lines) {
   for (const auto &t : tensors)
     lines.push_back("tensor: " + tensorText(t));
 }
 
-const runtime::Clock::time_point kNow = runtime::Clock::time_point(std::chrono::hours(1000));
+const protocol::Clock::time_point kNow = protocol::Clock::time_point(std::chrono::hours(1000));
 
 TEST(CodecCases, HttpRequests) {
   std::vector<Case> cases = loadCases("http_requests.cases");
@@ -184,7 +184,7 @@ TEST(CodecCases, GrpcRequests) {
     SCOPED_TRACE("case '" + c.name + "' (line " + std::to_string(c.line) + ")");
     inference::ModelInferRequest msg;
     ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(c.request, &msg)) << "bad text proto";
-    Result<runtime::InferRequest> r = decodeModelInferRequest(msg, kNow);
+    Result<protocol::InferRequest> r = decodeModelInferRequest(msg, kNow);
     if (c.expect != "ok") {
       ASSERT_FALSE(r.isOk()) << "expected " << c.expect;
       expectError(c, r.status());

@@ -16,10 +16,10 @@
 namespace rs::protocol {
 namespace {
 
-using runtime::Clock;
-using runtime::InferRequest;
-using runtime::InferResponse;
-using runtime::NamedTensor;
+using protocol::Clock;
+using protocol::InferRequest;
+using protocol::InferResponse;
+using protocol::NamedTensor;
 
 template <typename T> Tensor makeTensor(DType dtype, Shape shape, std::vector<T> values) {
   return Tensor::copyOf(
@@ -239,11 +239,11 @@ TEST(GrpcCodec, RawInputsAreViewsWhenTheMessageHasAnOwner) {
 }
 
 TEST(GrpcCodec, Metadata) {
-  runtime::ModelMetadata md{"digits",
-                            {},
-                            "cpu",
-                            {{"image", DType::kF32, {-1, 8, 8, 1}}},
-                            {{"logits", DType::kF32, {-1, 10}}, {"label", DType::kI64, {-1}}}};
+  protocol::ModelMetadata md{"digits",
+                             {},
+                             "cpu",
+                             {{"image", DType::kF32, {-1, 8, 8, 1}}},
+                             {{"logits", DType::kF32, {-1, 10}}, {"label", DType::kI64, {-1}}}};
   inference::ModelMetadataResponse msg;
   encodeModelMetadata(md, &msg);
   EXPECT_EQ(msg.name(), "digits");
@@ -417,11 +417,11 @@ TEST(HttpCodec, DeeplyNestedJsonIsRejectedSafely) {
 TEST(HttpCodec, MetadataJson) {
   EXPECT_EQ(serverMetadataJson({"ReactantServer", "0.1.0", {"system_shared_memory"}}),
             R"({"extensions":["system_shared_memory"],"name":"ReactantServer","version":"0.1.0"})");
-  runtime::ModelMetadata md{"digits",
-                            {},
-                            "cpu",
-                            {{"image", DType::kF32, {-1, 8, 8, 1}}},
-                            {{"logits", DType::kF32, {-1, 10}}}};
+  protocol::ModelMetadata md{"digits",
+                             {},
+                             "cpu",
+                             {{"image", DType::kF32, {-1, 8, 8, 1}}},
+                             {{"logits", DType::kF32, {-1, 10}}}};
   EXPECT_EQ(modelMetadataJson(md),
             R"({"inputs":[{"datatype":"FP32","name":"image","shape":[-1,8,8,1]}],)"
             R"("name":"digits","outputs":[{"datatype":"FP32","name":"logits","shape":[-1,10]}],)"

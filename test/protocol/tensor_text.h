@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "runtime/inference.h"
+#include "protocol/inference.h"
 
 #include <charconv>
 #include <cstdio>
@@ -25,7 +25,7 @@ template <typename T> void appendTextValues(const Tensor &t, std::string &out) {
   }
 }
 
-inline std::string tensorText(const runtime::NamedTensor &nt) {
+inline std::string tensorText(const protocol::NamedTensor &nt) {
   const Tensor &t = nt.tensor;
   std::string out =
       nt.name + " " + std::string(dtypeWireName(t.dtype())) + " " + shapeToString(t.shape()) + " =";

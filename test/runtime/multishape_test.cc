@@ -2,9 +2,9 @@
 //
 // The multi-shape fixture (test/bundle/multishape_fixture.h) through the ModelRepository on
 // the CPU backend: every variant's programs compiled and cached under distinct keys, the
-// `model loaded` line naming the variants, metadata -1 on the variable axis, run() routed by
-// the inputs' shapes and within tolerance of JAX; and request validation routing a request
-// to its variant or refusing it with the variants served.
+// `model loaded` line naming the variants, run() routed by the inputs' shapes and within
+// tolerance of JAX. The metadata and request validation of the same bundle:
+// test/server/multishape_request_test.cc.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/model_repository.h"
@@ -12,7 +12,6 @@
 #include "../bundle/multishape_fixture.h"
 #include "bundle/safetensors.h"
 #include "runtime/cpu_backend.h"
-#include "runtime/request_validation.h"
 #include "runtime_test_util.h"
 
 #include <gtest/gtest.h>
@@ -94,12 +93,6 @@ TEST(MultiShapeRepository, CompilesAndCachesEveryVariantsPrograms) {
                       "shape_variants=[{s=8}, {s=16}] weights=10 "),
             1u)
       << log.text();
-  // ModelMetadata: -1 for the batch axis and the variable axis.
-  ASSERT_EQ(m->metadata.inputs.size(), 2u);
-  EXPECT_EQ(m->metadata.inputs[0].shape, (Shape{-1, -1}));
-  EXPECT_EQ(m->metadata.outputs[0].shape, (Shape{-1, -1, 16}));
-  EXPECT_EQ(m->metadata.outputs[2].shape, (Shape{-1, 4}));
-
   // A second repository loads every program from the cache.
   ModelRepository again(cpuBackend(), options());
   ASSERT_TRUE(again.loadModel(dir.string()).isOk());
@@ -167,42 +160,6 @@ TEST(MultiShapeRepository, RunRoutesByShapeAndMatchesJax) {
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(bad.status().message(),
             "model 'text_encoder_ms': the inputs match none of its shape variants [{s=8}, {s=16}]");
-}
-
-/// A request of `ids` and `mask` tensors of the given shapes.
-InferRequest request(const Shape &ids, const Shape &mask) {
-  InferRequest r;
-  r.model_name = "text_encoder_ms";
-  r.inputs = {{"input_ids", Tensor::zeros(DType::kI32, ids)},
-              {"attention_mask", Tensor::zeros(DType::kI32, mask)}};
-  return r;
-}
-
-TEST(MultiShapeValidation, RoutesToTheVariantOrNamesTheVariantsServed) {
-  auto b = bundle::loadManifest(multishape::multiShapeBundle() + "/manifest.yaml");
-  ASSERT_TRUE(b.isOk()) << b.status().toString();
-  auto s8 = validateRequest(*b, request({3, 8}, {3, 8}));
-  ASSERT_TRUE(s8.isOk()) << s8.status().toString();
-  EXPECT_EQ(s8->variant, 0u);
-  EXPECT_EQ(s8->rows, 3);
-  auto s16 = validateRequest(*b, request({1, 16}, {1, 16}));
-  ASSERT_TRUE(s16.isOk()) << s16.status().toString();
-  EXPECT_EQ(s16->variant, 1u);
-
-  auto s12 = validateRequest(*b, request({1, 12}, {1, 12}));
-  EXPECT_EQ(s12.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(s12.status().message(),
-            "input 'input_ids': shape [1,12] matches no shape variant of the model; variants "
-            "served: [-1,8] {s=8}, [-1,16] {s=16}");
-  auto mixed = validateRequest(*b, request({2, 8}, {2, 16}));
-  EXPECT_EQ(mixed.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(mixed.status().message(),
-            "input 'attention_mask': shape [2,16] together with the inputs before it matches no "
-            "shape variant of the model; variants served: [-1,8] {s=8}, [-1,16] {s=16}");
-  // A wrong rank is still the plain shape error.
-  auto rank = validateRequest(*b, request({8}, {1, 8}));
-  EXPECT_EQ(rank.status().message(),
-            "input 'input_ids': shape [8] does not match the model's [-1,-1]");
 }
 
 } // namespace

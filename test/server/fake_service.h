@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "runtime/inference.h"
+#include "protocol/service.h"
 
 #include <condition_variable>
 #include <deque>
@@ -22,7 +22,7 @@
 
 namespace rs::server::testing {
 
-class FakeService final : public runtime::InferenceService {
+class FakeService final : public protocol::InferenceService {
 public:
   FakeService() : worker_([this] { workLoop(); }) {}
   ~FakeService() override {
@@ -36,27 +36,27 @@ public:
 
   bool serverLive() const override { return true; }
   bool serverReady() const override { return ready_; }
-  runtime::ServerMetadata serverMetadata() const override {
+  protocol::ServerMetadata serverMetadata() const override {
     return {"ReactantServer", "0.1.0", {"system_shared_memory"}};
   }
-  Result<runtime::ModelMetadata> modelMetadata(const std::string &name) const override {
+  Result<protocol::ModelMetadata> modelMetadata(const std::string &name) const override {
     if (!known(name))
       return notFound() << "model '" << name << "' not found";
-    return runtime::ModelMetadata{name,
-                                  {},
-                                  "cpu",
-                                  {{"x", DType::kF32, {-1, 2}}},
-                                  {{"y", DType::kF32, {-1, 2}}, {"z", DType::kF32, {-1, 2}}}};
+    return protocol::ModelMetadata{name,
+                                   {},
+                                   "cpu",
+                                   {{"x", DType::kF32, {-1, 2}}},
+                                   {{"y", DType::kF32, {-1, 2}}, {"z", DType::kF32, {-1, 2}}}};
   }
-  Result<runtime::ModelReadiness> modelReady(const std::string &name) const override {
+  Result<protocol::ModelReadiness> modelReady(const std::string &name) const override {
     if (!known(name))
       return notFound() << "model '" << name << "' not found";
     if (name == "broken")
-      return runtime::ModelReadiness{false, "load failed: bad mlir"};
-    return runtime::ModelReadiness{true, ""};
+      return protocol::ModelReadiness{false, "load failed: bad mlir"};
+    return protocol::ModelReadiness{true, ""};
   }
 
-  void infer(runtime::InferRequest request, runtime::InferCallback done) override {
+  void infer(protocol::InferRequest request, protocol::InferCallback done) override {
     {
       std::lock_guard lock(mu_);
       last_deadline_ = request.deadline;
@@ -90,7 +90,7 @@ public:
   }
 
   void setReady(bool ready) { ready_ = ready; }
-  std::optional<runtime::Clock::time_point> lastDeadline() {
+  std::optional<protocol::Clock::time_point> lastDeadline() {
     std::lock_guard lock(mu_);
     return last_deadline_;
   }
@@ -105,8 +105,8 @@ public:
 
 private:
   struct Job {
-    runtime::InferRequest request;
-    runtime::InferCallback done;
+    protocol::InferRequest request;
+    protocol::InferCallback done;
   };
 
   static bool known(const std::string &name) {
@@ -132,7 +132,7 @@ private:
     }
   }
 
-  static Result<runtime::InferResponse> compute(const runtime::InferRequest &r) {
+  static Result<protocol::InferResponse> compute(const protocol::InferRequest &r) {
     std::string prefix = "model '" + r.model_name + "'";
     const Tensor *x = nullptr;
     for (const auto &in : r.inputs) {
@@ -145,7 +145,7 @@ private:
     std::vector<std::string> names = r.requested_outputs;
     if (names.empty())
       names = {"y", "z"};
-    runtime::InferResponse resp{r.model_name, r.model_version, r.id, {}};
+    protocol::InferResponse resp{r.model_name, r.model_version, r.id, {}};
     for (const std::string &name : names) {
       if (name != "y" && name != "z")
         return invalidArgument() << prefix << ": unknown output '" << name << "'";
@@ -176,7 +176,7 @@ private:
   std::condition_variable cv_;
   std::deque<Job> queue_, held_;
   bool stopping_ = false;
-  std::optional<runtime::Clock::time_point> last_deadline_;
+  std::optional<protocol::Clock::time_point> last_deadline_;
   std::string last_version_;
   int requests_ = 0;
   std::thread worker_;

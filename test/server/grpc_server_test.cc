@@ -1,5 +1,5 @@
 //===- test/server/grpc_server_test.cc - GrpcServer with a real gRPC stub ---===//
-#include "server/grpc_server.h"
+#include "frontend/grpc_server.h"
 
 #include "../protocol/tensor_text.h"
 #include "fake_service.h"
@@ -36,7 +36,7 @@ inference::ModelInferRequest fp32Request(const std::string &model, std::vector<f
 }
 
 std::vector<std::string> outputTexts(const inference::ModelInferResponse &resp) {
-  Result<runtime::InferResponse> r = protocol::decodeModelInferResponse(resp);
+  Result<protocol::InferResponse> r = protocol::decodeModelInferResponse(resp);
   EXPECT_TRUE(r.isOk()) << r.status().toString();
   std::vector<std::string> out;
   if (r.isOk())
@@ -53,10 +53,10 @@ protected:
       server_->shutdown();
   }
 
-  void startServer(GrpcServerOptions options) {
+  void startServer(frontend::GrpcServerOptions options) {
     options.host = "127.0.0.1";
     options.port = 0;
-    server_ = std::make_unique<GrpcServer>(options, service_);
+    server_ = std::make_unique<frontend::GrpcServer>(options, service_, protocol::noModelControl());
     ASSERT_TRUE(server_->start().isOk());
     ASSERT_GT(server_->port(), 0);
     grpc::ChannelArguments args;
@@ -91,7 +91,7 @@ protected:
   }
 
   FakeService service_;
-  std::unique_ptr<GrpcServer> server_;
+  std::unique_ptr<frontend::GrpcServer> server_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<inference::GRPCInferenceService::Stub> stub_;
 };
@@ -241,12 +241,12 @@ TEST_F(GrpcServerTest, BadRequestsGetClearErrorsAndServingContinues) {
 TEST_F(GrpcServerTest, DeadlineFromClientAndParameter) {
   {
     grpc::ClientContext ctx;
-    auto before = runtime::Clock::now();
+    auto before = protocol::Clock::now();
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
     inference::ModelInferResponse resp;
     ASSERT_TRUE(stub_->ModelInfer(&ctx, fp32Request("double", {1, 2}, {1, 2}), &resp).ok());
-    auto after = runtime::Clock::now();
-    std::optional<runtime::Clock::time_point> d = service_.lastDeadline();
+    auto after = protocol::Clock::now();
+    std::optional<protocol::Clock::time_point> d = service_.lastDeadline();
     ASSERT_TRUE(d.has_value());
     EXPECT_GT(*d, before);
     // grpc-timeout travels as a relative value rounded up to a few significant digits, so
@@ -265,11 +265,11 @@ TEST_F(GrpcServerTest, DeadlineFromClientAndParameter) {
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::hours(1));
     inference::ModelInferRequest req = fp32Request("double", {1, 2}, {1, 2});
     (*req.mutable_parameters())["reactant_timeout_ns"].set_int64_param(30'000'000'000);
-    auto before = runtime::Clock::now();
+    auto before = protocol::Clock::now();
     inference::ModelInferResponse resp;
     ASSERT_TRUE(stub_->ModelInfer(&ctx, req, &resp).ok());
-    auto after = runtime::Clock::now();
-    std::optional<runtime::Clock::time_point> d = service_.lastDeadline();
+    auto after = protocol::Clock::now();
+    std::optional<protocol::Clock::time_point> d = service_.lastDeadline();
     ASSERT_TRUE(d.has_value());
     EXPECT_GE(*d, before + std::chrono::seconds(30));
     EXPECT_LE(*d, after + std::chrono::seconds(30));
@@ -281,7 +281,7 @@ TEST_F(GrpcServerTest, UnimplementedRpcs) {
   inference::RepositoryModelLoadRequest req;
   req.set_model_name("m");
   inference::RepositoryModelLoadResponse resp;
-  // The fake service keeps InferenceService's default repositoryLoad().
+  // The fake service has no model control (protocol::noModelControl()).
   grpc::Status s = stub_->RepositoryModelLoad(&ctx, req, &resp);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::UNIMPLEMENTED);
   EXPECT_EQ(s.error_message(), "RepositoryModelLoad of 'm' is not implemented by this service");
@@ -294,7 +294,7 @@ TEST_F(GrpcServerTest, UnimplementedRpcs) {
 
 TEST_F(GrpcServerTest, MessageSizeLimit) {
   server_->shutdown();
-  GrpcServerOptions options;
+  frontend::GrpcServerOptions options;
   options.max_recv_msg_bytes = 4096;
   startServer(options);
   inference::ModelInferResponse resp;
@@ -338,7 +338,7 @@ TEST_F(GrpcServerTest, BusyPollingThreadsServeConcurrentClientsAndShutDown) {
   for (int threads : {1, 3}) {
     SCOPED_TRACE(threads);
     server_->shutdown();
-    GrpcServerOptions options;
+    frontend::GrpcServerOptions options;
     options.threads = threads;
     options.busy_poll = std::chrono::microseconds(50000);
     startServer(options);
@@ -389,13 +389,13 @@ TEST_F(GrpcServerTest, ShutdownFinishesInFlightCalls) {
 
 TEST(GrpcServer, BindFailureIsUnavailable) {
   FakeService service;
-  GrpcServerOptions options;
+  frontend::GrpcServerOptions options;
   options.host = "127.0.0.1";
   options.port = 0;
-  GrpcServer first(options, service);
+  frontend::GrpcServer first(options, service, protocol::noModelControl());
   ASSERT_TRUE(first.start().isOk());
   options.port = first.port();
-  GrpcServer second(options, service);
+  frontend::GrpcServer second(options, service, protocol::noModelControl());
   Status s = second.start();
   EXPECT_EQ(s.code(), StatusCode::kUnavailable);
   // The OS's reason, from a plain bind (gRPC's own error does not reach the caller).

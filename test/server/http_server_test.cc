@@ -1,5 +1,5 @@
 //===- test/server/http_server_test.cc - HttpServer with a real HTTP client -===//
-#include "server/http_server.h"
+#include "frontend/http_server.h"
 
 #include "../protocol/tensor_text.h"
 #include "fake_service.h"
@@ -58,10 +58,10 @@ protected:
       server_->shutdown();
   }
 
-  void startServer(HttpServerOptions options) {
+  void startServer(frontend::HttpServerOptions options) {
     options.host = "127.0.0.1";
     options.port = 0;
-    server_ = std::make_unique<HttpServer>(options, service_);
+    server_ = std::make_unique<frontend::HttpServer>(options, service_, protocol::noModelControl());
     ASSERT_TRUE(server_->start().isOk());
     ASSERT_GT(server_->port(), 0);
   }
@@ -94,7 +94,7 @@ protected:
   }
 
   FakeService service_;
-  std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<frontend::HttpServer> server_;
 };
 
 TEST_F(HttpServerTest, Health) {
@@ -254,7 +254,7 @@ TEST_F(HttpServerTest, PostWithoutContentLengthHasAnEmptyBody) {
 
 TEST_F(HttpServerTest, BodyLimit) {
   server_->shutdown();
-  HttpServerOptions options;
+  frontend::HttpServerOptions options;
   options.max_body_bytes = 1024;
   startServer(options);
   std::string big = R"({"inputs":[{"name":"x","shape":[1],"datatype":"FP32","data":[1]}],"pad":")" +
@@ -287,7 +287,7 @@ TEST_F(HttpServerTest, BodyLimit) {
 
 TEST_F(HttpServerTest, OversizedDeclaredBodyRefusedBeforeReading) {
   server_->shutdown();
-  HttpServerOptions options;
+  frontend::HttpServerOptions options;
   options.max_body_bytes = 1024;
   startServer(options);
   std::string body = protocol::httpErrorBody("request body exceeds the limit of 1024 bytes");
@@ -352,13 +352,13 @@ TEST_F(HttpServerTest, ShutdownFinishesInFlightRequests) {
 
 TEST(HttpServer, BindFailureIsUnavailable) {
   FakeService service;
-  HttpServerOptions options;
+  frontend::HttpServerOptions options;
   options.host = "127.0.0.1";
   options.port = 0;
-  HttpServer first(options, service);
+  frontend::HttpServer first(options, service, protocol::noModelControl());
   ASSERT_TRUE(first.start().isOk());
   options.port = first.port();
-  HttpServer second(options, service);
+  frontend::HttpServer second(options, service, protocol::noModelControl());
   Status s = second.start();
   EXPECT_EQ(s.code(), StatusCode::kUnavailable);
   EXPECT_EQ(s.message(), "http server: cannot bind 127.0.0.1:" + std::to_string(first.port()));

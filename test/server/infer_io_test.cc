@@ -1,5 +1,5 @@
 //===- test/server/infer_io_test.cc - Request files and output display ------===//
-#include "server/infer_io.h"
+#include "client/infer_io.h"
 
 #include "../protocol/tensor_text.h"
 #include "bundle/safetensors.h"
@@ -45,7 +45,7 @@ TEST_F(InferIoTest, LoadsSafetensorsInputs) {
       bundle::writeSafetensors(path, {{"image", makeTensor<float>(DType::kF32, {1, 2}, {0.5f, 1})},
                                       {"mask", makeTensor<int32_t>(DType::kI32, {2}, {1, 0})}})
           .isOk());
-  Result<runtime::InferRequest> r = loadInferRequest(path, "digits");
+  Result<protocol::InferRequest> r = client::loadInferRequest(path, "digits");
   ASSERT_TRUE(r.isOk()) << r.status().toString();
   EXPECT_EQ(r->model_name, "digits");
   ASSERT_EQ(r->inputs.size(), 2u);
@@ -57,7 +57,7 @@ TEST_F(InferIoTest, LoadsKServeJson) {
   std::string path = write("req.json", R"({"id":"j1","inputs":[
       {"name":"x","shape":[2,2],"datatype":"FP64","data":[[1,2],[3,4.5]]}],
       "outputs":[{"name":"y"}],"parameters":{"reactant_timeout_ns":1000}})");
-  Result<runtime::InferRequest> r = loadInferRequest(path, "m");
+  Result<protocol::InferRequest> r = client::loadInferRequest(path, "m");
   ASSERT_TRUE(r.isOk()) << r.status().toString();
   EXPECT_EQ(r->model_name, "m");
   EXPECT_EQ(r->id, "j1");
@@ -68,13 +68,13 @@ TEST_F(InferIoTest, LoadsKServeJson) {
 }
 
 TEST_F(InferIoTest, BadFiles) {
-  Result<runtime::InferRequest> r = loadInferRequest((dir_ / "in.npy").string(), "m");
+  Result<protocol::InferRequest> r = client::loadInferRequest((dir_ / "in.npy").string(), "m");
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(r.status().message(),
             (dir_ / "in.npy").string() + ": expected a .safetensors or .json request file");
 
-  r = loadInferRequest((dir_ / "missing.json").string(), "m");
+  r = client::loadInferRequest((dir_ / "missing.json").string(), "m");
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(r.status().message(),
@@ -82,24 +82,24 @@ TEST_F(InferIoTest, BadFiles) {
 
   std::string path =
       write("bad.json", R"({"inputs":[{"name":"x","shape":[3],"datatype":"INT8","data":[1,2]}]})");
-  r = loadInferRequest(path, "m");
+  r = client::loadInferRequest(path, "m");
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.status().message(),
             path + ": model 'm': input 'x': data has 2 elements but shape [3] of INT8 needs 3");
 
-  r = loadInferRequest(write("bad.safetensors", "xx"), "m");
+  r = client::loadInferRequest(write("bad.safetensors", "xx"), "m");
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.status().code(), StatusCode::kDataLoss);
 }
 
 TEST_F(InferIoTest, SavesOutputsWithMetadata) {
-  runtime::InferResponse resp{"digits",
-                              "",
-                              "r9",
-                              {{"probs", makeTensor<float>(DType::kF32, {1, 2}, {0.25f, 0.75f})},
-                               {"label", makeTensor<int64_t>(DType::kI64, {1}, {1})}}};
+  protocol::InferResponse resp{"digits",
+                               "",
+                               "r9",
+                               {{"probs", makeTensor<float>(DType::kF32, {1, 2}, {0.25f, 0.75f})},
+                                {"label", makeTensor<int64_t>(DType::kI64, {1}, {1})}}};
   std::string path = (dir_ / "out.safetensors").string();
-  ASSERT_TRUE(saveInferOutputs(path, resp).isOk());
+  ASSERT_TRUE(client::saveInferOutputs(path, resp).isOk());
   Result<bundle::SafetensorsFile> f = bundle::SafetensorsFile::open(path);
   ASSERT_TRUE(f.isOk()) << f.status().toString();
   EXPECT_EQ(f->metadata(),
@@ -116,19 +116,20 @@ TEST(DescribeTensor, TruncatesAndShowsHalfFloats) {
   std::vector<float> ramp(40);
   for (size_t i = 0; i < ramp.size(); ++i)
     ramp[i] = static_cast<float>(i) / 4;
-  EXPECT_EQ(describeTensor({"r", makeTensor<float>(DType::kF32, {4, 10}, ramp)}, 5),
+  EXPECT_EQ(client::describeTensor({"r", makeTensor<float>(DType::kF32, {4, 10}, ramp)}, 5),
             "r FP32 [4,10] = [0, 0.25, 0.5, 0.75, 1, ... (40 values)]");
-  EXPECT_EQ(describeTensor({"r", makeTensor<float>(DType::kF32, {2}, {1, 2})}, 0),
+  EXPECT_EQ(client::describeTensor({"r", makeTensor<float>(DType::kF32, {2}, {1, 2})}, 0),
             "r FP32 [2] = [... (2 values)]");
-  EXPECT_EQ(describeTensor({"b", makeTensor<uint8_t>(DType::kBool, {2}, {1, 0})}, 16),
+  EXPECT_EQ(client::describeTensor({"b", makeTensor<uint8_t>(DType::kBool, {2}, {1, 0})}, 16),
             "b BOOL [2] = [true, false]");
   EXPECT_EQ(
-      describeTensor(
+      client::describeTensor(
           {"h", makeTensor<uint16_t>(DType::kF16, {4}, {0x3c00, 0xc000, 0x0001, 0x7c00})}, 16),
       "h FP16 [4] = [1, -2, 5.9604645e-08, inf]");
-  EXPECT_EQ(describeTensor({"bf", makeTensor<uint16_t>(DType::kBF16, {1}, {0x3f80})}, 16),
+  EXPECT_EQ(client::describeTensor({"bf", makeTensor<uint16_t>(DType::kBF16, {1}, {0x3f80})}, 16),
             "bf BF16 [1] = [1]");
-  EXPECT_EQ(describeTensor({"e", makeTensor<int8_t>(DType::kI8, {0}, {})}, 16), "e INT8 [0] = []");
+  EXPECT_EQ(client::describeTensor({"e", makeTensor<int8_t>(DType::kI8, {0}, {})}, 16),
+            "e INT8 [0] = []");
 }
 
 } // namespace

@@ -1,5 +1,5 @@
 //===- test/server/metrics_health_server_test.cc - Metrics and health port --===//
-#include "server/metrics_health_server.h"
+#include "frontend/metrics_health_server.h"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -14,10 +14,10 @@ namespace {
 TEST(MetricsHealthServer, ProbesAndMetrics) {
   std::atomic<bool> ready{false};
   std::atomic<int> scrapes{0};
-  MetricsHealthServerOptions options;
+  frontend::MetricsHealthServerOptions options;
   options.host = "127.0.0.1";
   options.port = 0;
-  MetricsHealthServer server(
+  frontend::MetricsHealthServer server(
       options, [&] { return ready.load(); },
       [&] {
         ++scrapes;
@@ -61,11 +61,11 @@ TEST(MetricsHealthServer, HealthzNeverWaitsOnReadiness) {
   // A readiness predicate that blocks (a model loading under a lock) must not hold /healthz.
   std::mutex mu;
   std::unique_lock hold(mu);
-  MetricsHealthServerOptions options;
+  frontend::MetricsHealthServerOptions options;
   options.host = "127.0.0.1";
   options.port = 0;
   options.threads = 2;
-  MetricsHealthServer server(
+  frontend::MetricsHealthServer server(
       options,
       [&] {
         std::lock_guard l(mu);

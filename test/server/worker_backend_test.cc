@@ -36,7 +36,7 @@ config::WorkerConfig cudaConfig(bool allow_cpu_fallback, const std::string &back
 
 TEST(WorkerBackendTest, FailedCudaInitFailsStartWithoutFallback) {
   for (const char *backend : {"cuda", "gpu"}) {
-    Worker worker(WorkerOptions{cudaConfig(false, backend), true});
+    Worker worker(WorkerOptions{.config = cudaConfig(false, backend), .ephemeral_ports = true});
     Status s = worker.start();
     ASSERT_FALSE(s.isOk()) << backend;
     EXPECT_EQ(s.code(), StatusCode::kNotFound) << s.toString();
@@ -46,7 +46,7 @@ TEST(WorkerBackendTest, FailedCudaInitFailsStartWithoutFallback) {
 }
 
 TEST(WorkerBackendTest, FailedCudaInitFallsBackToCpu) {
-  Worker worker(WorkerOptions{cudaConfig(true), true});
+  Worker worker(WorkerOptions{.config = cudaConfig(true), .ephemeral_ports = true});
   ASSERT_TRUE(worker.start().isOk());
   EXPECT_EQ(worker.repository().backend().deviceInfo().platform, "cpu");
   EXPECT_NE(worker.evidenceJson().find("not applicable"), std::string::npos);
@@ -54,7 +54,7 @@ TEST(WorkerBackendTest, FailedCudaInitFallsBackToCpu) {
 }
 
 TEST(WorkerBackendTest, RunUsesTheWeightsPlacedAtLoad) {
-  Worker worker(WorkerOptions{cudaConfig(true), true});
+  Worker worker(WorkerOptions{.config = cudaConfig(true), .ephemeral_ports = true});
   ASSERT_TRUE(worker.start().isOk());
   auto state = worker.repository().state("iris_mlp");
   ASSERT_TRUE(state && state->model) << (state ? state->status.toString() : "unknown model");

@@ -126,7 +126,7 @@ TEST(MultiShapeEvidence, ListsEveryVariantsProgram) {
   ASSERT_NE(worker, nullptr);
   const nlohmann::json current = nlohmann::json::parse(worker->evidenceJson());
   std::vector<std::string> changes;
-  for (const server::FactChange &c : server::diffEvidence(recorded, current))
+  for (const protocol::FactChange &c : protocol::diffEvidence(recorded, current))
     changes.push_back(c.category + " | " + c.path);
   EXPECT_EQ(changes, (std::vector<std::string>{
                          "bundle hashes | models.text_encoder_ms.programs.v1.b4.sha256"}));

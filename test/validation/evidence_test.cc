@@ -3,6 +3,7 @@
 
 #include "protocol/proto/reactant_evidence_v1.grpc.pb.h"
 #include "runtime/executable_cache.h"
+#include "support/build_info.h"
 #include "tools/validate_command.h"
 #include "validation_fixture.h"
 
@@ -77,9 +78,9 @@ TEST(DiffEvidence, NamesEveryChangedFactWithItsCategoryAndIgnoresInstance) {
   current["models"]["n"] = {{"state", "failed"}, {"reason", "bad"}};
   current["instance"] = {{"pid", 2}, {"worker", "w1"}, {"extra", true}};
 
-  std::vector<server::FactChange> changes = server::diffEvidence(recorded, current);
+  std::vector<protocol::FactChange> changes = protocol::diffEvidence(recorded, current);
   std::vector<std::string> lines;
-  for (const server::FactChange &c : changes)
+  for (const protocol::FactChange &c : changes)
     lines.push_back(c.category + " | " + c.path + " | " + c.recorded + " | " + c.current);
   EXPECT_EQ(lines, (std::vector<std::string>{
                        "device class | backend.device_kind | \"NVIDIA H200\" | \"NVIDIA A100\"",
@@ -95,10 +96,10 @@ TEST(DiffEvidence, NamesEveryChangedFactWithItsCategoryAndIgnoresInstance) {
                        "models | models.n | (absent) | {\"reason\":\"bad\",\"state\":\"failed\"}",
                        "tf32 probe | tf32_probe.tf32_active | \"true\" | \"false\"",
                    }));
-  EXPECT_TRUE(server::diffEvidence(recorded, recorded).empty());
+  EXPECT_TRUE(protocol::diffEvidence(recorded, recorded).empty());
   json only_instance = recorded;
   only_instance["instance"]["pid"] = 99;
-  EXPECT_TRUE(server::diffEvidence(recorded, only_instance).empty());
+  EXPECT_TRUE(protocol::diffEvidence(recorded, only_instance).empty());
 }
 
 TEST(CompareIdentity, ComparesEveryWorkerBehindAGateway) {
@@ -191,8 +192,8 @@ protected:
 TEST_F(ServedEvidence, DocumentHoldsTheFactsOfTheDeployment) {
   const json doc = json::parse(worker_->evidenceJson());
   EXPECT_EQ(doc["format"], "reactant-server evidence 1");
-  EXPECT_EQ(doc["build"]["version"], runtime::serverBuild().version);
-  EXPECT_EQ(doc["build"]["eigen"], runtime::serverBuild().eigen);
+  EXPECT_EQ(doc["build"]["version"], thisBuild().version);
+  EXPECT_EQ(doc["build"]["eigen"], thisBuild().eigen);
   EXPECT_EQ(doc["build"]["libraries"]["grpc"], grpc::Version());
   EXPECT_EQ(doc["backend"]["platform"], "cpu");
   EXPECT_EQ(doc["backend"]["driver_version"], "");
@@ -246,10 +247,10 @@ TEST_F(ServedEvidence, HttpAndGrpcServeTheSameDocument) {
   EXPECT_EQ(resp.format(), "reactant-server evidence 1");
   EXPECT_EQ(json::parse(resp.json()), expected);
 
-  for (server::WireProtocol p : {server::WireProtocol::kGrpc, server::WireProtocol::kHttp}) {
-    server::KServeClientOptions o;
+  for (client::WireProtocol p : {client::WireProtocol::kGrpc, client::WireProtocol::kHttp}) {
+    client::KServeClientOptions o;
     o.protocol = p;
-    o.url = "127.0.0.1:" + std::to_string(p == server::WireProtocol::kGrpc ? worker_->grpcPort()
+    o.url = "127.0.0.1:" + std::to_string(p == client::WireProtocol::kGrpc ? worker_->grpcPort()
                                                                            : worker_->httpPort());
     Result<json> fetched = tools::fetchEvidence(o);
     ASSERT_TRUE(fetched.isOk()) << fetched.status().toString();

@@ -1,0 +1,661 @@
+//===- frontend/grpc_server.cc - KServe V2 gRPC front-end ---------------------===//
+#include "frontend/grpc_server.h"
+
+#include "protocol/deadline.h"
+#include "protocol/grpc_codec.h"
+#include "protocol/proto/grpc_service.grpc.pb.h"
+#include "protocol/proto/reactant_control_v1.grpc.pb.h"
+#include "protocol/proto/reactant_evidence_v1.grpc.pb.h"
+#include "protocol/status_mapping.h"
+
+#include <grpcpp/grpcpp.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <condition_variable>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace rs::frontend {
+
+namespace {
+
+/// Answers a call: OK sends the response the handler filled, any other status the error.
+using Reply = std::function<void(const grpc::Status &)>;
+
+/// One step of a call on the completion queue; a pointer to it is the step's tag.
+class CallStep {
+public:
+  virtual ~CallStep() = default;
+  /// Runs on the polling thread that took the tag. `ok` is false when the server shut down
+  /// before a call arrived, or when the answer could not be sent.
+  virtual void proceed(bool ok) = 0;
+};
+
+} // namespace
+
+/// Every RPC of the server goes through gRPC's async API on this one completion queue,
+/// polled by the server's own threads: the thread that receives a call runs its handler
+/// (and, for ModelInfer, the inference when the scheduler dispatches it on the caller's
+/// thread) and sends the answer, so a request passes between no threads. (With the callback
+/// API, gRPC's own threads polled too, and a request that one of them received woke a second
+/// thread to run it: each such wake-up costs about 100 us on the H200 machine's virtual CPUs;
+/// docs/performance.md.)
+class GrpcCallQueue {
+public:
+  /// A generated AsyncService's RequestXxx member: asks for the next call of method Xxx.
+  template <class Service, class Req, class Resp>
+  using RequestFn = void (Service::*)(grpc::ServerContext *, Req *,
+                                      grpc::ServerAsyncResponseWriter<Resp> *,
+                                      grpc::CompletionQueue *, grpc::ServerCompletionQueue *,
+                                      void *);
+  /// Runs one call: fills *resp and calls the Reply exactly once, before it returns or later.
+  template <class Req, class Resp>
+  using Handler =
+      std::function<void(const grpc::ServerContext &, std::shared_ptr<const Req>, Resp *, Reply)>;
+
+  explicit GrpcCallQueue(std::unique_ptr<grpc::ServerCompletionQueue> cq) : cq_(std::move(cq)) {}
+
+  /// Serves method `request` of `service` (registered on the started server) with `handler`:
+  /// keeps `outstanding` calls requested (a call arriving while none is requested waits in
+  /// gRPC until one is).
+  template <class Service, class Req, class Resp>
+  void serve(std::type_identity_t<Service> *service, RequestFn<Service, Req, Resp> request,
+             std::type_identity_t<Handler<Req, Resp>> handler, int outstanding);
+
+  /// Serves a method whose handler answers before it returns: `fn` fills the response and
+  /// returns the call's status.
+  template <class Service, class Req, class Resp, class Obj>
+  void serve(std::type_identity_t<Service> *service, RequestFn<Service, Req, Resp> request,
+             Obj *obj, grpc::Status (Obj::*fn)(const Req *, Resp *)) {
+    serve<Service, Req, Resp>(
+        service, request,
+        [obj, fn](const grpc::ServerContext &, std::shared_ptr<const Req> req, Resp *resp,
+                  Reply reply) { reply((obj->*fn)(req.get(), resp)); },
+        1);
+  }
+
+  /// Starts `n` threads that poll the queue and run the calls. With `spin` > 0 a thread
+  /// that has just run a step polls the queue without sleeping (AsyncNext with a past
+  /// deadline) until `spin` has passed with nothing to do, then sleeps in Next(): a call or
+  /// an answer arriving within that time is taken at once, with no thread to wake.
+  void startThreads(int n, std::chrono::microseconds spin) {
+    for (int i = 0; i < n; ++i)
+      threads_.emplace_back([this, spin] {
+        void *tag = nullptr;
+        bool ok = false;
+        auto last = std::chrono::steady_clock::now();
+        while (true) {
+          if (spin.count() > 0) {
+            const auto st = cq_->AsyncNext(&tag, &ok, gpr_inf_past(GPR_CLOCK_MONOTONIC));
+            if (st == grpc::CompletionQueue::SHUTDOWN)
+              break;
+            if (st == grpc::CompletionQueue::GOT_EVENT) {
+              static_cast<CallStep *>(tag)->proceed(ok);
+              last = std::chrono::steady_clock::now();
+              continue;
+            }
+            if (std::chrono::steady_clock::now() - last < spin)
+              continue;
+          }
+          if (!cq_->Next(&tag, &ok))
+            break;
+          static_cast<CallStep *>(tag)->proceed(ok);
+          last = std::chrono::steady_clock::now();
+        }
+      });
+  }
+
+  /// A call began to run / was answered.
+  void started() { unanswered_.fetch_add(1); }
+  void answered() {
+    if (unanswered_.fetch_sub(1) == 1) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      all_answered_.notify_all();
+    }
+  }
+
+  /// Returns once every call that began to run has been answered (the threads keep polling:
+  /// an answer goes through the queue).
+  void waitAnswered() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    all_answered_.wait(lock, [this] { return unanswered_.load() == 0; });
+  }
+
+  /// Shuts the queue down and joins the threads once it is drained; after the server's
+  /// Shutdown() and waitAnswered().
+  void close() {
+    cq_->Shutdown();
+    if (threads_.empty()) {
+      void *tag = nullptr;
+      bool ok = false;
+      while (cq_->Next(&tag, &ok))
+        static_cast<CallStep *>(tag)->proceed(false);
+    }
+    for (std::thread &t : threads_)
+      t.join();
+    threads_.clear();
+  }
+
+private:
+  template <class Service, class Req, class Resp> struct Method {
+    Service *service;
+    RequestFn<Service, Req, Resp> request;
+    Handler<Req, Resp> handler;
+    GrpcCallQueue *queue;
+  };
+
+  /// One call: requested on construction; proceed(true) requests the next call of the method
+  /// and runs this one; the answer's completion deletes it.
+  template <class Service, class Req, class Resp> class UnaryCall final : public CallStep {
+  public:
+    explicit UnaryCall(const Method<Service, Req, Resp> &method)
+        : method_(method), responder_(&ctx_) {
+      (method_.service->*method_.request)(&ctx_, request_.get(), &responder_,
+                                          method_.queue->cq_.get(), method_.queue->cq_.get(), this);
+    }
+
+    void proceed(bool ok) override {
+      if (answered_ || !ok) {
+        delete this;
+        return;
+      }
+      new UnaryCall(method_); // the next call, before this one runs
+      GrpcCallQueue &queue = *method_.queue;
+      queue.started();
+      method_.handler(ctx_, request_, &response_, [this, &queue](const grpc::Status &status) {
+        // Finish's completion may reach another polling thread and delete this call at
+        // once: nothing of `this` is touched after it.
+        answered_ = true;
+        if (status.ok())
+          responder_.Finish(response_, status, this);
+        else
+          responder_.FinishWithError(status, this);
+        queue.answered();
+      });
+    }
+
+  private:
+    const Method<Service, Req, Resp> &method_;
+    grpc::ServerContext ctx_;
+    // Shared: ModelInfer's input tensors view the request's bytes and hold it.
+    std::shared_ptr<Req> request_ = std::make_shared<Req>();
+    Resp response_;
+    grpc::ServerAsyncResponseWriter<Resp> responder_;
+    bool answered_ = false;
+  };
+
+  std::unique_ptr<grpc::ServerCompletionQueue> cq_;
+  std::vector<std::thread> threads_;
+  std::vector<std::shared_ptr<void>> methods_; // Method<...>, for as long as calls may run
+  std::atomic<int64_t> unanswered_{0};
+  std::mutex mutex_; // with all_answered_
+  std::condition_variable all_answered_;
+};
+
+template <class Service, class Req, class Resp>
+void GrpcCallQueue::serve(std::type_identity_t<Service> *service,
+                          RequestFn<Service, Req, Resp> request,
+                          std::type_identity_t<Handler<Req, Resp>> handler, int outstanding) {
+  auto method = std::make_shared<Method<Service, Req, Resp>>(
+      Method<Service, Req, Resp>{service, request, std::move(handler), this});
+  methods_.push_back(method);
+  for (int i = 0; i < outstanding; ++i)
+    new UnaryCall<Service, Req, Resp>(*method);
+}
+
+/// inference.GRPCInferenceService's handlers (GrpcCallQueue serves them).
+class GrpcServer::Impl final {
+public:
+  Impl(protocol::InferenceService &service, protocol::ModelControl &control,
+       const GrpcServerOptions &options)
+      : service_(service), control_(control), shared_memory_(options.shared_memory),
+        reporter_(options.reporter), max_shm_input_bytes_(options.max_recv_msg_bytes) {}
+
+  grpc::Status ServerLive(const inference::ServerLiveRequest *,
+                          inference::ServerLiveResponse *resp) {
+    resp->set_live(service_.serverLive());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ServerReady(const inference::ServerReadyRequest *,
+                           inference::ServerReadyResponse *resp) {
+    resp->set_ready(service_.serverReady());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ModelReady(const inference::ModelReadyRequest *req,
+                          inference::ModelReadyResponse *resp) {
+    if (req->name().empty())
+      return protocol::toGrpcStatus(invalidArgument() << "model name is empty");
+    Result<protocol::ModelReadiness> r = service_.modelReady(req->name());
+    if (!r.isOk())
+      return protocol::toGrpcStatus(r.status());
+    resp->set_ready(r->ready);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ServerMetadata(const inference::ServerMetadataRequest *,
+                              inference::ServerMetadataResponse *resp) {
+    protocol::encodeServerMetadata(service_.serverMetadata(), resp);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ModelMetadata(const inference::ModelMetadataRequest *req,
+                             inference::ModelMetadataResponse *resp) {
+    if (req->name().empty())
+      return protocol::toGrpcStatus(invalidArgument() << "model name is empty");
+    Result<protocol::ModelMetadata> r = service_.modelMetadata(req->name());
+    if (!r.isOk())
+      return protocol::toGrpcStatus(r.status());
+    protocol::encodeModelMetadata(*r, resp);
+    return grpc::Status::OK;
+  }
+
+  /// Decodes one ModelInfer request and hands it to the service; `finish` is called exactly
+  /// once, with the status and, when OK, the encoded response in `resp` (which must stay
+  /// valid until then). Raw inputs are views of `req`'s bytes and hold it.
+  void ModelInfer(const grpc::ServerContext &ctx,
+                  std::shared_ptr<const inference::ModelInferRequest> req,
+                  inference::ModelInferResponse *resp, Reply finish) {
+    protocol::Clock::time_point now = protocol::Clock::now();
+    protocol::DecodeOptions options;
+    options.now = now;
+    options.shared_memory = shared_memory_;
+    options.max_shared_memory_input_bytes = max_shm_input_bytes_;
+    options.message_owner = req; // raw inputs are read in place (no copy of the payload)
+    Result<protocol::DecodedInferRequest> decoded =
+        protocol::decodeModelInferRequest(*req, options);
+    if (!decoded.isOk()) {
+      report(req->model_name(), req->id(), decoded.status(), false);
+      finish(protocol::toGrpcStatus(decoded.status()));
+      return;
+    }
+    protocol::InferRequest request = std::move(decoded->request);
+    request.deadline = protocol::tighterDeadline(
+        request.deadline,
+        protocol::steadyDeadline(ctx.deadline(), std::chrono::system_clock::now(), now));
+    // The shared-memory outputs hold their regions until the reply is written.
+    service_.infer(
+        std::move(request),
+        [this, resp, finish = std::move(finish), model = req->model_name(), id = req->id(),
+         shm = std::move(decoded->shared_memory_outputs)](Result<protocol::InferResponse> result) {
+          if (!result.isOk()) {
+            report(model, id, result.status(), true);
+            finish(protocol::toGrpcStatus(result.status()));
+            return;
+          }
+          if (Status s = protocol::writeSharedMemoryOutputs(shm, *result); !s.isOk()) {
+            s = s.withPrefix(requestPrefix(model, id));
+            report(model, id, s, true);
+            finish(protocol::toGrpcStatus(s));
+            return;
+          }
+          protocol::encodeModelInferResponse(*result, shm, resp);
+          finish(grpc::Status::OK);
+        });
+  }
+
+  grpc::Status RepositoryIndex(const inference::RepositoryIndexRequest *req,
+                               inference::RepositoryIndexResponse *resp) {
+    // reference-system.md 5.1: state READY | UNAVAILABLE, version "", ready=true filters.
+    for (const protocol::ModelIndexEntry &m : control_.listModels()) {
+      if (req->ready() && !m.ready)
+        continue;
+      inference::RepositoryIndexResponse::ModelIndex *entry = resp->add_models();
+      entry->set_name(m.name);
+      entry->set_state(m.ready ? "READY" : "UNAVAILABLE");
+      entry->set_reason(m.reason);
+    }
+    return grpc::Status::OK;
+  }
+  // KServe repository extension (model_control_mode explicit; docs/model_repository.md).
+  // The load compiles on the handler thread; the reply is sent once the model serves.
+  grpc::Status RepositoryModelLoad(const inference::RepositoryModelLoadRequest *req,
+                                   inference::RepositoryModelLoadResponse *) {
+    if (req->model_name().empty())
+      return protocol::toGrpcStatus(invalidArgument()
+                                    << "RepositoryModelLoad: model_name is empty");
+    return protocol::toGrpcStatus(control_.repositoryLoad(req->model_name()));
+  }
+  grpc::Status RepositoryModelUnload(const inference::RepositoryModelUnloadRequest *req,
+                                     inference::RepositoryModelUnloadResponse *) {
+    if (req->model_name().empty())
+      return protocol::toGrpcStatus(invalidArgument()
+                                    << "RepositoryModelUnload: model_name is empty");
+    return protocol::toGrpcStatus(control_.repositoryUnload(req->model_name()));
+  }
+  grpc::Status ModelStatistics(const inference::ModelStatisticsRequest *req,
+                               inference::ModelStatisticsResponse *resp) {
+    Result<std::vector<protocol::ModelStatistics>> stats = control_.modelStatistics(req->name());
+    if (!stats.isOk())
+      return protocol::toGrpcStatus(stats.status());
+    auto duration = [](const protocol::DurationStat &d, inference::StatisticDuration *out) {
+      out->set_count(d.count);
+      out->set_ns(d.ns);
+    };
+    for (const protocol::ModelStatistics &m : *stats) {
+      inference::ModelStatistics *out = resp->add_model_stats();
+      out->set_name(m.name);
+      out->set_version(m.version);
+      out->set_last_inference(m.last_inference_ms);
+      out->set_inference_count(m.inference_count);
+      out->set_execution_count(m.execution_count);
+      inference::InferStatistics *is = out->mutable_inference_stats();
+      duration(m.success, is->mutable_success());
+      duration(m.fail, is->mutable_fail());
+      duration(m.queue, is->mutable_queue());
+      duration(m.compute_input, is->mutable_compute_input());
+      duration(m.compute_infer, is->mutable_compute_infer());
+      duration(m.compute_output, is->mutable_compute_output());
+      for (const protocol::BatchStatistics &b : m.batch_stats) {
+        inference::InferBatchStatistics *bs = out->add_batch_stats();
+        bs->set_batch_size(b.batch_size);
+        duration(b.compute_input, bs->mutable_compute_input());
+        duration(b.compute_infer, bs->mutable_compute_infer());
+        duration(b.compute_output, bs->mutable_compute_output());
+      }
+    }
+    return grpc::Status::OK;
+  }
+  grpc::Status SystemSharedMemoryStatus(const inference::SystemSharedMemoryStatusRequest *req,
+                                        inference::SystemSharedMemoryStatusResponse *resp) {
+    if (!shared_memory_)
+      return notImplemented("SystemSharedMemoryStatus");
+    Result<std::vector<protocol::SharedMemoryRegionInfo>> regions =
+        shared_memory_->status(req->name());
+    if (!regions.isOk())
+      return protocol::toGrpcStatus(regions.status());
+    for (const protocol::SharedMemoryRegionInfo &r : *regions) {
+      auto &entry = (*resp->mutable_regions())[r.name];
+      entry.set_name(r.name);
+      entry.set_key(r.key);
+      entry.set_offset(r.offset);
+      entry.set_byte_size(r.byte_size);
+    }
+    return grpc::Status::OK;
+  }
+  grpc::Status SystemSharedMemoryRegister(const inference::SystemSharedMemoryRegisterRequest *req,
+                                          inference::SystemSharedMemoryRegisterResponse *) {
+    if (!shared_memory_)
+      return notImplemented("SystemSharedMemoryRegister");
+    Status s =
+        shared_memory_->registerRegion({req->name(), req->key(), req->offset(), req->byte_size()});
+    if (s.isOk())
+      spdlog::info("shared memory region registered name={} key={} offset={} byte_size={}",
+                   req->name(), req->key(), req->offset(), req->byte_size());
+    return protocol::toGrpcStatus(s);
+  }
+  grpc::Status
+  SystemSharedMemoryUnregister(const inference::SystemSharedMemoryUnregisterRequest *req,
+                               inference::SystemSharedMemoryUnregisterResponse *) {
+    if (!shared_memory_)
+      return notImplemented("SystemSharedMemoryUnregister");
+    shared_memory_->unregisterRegion(req->name());
+    return grpc::Status::OK;
+  }
+
+private:
+  static grpc::Status notImplemented(const char *rpc) {
+    return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, std::string(rpc) + " is not implemented");
+  }
+
+  static std::string requestPrefix(const std::string &model, const std::string &id) {
+    return "model '" + model + "'" + (id.empty() ? "" : ", request '" + id + "'");
+  }
+  void report(const std::string &model, const std::string &id, const Status &status,
+              bool in_service) const {
+    if (reporter_)
+      reporter_->requestFailed({"grpc", model, id}, status, in_service);
+  }
+
+  protocol::InferenceService &service_;
+  protocol::ModelControl &control_;
+  protocol::SharedMemoryRegistry *shared_memory_;
+  RequestReporter *reporter_;
+  int64_t max_shm_input_bytes_;
+};
+
+/// reactant_control.ControlService: ModelControlStatus, SetModelResidency and
+/// SetModelPolicy from the service; CompactMemory is not implemented (UNIMPLEMENTED: the
+/// CPU backend has no device arena to compact).
+class GrpcServer::ControlImpl final {
+public:
+  explicit ControlImpl(protocol::ModelControl &control) : control_(control) {}
+
+  grpc::Status ModelControlStatus(const reactant_control::ModelControlStatusRequest *,
+                                  reactant_control::ModelControlStatusResponse *resp) {
+    Result<protocol::ControlStatus> status = control_.controlStatus();
+    if (!status.isOk()) {
+      return protocol::toGrpcStatus(status.status());
+    }
+    resp->set_residency_mode(status->residency_mode);
+    resp->set_discipline(status->discipline);
+    resp->set_weight_cache_max_bytes(status->weight_cache_max_bytes);
+    for (const protocol::ModelControlInfo &m : status->models) {
+      reactant_control::ModelStatus *out = resp->add_models();
+      out->set_name(m.name);
+      out->set_residency(static_cast<reactant_control::Residency>(m.residency));
+      out->set_device_resident(m.resident);
+      out->set_host_resident(m.host_resident);
+      out->set_weight_nbytes(m.weight_nbytes);
+      out->set_weight(m.weight);
+      out->set_queue_depth(m.queue_depth);
+      out->set_total_compute_seconds(m.total_compute_seconds);
+      out->set_requests_served(m.requests_served);
+      out->set_dispatch_count(m.dispatch_count);
+      out->set_max_batch_size(m.max_batch_size);
+    }
+    return grpc::Status::OK;
+  }
+
+  /// reference-system.md §5.3: an UNSPECIFIED target is INVALID_ARGUMENT, an unknown
+  /// model NOT_FOUND, anything else (a self-managed worker) FAILED_PRECONDITION.
+  grpc::Status SetModelResidency(const reactant_control::SetModelResidencyRequest *req,
+                                 reactant_control::SetModelResidencyResponse *resp) {
+    const int target = req->target();
+    if (target < reactant_control::UNPINNED || target > reactant_control::PINNED_DEVICE) {
+      return protocol::toGrpcStatus(
+          invalidArgument() << "SetModelResidency of '" << req->name() << "': target " << target
+                            << " is not UNPINNED (1), PINNED_SYSTEM (2) or PINNED_DEVICE (3)");
+    }
+    Result<protocol::Residency> r =
+        control_.setModelResidency(req->name(), static_cast<protocol::Residency>(target));
+    if (!r.isOk()) {
+      return protocol::toGrpcStatus(r.status());
+    }
+    resp->set_residency(static_cast<reactant_control::Residency>(*r));
+    return grpc::Status::OK;
+  }
+
+  grpc::Status SetModelPolicy(const reactant_control::SetModelPolicyRequest *req,
+                              reactant_control::SetModelPolicyResponse *) {
+    return protocol::toGrpcStatus(control_.setModelPolicy(
+        req->name(), req->has_weight() ? std::optional<double>(req->weight()) : std::nullopt));
+  }
+
+  grpc::Status CompactMemory(const reactant_control::CompactMemoryRequest *,
+                             reactant_control::CompactMemoryResponse *) {
+    return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "CompactMemory is not implemented");
+  }
+
+private:
+  protocol::ModelControl &control_;
+};
+
+/// reactant_evidence.EvidenceService: the deployment-identity document from the worker.
+class GrpcServer::EvidenceImpl final {
+public:
+  explicit EvidenceImpl(std::function<std::string()> evidence) : evidence_(std::move(evidence)) {}
+
+  grpc::Status DeploymentEvidence(const reactant_evidence::DeploymentEvidenceRequest *,
+                                  reactant_evidence::DeploymentEvidenceResponse *resp) {
+    std::string text = evidence_();
+    const nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_object() && doc.contains("format") && doc["format"].is_string())
+      resp->set_format(doc["format"].get<std::string>());
+    resp->set_json(std::move(text));
+    return grpc::Status::OK;
+  }
+
+private:
+  std::function<std::string()> evidence_;
+};
+
+namespace {
+/// Why binding `host`:`port` fails, found by trying it with a plain socket (gRPC does not
+/// say): ": Address already in use" and the like, or "" when a plain bind succeeds.
+std::string bindFailureReason(const std::string &host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo *found = nullptr;
+  if (int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0)
+    return std::string(": ") + ::gai_strerror(rc);
+  std::string reason;
+  for (addrinfo *a = found; a && reason.empty(); a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0)
+      continue;
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) != 0)
+      reason = std::string(": ") + std::strerror(errno);
+    ::close(fd);
+  }
+  ::freeaddrinfo(found);
+  return reason;
+}
+} // namespace
+
+GrpcServer::GrpcServer(GrpcServerOptions options, protocol::InferenceService &service,
+                       protocol::ModelControl &control)
+    : options_(std::move(options)), service_(service), model_control_(control) {}
+
+GrpcServer::~GrpcServer() { shutdown(); }
+
+Status GrpcServer::start() {
+  if (server_)
+    return failedPrecondition() << "grpc server already started";
+  impl_ = std::make_unique<Impl>(service_, model_control_, options_);
+  control_ = std::make_unique<ControlImpl>(model_control_);
+  if (options_.evidence)
+    evidence_ = std::make_unique<EvidenceImpl>(options_.evidence);
+  auto inference_service = std::make_unique<inference::GRPCInferenceService::AsyncService>();
+  auto control_service = std::make_unique<reactant_control::ControlService::AsyncService>();
+  auto evidence_service = std::make_unique<reactant_evidence::EvidenceService::AsyncService>();
+  std::string host = options_.host;
+  if (host.find(':') != std::string::npos && host.front() != '[')
+    host = "[" + host + "]"; // IPv6 literal
+  std::string address = host + ":" + std::to_string(options_.port);
+  auto clampInt = [](int64_t v) { return static_cast<int>(std::clamp<int64_t>(v, 0, INT_MAX)); };
+  grpc::ServerBuilder builder;
+  int selected_port = 0;
+  Result<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      grpcServerCredentials(options_.tls);
+  if (!credentials.isOk())
+    return credentials.status().withPrefix("grpc server");
+  builder.AddListeningPort(address, *credentials, &selected_port);
+  // gRPC sets SO_REUSEPORT by default, which would let a second server silently share a
+  // busy port; a taken port must be an error.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder.SetMaxReceiveMessageSize(clampInt(options_.max_recv_msg_bytes));
+  builder.SetMaxSendMessageSize(clampInt(options_.max_send_msg_bytes));
+  builder.RegisterService(inference_service.get());
+  builder.RegisterService(control_service.get());
+  if (evidence_)
+    builder.RegisterService(evidence_service.get());
+  queue_ = std::make_unique<GrpcCallQueue>(builder.AddCompletionQueue());
+  server_ = builder.BuildAndStart();
+  if (!server_ || selected_port == 0) {
+    if (server_)
+      server_->Shutdown();
+    server_.reset();
+    queue_->close();
+    queue_.reset();
+    impl_.reset();
+    control_.reset();
+    evidence_.reset();
+    return unavailable() << "grpc server: cannot bind " << address
+                         << bindFailureReason(options_.host, options_.port);
+  }
+  port_ = selected_port;
+  const int threads = std::max(options_.threads, 1);
+
+  using G = inference::GRPCInferenceService::AsyncService;
+  GrpcCallQueue &q = *queue_;
+  G *g = inference_service.get();
+  Impl *impl = impl_.get();
+  q.serve(g, &G::RequestServerLive, impl, &Impl::ServerLive);
+  q.serve(g, &G::RequestServerReady, impl, &Impl::ServerReady);
+  q.serve(g, &G::RequestModelReady, impl, &Impl::ModelReady);
+  q.serve(g, &G::RequestServerMetadata, impl, &Impl::ServerMetadata);
+  q.serve(g, &G::RequestModelMetadata, impl, &Impl::ModelMetadata);
+  // One requested ModelInfer per polling thread, so that each can take a new call.
+  q.serve(
+      g, &G::RequestModelInfer,
+      [impl](const grpc::ServerContext &ctx,
+             std::shared_ptr<const inference::ModelInferRequest> req,
+             inference::ModelInferResponse *resp,
+             Reply reply) { impl->ModelInfer(ctx, std::move(req), resp, std::move(reply)); },
+      threads);
+  q.serve(g, &G::RequestRepositoryIndex, impl, &Impl::RepositoryIndex);
+  q.serve(g, &G::RequestRepositoryModelLoad, impl, &Impl::RepositoryModelLoad);
+  q.serve(g, &G::RequestRepositoryModelUnload, impl, &Impl::RepositoryModelUnload);
+  q.serve(g, &G::RequestModelStatistics, impl, &Impl::ModelStatistics);
+  q.serve(g, &G::RequestSystemSharedMemoryStatus, impl, &Impl::SystemSharedMemoryStatus);
+  q.serve(g, &G::RequestSystemSharedMemoryRegister, impl, &Impl::SystemSharedMemoryRegister);
+  q.serve(g, &G::RequestSystemSharedMemoryUnregister, impl, &Impl::SystemSharedMemoryUnregister);
+  using C = reactant_control::ControlService::AsyncService;
+  C *c = control_service.get();
+  q.serve(c, &C::RequestModelControlStatus, control_.get(), &ControlImpl::ModelControlStatus);
+  q.serve(c, &C::RequestSetModelResidency, control_.get(), &ControlImpl::SetModelResidency);
+  q.serve(c, &C::RequestSetModelPolicy, control_.get(), &ControlImpl::SetModelPolicy);
+  q.serve(c, &C::RequestCompactMemory, control_.get(), &ControlImpl::CompactMemory);
+  if (evidence_) {
+    using E = reactant_evidence::EvidenceService::AsyncService;
+    q.serve(evidence_service.get(), &E::RequestDeploymentEvidence, evidence_.get(),
+            &EvidenceImpl::DeploymentEvidence);
+  }
+  services_.push_back(std::move(inference_service));
+  services_.push_back(std::move(control_service));
+  services_.push_back(std::move(evidence_service));
+  q.startThreads(threads, options_.busy_poll);
+  spdlog::info("grpc server listening on {}:{} polling_threads={} busy_poll_us={}", options_.host,
+               port_, threads, options_.busy_poll.count());
+  return Status::ok();
+}
+
+void GrpcServer::shutdown() {
+  if (!server_)
+    return;
+  server_->Shutdown(std::chrono::system_clock::now() + options_.shutdown_grace);
+  // A call whose inference still runs answers later (cancelled past the grace); its answer
+  // goes through the completion queue, so the queue closes only after it.
+  queue_->waitAnswered();
+  server_->Wait();
+  queue_->close();
+  server_.reset();
+  queue_.reset();
+  services_.clear();
+  impl_.reset();
+  control_.reset();
+  evidence_.reset();
+  port_ = 0;
+  spdlog::info("grpc server stopped");
+}
+
+} // namespace rs::frontend

@@ -1,0 +1,162 @@
+//===- frontend/http_server.h - KServe V2 HTTP/REST front-end -----------------===//
+//
+// Serves the KServe V2 REST API on cpp-httplib, each path also under
+// `/v2/models/{name}/versions/{version}/...` (the version is passed on and ignored):
+//
+//   GET  /v2/health/live             200 {"live":true}
+//   GET  /v2/health/ready            200 {"ready":true}, or 400 {"ready":false}
+//   GET  /v2                         200 server metadata
+//   GET  /v2/models/{m}              200 model metadata, 404 unknown model
+//   GET  /v2/models/{m}/ready        200 {"name","ready":true}, 400 {"name","ready":false,
+//                                    "reason"} when known but not ready, 404 unknown
+//   POST /v2/models/{m}/infer        inference (protocol/http_codec.h), JSON or binary
+//   GET  /v2/evidence                200 the deployment-identity document (server/evidence.h),
+//                                    when HttpServerOptions::evidence is set (else 404)
+//   POST /v2/repository/index        200 [{"name","version":"","state":"READY"|"UNAVAILABLE",
+//                                    "reason"}]; body {"ready": true} lists ready models only
+//   POST /v2/repository/models/{m}/load    200 empty once the model serves (explicit mode;
+//   POST /v2/repository/models/{m}/unload  else 400 FAILED_PRECONDITION), 404 unknown
+//   GET  /v2/models[/{m}]/stats      200 {"model_stats":[...]} (Triton statistics extension:
+//                                    every loaded model without {m}), 404 unknown model
+//
+// With HttpServerOptions::shared_memory set, the system shared memory extension
+// (protocol/shared_memory.h; else these routes are 404 and shared-memory tensors 501):
+//   GET  /v2/systemsharedmemory[/region/{r}]/status   200 [{"name","key","offset",
+//                                    "byte_size"}], 404 for an unknown region
+//   POST /v2/systemsharedmemory/region/{r}/register   body {"key","offset","byte_size"};
+//                                    200 empty, 400 bad key/size, 409 already registered,
+//                                    429 when the region limit is reached
+//   POST /v2/systemsharedmemory[/region/{r}]/unregister  200 empty (all regions without
+//                                    /region/{r}; an unknown region is not an error)
+// Every failed inference is told to HttpServerOptions::reporter (logged once, counted).
+//
+// Not-ready answers 400: the KServe V2 REST spec makes readiness a status code, 200 for
+// true and 4xx for false, and Triton answers 400 (EVHTP_RES_BADREQ) for both server and
+// model readiness; any 4xx also fails a Kubernetes probe. The metrics port's /readyz is
+// the 200/503 probe (metrics_health_server.h).
+//
+// Errors are `{"error": "<message>"}` with the status of protocol/status_mapping.h;
+// unknown routes and methods are 404 with that body. The inference body is limited to
+// max_body_bytes and a larger one is never stored: a Content-Length over the limit gets
+// 413 without the body being buffered (refused before reading on `Expect: 100-continue`;
+// otherwise up to 64 MiB beyond the limit is read and dropped so the client can read the
+// reply, and a larger declared body is refused at once), and a chunked or compressed body
+// gets 413 as soon as its decoded size passes the limit. The connection is then closed.
+//
+// Source: KServe V2 REST protocol; Triton HTTP server behaviour (peer-servers.md 1.1-1.2).
+// Thread safety: start() and shutdown() from one controlling thread; requests run on the
+// listener's worker threads and call the InferenceService and ModelControl concurrently.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "frontend/request_log.h"
+#include "frontend/tls.h"
+#include "protocol/service.h"
+#include "protocol/shared_memory.h"
+#include "support/status.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <regex>
+#include <string>
+
+namespace httplib {
+struct Request;
+struct Response;
+} // namespace httplib
+
+namespace rs::frontend {
+
+class HttpListener;
+
+struct HttpServerOptions {
+  /// Address to bind: "0.0.0.0", "127.0.0.1" ...
+  std::string host = "0.0.0.0";
+  /// TCP port; 0 picks a free port, read back with HttpServer::port().
+  int port = 8000;
+  /// Largest inference request body, in bytes (same default as the gRPC limit).
+  int64_t max_body_bytes = int64_t{512} << 20;
+  /// Worker threads; each serves one connection at a time (an inference holds its thread,
+  /// and so does an open connection that has not sent its request yet, for up to
+  /// keep_alive_timeout_s). Idle threads cost little; 16 let 16 silent connections stall
+  /// the port for a few seconds, hence 128 (docs/operations.md, "Limits").
+  int threads = 128;
+  /// How long an idle keep-alive connection is kept open, in seconds.
+  int keep_alive_timeout_s = 5;
+  /// HTTPS (frontend/tls.h; the `tls:` keys); off by default.
+  TlsOptions tls;
+  /// When set, GET /v2/evidence answers 200 with this JSON document (server/evidence.h).
+  /// Called per request, from the listener's threads.
+  std::function<std::string()> evidence;
+  /// The system shared memory regions; nullptr: the extension is not offered.
+  protocol::SharedMemoryRegistry *shared_memory = nullptr;
+  /// Told about every failed inference request; may be null.
+  RequestReporter *reporter = nullptr;
+};
+
+class HttpServer {
+public:
+  /// `service` and `control` (protocol/service.h: health, metadata and inference; the
+  /// repository and statistics routes) must outlive the server (or at least its shutdown()).
+  HttpServer(HttpServerOptions options, protocol::InferenceService &service,
+             protocol::ModelControl &control);
+  ~HttpServer();
+  HttpServer(const HttpServer &) = delete;
+  HttpServer &operator=(const HttpServer &) = delete;
+
+  /// Binds and starts serving. Unavailable if the address cannot be bound.
+  Status start();
+  /// The bound port after a successful start(), else 0.
+  int port() const;
+  /// Stops accepting connections and returns once in-flight requests are answered.
+  void shutdown();
+  /// Graceful shutdown has begun: every later reply carries `Connection: close`, so no
+  /// client keeps reusing a connection that shutdown() will close.
+  void beginDrain() { draining_ = true; }
+
+private:
+  /// Every route in match order, then installHttplibHooks().
+  void addRoutes();
+  /// GET /v2/health/live, /v2/health/ready, /v2 and (when set) /v2/evidence.
+  void addHealthAndServerRoutes();
+  /// GET /v2/models/{m} (metadata) and /v2/models/{m}/ready.
+  void addModelRoutes();
+  /// POST /v2/models/{m}/infer: the body read within max_body_bytes, then handleInfer().
+  void addInferRoute();
+  /// httplib's hooks: an empty body for a POST without length, 413 on Expect: 100-continue
+  /// past the limit, Connection: close while draining, JSON error bodies (404, 405 with
+  /// Allow, 413), 500 for a handler's exception.
+  void installHttplibHooks();
+  /// The JSON error body of a reply httplib produced itself (no route, wrong method, too large).
+  void replyToHttplibError(const httplib::Request &req, httplib::Response &res) const;
+  void addSharedMemoryRoutes();
+  /// POST /v2/repository/index and /v2/repository/models/{m}/load|unload.
+  void addRepositoryRoutes();
+  /// GET /v2/models/stats and /v2/models/{m}/stats (Triton statistics extension).
+  void addStatisticsRoutes();
+  /// Decodes, runs and encodes one inference; `body` is the whole request body.
+  void handleInfer(const httplib::Request &req, std::string body, httplib::Response &res);
+  /// Tells the reporter (if any) that a request for `model` failed.
+  void report(const httplib::Request &req, const std::string &id, const Status &status,
+              bool in_service) const;
+  using RouteHandler = std::function<void(const httplib::Request &, httplib::Response &)>;
+  /// Registers a GET or POST route and records its method, so that the other method on the
+  /// same path answers 405 with an Allow header (RFC 9110 section 15.5.6) instead of 404.
+  void recordRoute(const std::string &pattern, const char *method);
+  void get(const std::string &pattern, RouteHandler handler);
+  void post(const std::string &pattern, RouteHandler handler);
+  /// The methods served on `path` ("GET", "POST", "GET, POST"), or "" for an unknown path.
+  std::string allowedMethods(const std::string &path) const;
+
+  HttpServerOptions options_;
+  std::vector<std::pair<std::regex, std::string>> route_methods_; // pattern, method
+  protocol::InferenceService &service_;
+  protocol::ModelControl &control_;
+  std::unique_ptr<HttpListener> listener_;
+  std::atomic<bool> draining_{false};
+};
+
+} // namespace rs::frontend

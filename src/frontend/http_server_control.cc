@@ -1,0 +1,141 @@
+//===- frontend/http_server_control.cc - REST control routes --------------===//
+//
+// The HttpServer's routes beyond serving: system shared memory, the repository extension
+// (index, load, unload) and Triton's statistics extension.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/http_listener.h"
+#include "frontend/http_server.h"
+#include "frontend/http_server_impl.h"
+#include "protocol/http_codec.h"
+#include "protocol/status_mapping.h"
+
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+namespace rs::frontend {
+
+using namespace http_detail;
+
+void HttpServer::addSharedMemoryRoutes() {
+  protocol::SharedMemoryRegistry *registry = options_.shared_memory;
+  if (!registry)
+    return;
+  constexpr const char *kRegion = "/v2/systemsharedmemory/region/([^/]+)";
+  auto status = [registry](const httplib::Request &req, httplib::Response &res) {
+    const std::string name = req.matches.size() > 1 ? req.matches[1].str() : "";
+    Result<std::vector<protocol::SharedMemoryRegionInfo>> regions = registry->status(name);
+    if (!regions.isOk())
+      return replyError(res, regions.status());
+    replyJson(res, 200, protocol::sharedMemoryStatusJson(*regions));
+  };
+  get("/v2/systemsharedmemory/status", status);
+  get(std::string(kRegion) + "/status", status);
+  post(std::string(kRegion) + "/register",
+       [registry](const httplib::Request &req, httplib::Response &res) {
+         Result<protocol::SharedMemoryRegionInfo> info =
+             protocol::parseSharedMemoryRegisterJson(req.matches[1].str(), req.body);
+         Status s = info.isOk() ? registry->registerRegion(*info) : info.status();
+         if (!s.isOk())
+           return replyError(res, s);
+         spdlog::info("shared memory region registered name={} key={} offset={} byte_size={}",
+                      info->name, info->key, info->offset, info->byte_size);
+         res.status = 200;
+       });
+  auto unregister = [registry](const httplib::Request &req, httplib::Response &res) {
+    registry->unregisterRegion(req.matches.size() > 1 ? req.matches[1].str() : "");
+    res.status = 200;
+  };
+  post("/v2/systemsharedmemory/unregister", unregister);
+  post(std::string(kRegion) + "/unregister", unregister);
+}
+
+void HttpServer::addRepositoryRoutes() {
+  // KServe repository extension (reference-system.md §5.1 over HTTP; Triton's JSON):
+  // index -> [{"name","version","state","reason"}], {"ready": true} lists ready ones only.
+  post("/v2/repository/index", [this](const httplib::Request &req, httplib::Response &res) {
+    bool ready_only = false;
+    if (!req.body.empty()) {
+      const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
+      if (!body.is_object() || (body.contains("ready") && !body["ready"].is_boolean()))
+        return replyError(res, invalidArgument() << "repository index: the body must be a JSON "
+                                                    "object with an optional boolean 'ready'");
+      ready_only = body.value("ready", false);
+    }
+    nlohmann::json out = nlohmann::json::array();
+    for (const protocol::ModelIndexEntry &m : control_.listModels()) {
+      if (ready_only && !m.ready)
+        continue;
+      nlohmann::json entry = {
+          {"name", m.name}, {"version", ""}, {"state", m.ready ? "READY" : "UNAVAILABLE"}};
+      if (!m.reason.empty())
+        entry["reason"] = m.reason;
+      out.push_back(std::move(entry));
+    }
+    replyJson(res, 200, out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  });
+  constexpr const char *kRepoModel = "/v2/repository/models/([^/]+)";
+  // load and unload: the service's action on the model named in the path; 200 or its error.
+  auto modelAction = [this](Status (protocol::ModelControl::*action)(const std::string &)) {
+    return [this, action](const httplib::Request &req, httplib::Response &res) {
+      Status s = (control_.*action)(req.matches[1].str());
+      if (!s.isOk())
+        return replyError(res, s);
+      res.status = 200;
+    };
+  };
+  post(std::string(kRepoModel) + "/load", modelAction(&protocol::ModelControl::repositoryLoad));
+  post(std::string(kRepoModel) + "/unload", modelAction(&protocol::ModelControl::repositoryUnload));
+}
+
+namespace {
+
+nlohmann::json durationJson(const protocol::DurationStat &d) {
+  return {{"count", d.count}, {"ns", d.ns}};
+}
+
+/// Triton's statistics extension JSON: {"model_stats": [...]}.
+std::string statisticsJson(const std::vector<protocol::ModelStatistics> &stats) {
+  nlohmann::json models = nlohmann::json::array();
+  for (const protocol::ModelStatistics &m : stats) {
+    nlohmann::json batches = nlohmann::json::array();
+    for (const protocol::BatchStatistics &b : m.batch_stats)
+      batches.push_back({{"batch_size", b.batch_size},
+                         {"compute_input", durationJson(b.compute_input)},
+                         {"compute_infer", durationJson(b.compute_infer)},
+                         {"compute_output", durationJson(b.compute_output)}});
+    models.push_back({{"name", m.name},
+                      {"version", m.version},
+                      {"last_inference", m.last_inference_ms},
+                      {"inference_count", m.inference_count},
+                      {"execution_count", m.execution_count},
+                      {"inference_stats",
+                       {{"success", durationJson(m.success)},
+                        {"fail", durationJson(m.fail)},
+                        {"queue", durationJson(m.queue)},
+                        {"compute_input", durationJson(m.compute_input)},
+                        {"compute_infer", durationJson(m.compute_infer)},
+                        {"compute_output", durationJson(m.compute_output)},
+                        {"cache_hit", durationJson({})},
+                        {"cache_miss", durationJson({})}}},
+                      {"batch_stats", std::move(batches)}});
+  }
+  return nlohmann::json{{"model_stats", std::move(models)}}.dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+} // namespace
+
+void HttpServer::addStatisticsRoutes() {
+  auto stats = [this](const httplib::Request &req, httplib::Response &res) {
+    const std::string name = req.matches.size() > 1 ? req.matches[1].str() : "";
+    Result<std::vector<protocol::ModelStatistics>> s = control_.modelStatistics(name);
+    if (!s.isOk())
+      return replyError(res, s.status());
+    replyJson(res, 200, statisticsJson(*s));
+  };
+  get("/v2/models/stats", stats);
+  get(std::string(kModelPath) + "/stats", stats);
+}
+
+} // namespace rs::frontend

@@ -1,0 +1,79 @@
+//===- protocol/inference.h - Requests, responses and model metadata --------===//
+//
+// The protocol-neutral request path (DESIGN.md "Request path"): protocol/ decodes gRPC
+// or HTTP bytes into an InferRequest (tensors already checked for byte length vs shape),
+// calls InferenceService::infer() (protocol/service.h), and encodes the InferResponse or
+// the Status. Shapes are row-major (wire order); the batch axis of a batched model is
+// axis 0.
+//
+// Thread safety: plain values.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "support/status.h"
+#include "support/tensor.h"
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rs::protocol {
+
+/// The clock of request arrival times and deadlines.
+using Clock = std::chrono::steady_clock;
+
+struct NamedTensor {
+  std::string name;
+  Tensor tensor;
+};
+
+struct InferRequest {
+  std::string model_name;
+  std::string model_version; // accepted and ignored (bundles have no versions)
+  std::string id;            // echoed back in the response
+  std::vector<NamedTensor> inputs;
+  /// When non-empty, exactly these outputs in this order; unknown names are an error.
+  std::vector<std::string> requested_outputs;
+  std::optional<Clock::time_point> deadline;
+};
+
+struct InferResponse {
+  std::string model_name;
+  std::string model_version;
+  std::string id;
+  std::vector<NamedTensor> outputs;
+};
+
+using InferCallback = std::function<void(Result<InferResponse>)>;
+
+/// A wire-facing tensor description: row-major shape with -1 for the batch axis.
+struct TensorSpec {
+  std::string name;
+  DType dtype = DType::kInvalid;
+  Shape shape;
+};
+
+struct ModelMetadata {
+  std::string name;
+  std::vector<std::string> versions; // empty: bundles have no versions
+  std::string platform;              // "cpu" or "cuda"
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+};
+
+struct ServerMetadata {
+  std::string name;    // "ReactantServer"
+  std::string version; // project version
+  std::vector<std::string> extensions;
+};
+
+/// Readiness of one model: `ready` false carries the reason (load error, still loading).
+struct ModelReadiness {
+  bool ready = false;
+  std::string reason;
+};
+
+} // namespace rs::protocol

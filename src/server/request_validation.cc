@@ -1,0 +1,124 @@
+//===- server/request_validation.cc - Check a request against a manifest --===//
+#include "server/request_validation.h"
+
+#include "bundle/shape_variant.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+namespace rs::server {
+namespace {
+
+std::string declaredNames(const std::vector<bundle::TensorSpec> &specs) {
+  std::ostringstream os;
+  for (size_t i = 0; i < specs.size(); ++i)
+    os << (i ? ", " : "") << "'" << specs[i].name << "'";
+  return os.str();
+}
+
+/// "[-1,8] {s=8}, [-1,16] {s=16}": `spec`'s wire shape in each variant, then its sizes.
+std::string variantsServed(const bundle::TensorSpec &spec,
+                           const std::vector<bundle::ShapeVariant> &variants) {
+  std::ostringstream os;
+  for (size_t v = 0; v < variants.size(); ++v)
+    os << (v ? ", " : "") << shapeToString(spec.shapeForBatch(-1, variants[v])) << " {"
+       << bundle::variantText(variants[v]) << "}";
+  return os.str();
+}
+
+/// The error for inputs (manifest order, ranks checked) that match no shape variant: it
+/// names the first input that matches none on its own, or else the first input that
+/// matches none together with the inputs before it.
+Status noVariantError(const bundle::Manifest &manifest, const std::vector<Tensor> &inputs) {
+  const auto &specs = manifest.executable_inputs;
+  const auto &variants = manifest.input_shapes;
+  auto describe = [&](size_t k, std::string_view how) {
+    return invalidArgument() << "input '" << specs[k].name << "': shape "
+                             << shapeToString(inputs[k].shape()) << how
+                             << "; variants served: " << variantsServed(specs[k], variants);
+  };
+  for (size_t k = 0; k < specs.size(); ++k)
+    if (std::none_of(variants.begin(), variants.end(), [&](const bundle::ShapeVariant &v) {
+          return bundle::variantMatches(specs[k], v, inputs[k].shape());
+        }))
+      return describe(k, " matches no shape variant of the model");
+  for (size_t k = 1; k < specs.size(); ++k)
+    if (!bundle::findVariant(manifest, std::span(inputs).first(k + 1)))
+      return describe(k, " together with the inputs before it matches no shape variant of the "
+                         "model");
+  return invalidArgument() << "the inputs match no shape variant of the model";
+}
+
+} // namespace
+
+Result<ValidatedInputs> validateRequest(const bundle::Manifest &manifest,
+                                        const protocol::InferRequest &request) {
+  const auto &specs = manifest.executable_inputs;
+  ValidatedInputs out;
+  out.inputs.resize(specs.size());
+  std::vector<bool> seen(specs.size(), false);
+  for (const protocol::NamedTensor &in : request.inputs) {
+    size_t k = 0;
+    while (k < specs.size() && specs[k].name != in.name)
+      ++k;
+    if (k == specs.size())
+      return invalidArgument() << "unexpected input '" << in.name << "'; the model's inputs are "
+                               << declaredNames(specs);
+    if (seen[k])
+      return invalidArgument() << "input '" << in.name << "' given more than once";
+    seen[k] = true;
+    const bundle::TensorSpec &spec = specs[k];
+    if (in.tensor.dtype() != spec.dtype)
+      return invalidArgument() << "input '" << in.name << "': datatype "
+                               << dtypeWireName(in.tensor.dtype()) << " does not match the model's "
+                               << dtypeWireName(spec.dtype);
+    const Shape want = spec.wireShape();
+    const Shape &got = in.tensor.shape();
+    bool shape_ok = got.size() == want.size();
+    for (size_t d = 0; shape_ok && d < want.size(); ++d)
+      shape_ok = want[d] < 0 || want[d] == got[d];
+    if (!shape_ok)
+      return invalidArgument() << "input '" << in.name << "': shape " << shapeToString(got)
+                               << " does not match the model's " << shapeToString(want);
+    if (spec.batch_axis) {
+      const int64_t rows = got[static_cast<size_t>(*spec.batch_axis)];
+      if (rows == 0)
+        return invalidArgument() << "input '" << in.name << "': batch of 0 rows";
+      if (out.rows != 0 && rows != out.rows)
+        return invalidArgument() << "input '" << in.name << "': " << rows
+                                 << " rows, but other inputs have " << out.rows;
+      out.rows = rows;
+    }
+    out.inputs[k] = in.tensor;
+  }
+  for (size_t k = 0; k < specs.size(); ++k)
+    if (!seen[k])
+      return invalidArgument() << "missing input '" << specs[k].name << "'";
+  std::optional<size_t> variant = bundle::findVariant(manifest, out.inputs);
+  if (!variant)
+    return noVariantError(manifest, out.inputs);
+  out.variant = *variant;
+
+  const auto &outputs = manifest.executable_outputs;
+  if (request.requested_outputs.empty()) {
+    for (size_t o = 0; o < outputs.size(); ++o)
+      out.outputs.push_back(o);
+  } else {
+    std::set<std::string> requested;
+    for (const std::string &name : request.requested_outputs) {
+      size_t o = 0;
+      while (o < outputs.size() && outputs[o].name != name)
+        ++o;
+      if (o == outputs.size())
+        return invalidArgument() << "unknown requested output '" << name
+                                 << "'; the model's outputs are " << declaredNames(outputs);
+      if (!requested.insert(name).second)
+        return invalidArgument() << "output '" << name << "' requested more than once";
+      out.outputs.push_back(o);
+    }
+  }
+  return out;
+}
+
+} // namespace rs::server

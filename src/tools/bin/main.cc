@@ -1,0 +1,65 @@
+//===- tools/bin/main.cc - reactant-server entry point ----------------------===//
+//
+// One binary with subcommands (DESIGN.md "Processes and ports"): serve, infer, bundle,
+// run, validate, cache, ... `--version` prints the build's identity.
+//
+//===----------------------------------------------------------------------===//
+#include "support/build_info.h"
+#include "tools/bench_command.h"
+#include "tools/bundle_command.h"
+#include "tools/cache_command.h"
+#include "tools/gateway_command.h"
+#include "tools/infer_command.h"
+#include "tools/loadgen_command.h"
+#include "tools/node_command.h"
+#include "tools/serve_command.h"
+#include "tools/validate_command.h"
+
+#include <CLI/CLI.hpp>
+#include <absl/synchronization/mutex.h>
+
+#include <cstdio>
+#include <malloc.h>
+
+int main(int argc, char **argv) {
+  // Debian's Abseil is built without NDEBUG, so its deadlock detector is on: every
+  // absl::Mutex acquisition takes a global spin lock to record itself in a lock graph, and
+  // gRPC takes many per call. Our own code uses std::mutex; gRPC's locks are not ours to check.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // Blocks of 4 MiB and more (tensors, payloads) come from mmap and go back to the system
+  // when freed. Left alone, glibc raises this threshold to 32 MiB after the first such free,
+  // and freed tensors then stay in the arena of whichever thread freed them (one per gRPC and
+  // answer thread): serving bert_bench held 268 MiB instead of 168 (bench/serve_rss.sh). The
+  // CPU executor's own intermediates are recycled by its BlockCache, not by malloc.
+  mallopt(M_MMAP_THRESHOLD, 4 << 20);
+  CLI::App app{"reactant-server: a KServe V2 inference server for StableHLO bundles"};
+  app.require_subcommand(0, 1);
+  bool version = false;
+  app.add_flag("--version", version, "Print the version and build identity");
+  rs::tools::addServeCommand(app);
+  rs::tools::addInferCommand(app);
+  rs::tools::addLoadgenCommand(app);
+  rs::tools::addBundleCommand(app);
+  rs::tools::addGatewayCommand(app);
+  rs::tools::addNodeCommand(app);
+  rs::tools::addValidateCommand(app);
+  rs::tools::addCacheCommand(app);
+  rs::tools::addBenchCommand(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    // --help: 0. Misuse (an unknown or missing option, a value that does not convert): the
+    // message and a hint go to stderr and the status is 2, the usual one for a usage error
+    // (CLI11's own codes, 105-109, say nothing to a shell script).
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (version) {
+    std::fputs(rs::thisBuild().versionText().c_str(), stdout);
+    return 0;
+  }
+  if (app.get_subcommands().empty()) {
+    std::fputs(app.help().c_str(), stdout);
+    return 2;
+  }
+  return 0;
+}

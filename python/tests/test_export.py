@@ -116,27 +116,6 @@ def test_variable_axis_letters(tmp_path):
     assert json.loads(meta["argument_order"]) == ["head.0", "head.1", "positions", "tokens"]
 
 
-def test_flax_weight_names(tmp_path):
-    module, variables = models.cnn()
-    d = rx.export_bundle(module, variables, [np.zeros((1, 8, 8, 1), np.float32)], name="cnn",
-                         dir=tmp_path / "cnn", batch_sizes=[1], input_names=["image"],
-                         output_names=["logits"], format="text")
-    _, meta = _safetensors.read(os.path.join(d, "weights.safetensors"))
-    assert json.loads(meta["argument_order"]) == [
-        "params.Conv_0.bias", "params.Conv_0.kernel", "params.Conv_1.bias",
-        "params.Conv_1.kernel", "params.Dense_0.bias", "params.Dense_0.kernel"]
-    text = open(os.path.join(d, "manifest.yaml")).read()
-    assert '{name: "image", dtype: "f32", shape: "edcn", dims: {e: 1, d: 8, c: 8}}' in text
-    block = models.encoder_block()
-    d = rx.export_bundle(block, None, [np.zeros((1, 6, 16), np.float32)], name="enc",
-                         dir=tmp_path / "enc", batch_sizes=[1], input_names=["x"],
-                         output_names=["y"], format="text")
-    _, meta = _safetensors.read(os.path.join(d, "weights.safetensors"))
-    names = json.loads(meta["argument_order"])
-    assert "ln1.scale" in names and "ff1.kernel" in names
-    assert any(n.startswith("attn.query.") for n in names), names
-
-
 def test_cli_help():
     r = subprocess.run([sys.executable, "-m", "reactant_export", "--help"], capture_output=True,
                        text=True, cwd=os.path.dirname(os.path.dirname(__file__)))

@@ -77,6 +77,25 @@ def test_bundles_validate(repo, server_binary):
     assert r.stdout.count("ok ") == 4, r.stdout
 
 
+def test_flax_weight_names_and_letters(repo):
+    import json
+
+    from reactant_export import _safetensors
+
+    _, meta = _safetensors.read(str(repo / "cnn" / "weights.safetensors"))
+    assert json.loads(meta["argument_order"]) == [
+        "params.Conv_0.bias", "params.Conv_0.kernel", "params.Conv_1.bias",
+        "params.Conv_1.kernel", "params.Dense_0.bias", "params.Dense_0.kernel"]
+    text = (repo / "cnn" / "manifest.yaml").read_text()
+    assert '{name: "image", dtype: "f32", shape: "edcn", dims: {e: 1, d: 8, c: 8}}' in text
+    assert '"source_framework": "flax.linen"' in text
+    _, meta = _safetensors.read(str(repo / "encoder" / "weights.safetensors"))
+    names = json.loads(meta["argument_order"])
+    assert "ln1.scale" in names and "ff1.kernel" in names
+    assert any(n.startswith("attn.query.") for n in names), names
+    assert '"source_framework": "flax.nnx"' in (repo / "encoder" / "manifest.yaml").read_text()
+
+
 def test_all_models_ready(server):
     client = httpclient.InferenceServerClient(url=server.http_url)
     try:
@@ -108,7 +127,9 @@ def test_encoder_block_nnx(server, n):
     block = models.encoder_block()
     x = np.random.default_rng(30 + n).standard_normal((n, 6, 16)).astype(np.float32)
     (y,) = infer(server, "encoder", [("x", x)], ["y"])
-    close(y, block(x))
+    from flax import nnx
+
+    close(y, nnx.jit(lambda m, v: m(v))(block, x))
 
 
 @pytest.mark.parametrize("n,s", [(1, 4), (2, 8), (2, 4)])

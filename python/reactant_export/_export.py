@@ -201,7 +201,7 @@ def _git(cwd, *args):
 
 def _caller_dir():
     here = os.path.dirname(os.path.abspath(__file__))
-    for frame in inspect.stack()[1:]:
+    for frame in inspect.stack(0)[1:]:
         path = os.path.abspath(frame.filename)
         if not path.startswith(here) and os.path.exists(path):
             return os.path.dirname(path)
@@ -219,7 +219,7 @@ def collect_provenance(source_framework, caller_dir=None):
         "reactant_export_version": __version__,
         "source_framework": source_framework,
         "jax_version": jax.__version__,
-        "jaxlib_version": getattr(jaxlib, "__version__", jax.lib.__version__ if hasattr(jax, "lib") else "unknown"),
+        "jaxlib_version": getattr(jaxlib, "__version__", "unknown"),
         "python_version": platform.python_version(),
     }
     if source_framework.startswith("flax"):

@@ -11,6 +11,8 @@ pkgs=(
   libgtest-dev libgmock-dev libbenchmark-dev clang-format
   # scripts/fuzz.sh only: clang with libFuzzer and the sanitizer runtimes.
   clang libclang-rt-14-dev
+  # python/ (the JAX exporter) and its tests: the .venv below.
+  python3 python3-venv
 )
 missing=()
 for p in "${pkgs[@]}"; do
@@ -37,4 +39,6 @@ if [ ! -x "$tools/usr/bin/promtool" ] || [ ! -x "$tools/usr/bin/prometheus" ]; t
   dpkg-deb -x "$tmp"/prometheus_*.deb "$tools"
   rm -rf "$tmp"
 fi
+# The Python virtual environment .venv from python/requirements.lock (scripts/python_env.sh).
+bash "$root/scripts/python_env.sh"
 echo "setup: all build dependencies present"

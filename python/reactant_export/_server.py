@@ -1,0 +1,112 @@
+"""Starting a reactant-server worker on free loopback ports (tests, verify)."""
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+
+def free_port():
+    """A loopback TCP port that was free a moment ago (bind to port 0, read it, close)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def find_server(binary=None):
+    """The reactant-server binary: `binary`, $REACTANT_SERVER, or reactant-server on PATH."""
+    path = binary or os.environ.get("REACTANT_SERVER") or shutil.which("reactant-server")
+    if not path or not os.access(path, os.X_OK):
+        raise FileNotFoundError("reactant-server not found: pass its path or set REACTANT_SERVER")
+    return path
+
+
+class Server:
+    """`reactant-server serve` over model_repo on free ports, as a context manager.
+
+    Ports are chosen by binding port 0; if another process takes one before the server binds
+    it, the server fails to start and is started again on new ports (up to `attempts` times)."""
+
+    def __init__(self, model_repo, binary=None, attempts=5, ready_timeout=120.0, log_path=None):
+        self.model_repo = os.path.abspath(model_repo)
+        self.binary = find_server(binary)
+        self.attempts = attempts
+        self.ready_timeout = ready_timeout
+        self.log_path = log_path
+        self.proc = None
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    @property
+    def http_url(self):
+        return f"127.0.0.1:{self.http_port}"
+
+    @property
+    def grpc_url(self):
+        return f"127.0.0.1:{self.grpc_port}"
+
+    def log(self):
+        try:
+            with open(self.log_path) as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def start(self):
+        self.dir = tempfile.mkdtemp(prefix="reactant_export_server_")
+        if self.log_path is None:
+            self.log_path = os.path.join(self.dir, "server.log")
+        for _ in range(self.attempts):
+            self.grpc_port, self.http_port, self.metrics_port = free_port(), free_port(), free_port()
+            if len({self.grpc_port, self.http_port, self.metrics_port}) != 3:
+                continue
+            node = os.path.join(self.dir, "node.yaml")
+            with open(node, "w") as f:
+                f.write(f'model_repo: "{self.model_repo}"\n'
+                        f"base_port: {self.grpc_port}\n"
+                        f"metrics_base_port: {self.metrics_port}\n"
+                        "global:\n"
+                        f"  endpoints: {{host: 127.0.0.1, http_port: {self.http_port}}}\n"
+                        "  runtime: {executable_cache: false}\n")
+            log = open(self.log_path, "a")
+            self.proc = subprocess.Popen([self.binary, "serve", "--config", node],
+                                         stdout=log, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL)
+            log.close()
+            if self._wait_ready():
+                return self
+            self.stop()
+        raise RuntimeError(f"reactant-server did not become ready:\n{self.log()}")
+
+    def _wait_ready(self):
+        deadline = time.monotonic() + self.ready_timeout
+        url = f"http://127.0.0.1:{self.metrics_port}/readyz"
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                return False
+            try:
+                with urllib.request.urlopen(url, timeout=1) as r:
+                    if r.status == 200:
+                        return True
+            except OSError:
+                pass
+            time.sleep(0.1)
+        return False
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None

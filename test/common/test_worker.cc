@@ -11,7 +11,8 @@ Result<config::WorkerConfig> firstWorker(const std::string &yaml, const std::str
 
 Result<std::unique_ptr<server::Worker>> startWorker(const config::WorkerConfig &config,
                                                     int64_t weight_arena_bytes) {
-  auto worker = std::make_unique<server::Worker>(server::WorkerOptions{config, true});
+  auto worker = std::make_unique<server::Worker>(
+      server::WorkerOptions{.config = config, .ephemeral_ports = true});
   if (weight_arena_bytes > 0)
     worker->setWeightArenaBytes(weight_arena_bytes);
   RS_RETURN_IF_ERROR(worker->start());

@@ -65,8 +65,8 @@ TEST(BundleValidate, BrokenVariantFailsNamingTheFile) {
 
 TEST(BundleValidate, WarningsAreLinesBeforeOk) {
   TempDir tmp;
-  const std::string good = tmp.path() + "/iris_mlp";
-  copyBundle("iris_mlp", tmp.path());
+  const std::string good = tmp.str() + "/iris_mlp";
+  copyBundle("iris_mlp", tmp.str());
   writeFile(good + "/model.b2.mlir", "not loaded");
   writeFile(good + "/model.b08.mlir", readFile(good + "/model.b8.mlir"));
   std::ostringstream out;
@@ -82,8 +82,8 @@ TEST(BundleValidate, WarningsAreLinesBeforeOk) {
                            "weights=4\n");
   // An error naming no file of the bundle keeps the directory in front.
   std::ostringstream none;
-  EXPECT_EQ(tools::validateBundles({tmp.path() + "/nope"}, none), 1);
-  EXPECT_EQ(none.str(), "error " + tmp.path() + "/nope: not a bundle directory\n");
+  EXPECT_EQ(tools::validateBundles({tmp.str() + "/nope"}, none), 1);
+  EXPECT_EQ(none.str(), "error " + tmp.str() + "/nope: not a bundle directory\n");
 }
 
 TEST(MultiShapeEvidence, ListsEveryVariantsProgram) {

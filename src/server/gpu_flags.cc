@@ -107,8 +107,8 @@ Result<std::string> gpuXlaFlags(const config::RuntimeConfig &rt) {
   }
   const AutotuneCacheContents cached = inspectAutotuneCache(dir);
   if (cached.results > 0)
-    spdlog::info("autotune cache: loaded {} results from {} ({} files, sha256 {})",
-                 cached.results, dir, cached.files, cached.sha256);
+    spdlog::info("autotune cache: loaded {} results from {} ({} files, sha256 {})", cached.results,
+                 dir, cached.files, cached.sha256);
   return joinFlags(flags);
 }
 

@@ -1,13 +1,14 @@
 //===- server/gpu_flags.cc - The XLA flags of the GPU worker's compiles ---===//
 #include "server/gpu_flags.h"
 
+#include "pjrt/compile_options.h"
 #include "runtime/executable_cache.h"
+#include "support/file.h"
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
@@ -16,18 +17,10 @@ namespace {
 
 constexpr char kResultsFile[] = "xla_autotune_results.textproto";
 
-std::string joinFlags(const std::map<std::string, std::string> &flags) {
-  std::string text;
-  for (const auto &[name, value] : flags)
-    text += (text.empty() ? "" : " ") + ("--" + name + "=" + value);
-  return text;
-}
-
-std::string readAll(const std::filesystem::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+/// The bytes of `path`, or "" when it cannot be read (a cache file is optional).
+std::string readOrEmpty(const std::string &path) {
+  Result<std::string> bytes = readWholeFile(path);
+  return bytes.isOk() ? std::move(bytes).value() : std::string();
 }
 
 } // namespace
@@ -68,7 +61,7 @@ AutotuneCacheContents inspectAutotuneCache(const std::string &dir) {
   std::sort(files.begin(), files.end());
   std::string material;
   for (const std::filesystem::path &f : files) {
-    const std::string bytes = readAll(f);
+    const std::string bytes = readOrEmpty(f.string());
     const std::string name = std::filesystem::relative(f, dir, ec).generic_string();
     material += name + '\n' + runtime::sha256Hex(bytes) + '\n';
     ++c.files;
@@ -84,7 +77,7 @@ AutotuneCacheContents inspectAutotuneCache(const std::string &dir) {
 Result<std::string> gpuXlaFlags(const config::RuntimeConfig &rt) {
   std::map<std::string, std::string> flags = gpuCompileFlags(rt);
   if (rt.autotune_cache_dir.empty() || !rt.autotune_cache.value_or(true))
-    return joinFlags(flags);
+    return pjrt::formatXlaFlags(flags);
   const std::string &dir = rt.autotune_cache_dir;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -94,11 +87,11 @@ Result<std::string> gpuXlaFlags(const config::RuntimeConfig &rt) {
   flags["xla_gpu_per_fusion_autotune_cache_dir"] = dir;
   flags["xla_gpu_experimental_autotuner_cache_dir"] = dir;
   if (!rt.autotune)
-    return joinFlags(flags); // nothing is autotuned, so nothing to keep or read
+    return pjrt::formatXlaFlags(flags); // nothing is autotuned, so nothing to keep or read
   const std::string path = autotuneResultsPath(dir);
   flags["xla_gpu_dump_autotune_results_to"] = path;
   if (std::filesystem::exists(path, ec)) {
-    if (countAutotuneResults(readAll(path)) > 0)
+    if (countAutotuneResults(readOrEmpty(path)) > 0)
       flags["xla_gpu_load_autotune_results_from"] = path; // read once, at the first compile
     else
       spdlog::warn("autotune cache: {} holds no autotune results; it is replaced after the "
@@ -109,7 +102,7 @@ Result<std::string> gpuXlaFlags(const config::RuntimeConfig &rt) {
   if (cached.results > 0)
     spdlog::info("autotune cache: loaded {} results from {} ({} files, sha256 {})", cached.results,
                  dir, cached.files, cached.sha256);
-  return joinFlags(flags);
+  return pjrt::formatXlaFlags(flags);
 }
 
 } // namespace rs::server

@@ -5,6 +5,7 @@
 #include "ir/parser.h"
 #include "ir/printer.h"
 #include "passes/numerics.h"
+#include "pjrt/compile_options.h"
 #include "pjrt/tf32_probe.h"
 #include "runtime/cpu_backend.h"
 #include "runtime/executable_cache.h"
@@ -96,11 +97,8 @@ runtime::ModelRepositoryOptions repositoryOptions(const config::WorkerConfig &co
   o.largest_batch_only = rt.batch_sizes == config::BatchSizes::kLargest;
   o.executable_cache = rt.executable_cache;
   // What else decides the compiled program: the XLA flags and the autotune level.
-  std::string flags;
-  for (const auto &[name, value] :
-       rt.backend == config::Backend::kCuda ? gpuCompileFlags(rt) : rt.xla_flags)
-    flags += (flags.empty() ? "" : " ") + ("--" + name + "=" + value);
-  o.compile_settings = "xla_flags=[" + flags + "] autotune=" + (rt.autotune ? "true" : "false");
+  o.compile_settings = "xla_flags=[" + pjrt::formatXlaFlags(rt.xla_flags) +
+                       "] autotune=" + (rt.autotune ? "true" : "false");
   o.server_build = build.toString();
   return o;
 }

@@ -98,6 +98,16 @@ std::span<const ValueId> terminatorOperands(const Block &block) {
   return block.ops.back().operands;
 }
 
+/// Whether every argument of `block` and every value in `results` is a static tensor: the
+/// body checks compare only such types, the others are the ops' own type rules.
+bool allStaticTensors(const Module &m, const Block &block, std::span<const ValueId> results) {
+  for (std::span<const ValueId> values : {std::span<const ValueId>(block.arguments), results})
+    for (ValueId v : values)
+      if (!isStaticTensor(m.typeOf(v)))
+        return false;
+  return true;
+}
+
 Status checkScalarBody(const OpCheck &c, size_t index, std::span<const DType> arg_types,
                        std::span<const DType> result_types, std::string_view what) {
   const Block *block = singleBlock(c, index);
@@ -105,10 +115,8 @@ Status checkScalarBody(const OpCheck &c, size_t index, std::span<const DType> ar
     return Status::ok();
   const Module &m = c.module();
   const std::span<const ValueId> results = terminatorOperands(*block);
-  for (std::span<const ValueId> values : {std::span<const ValueId>(block->arguments), results})
-    for (ValueId v : values)
-      if (!isStaticTensor(m.typeOf(v)))
-        return Status::ok();
+  if (!allStaticTensors(m, *block, results))
+    return Status::ok();
   if (block->arguments.size() != arg_types.size() || results.size() != result_types.size())
     return c.error() << what << " must take " << arg_types.size() << " and return "
                      << result_types.size() << " values, got " << block->arguments.size() << " and "
@@ -135,10 +143,8 @@ Status checkFoldBody(const OpCheck &c, size_t index, size_t args,
     return Status::ok();
   const Module &m = c.module();
   const std::span<const ValueId> results = terminatorOperands(*block);
-  for (std::span<const ValueId> values : {std::span<const ValueId>(block->arguments), results})
-    for (ValueId v : values)
-      if (!isStaticTensor(m.typeOf(v)))
-        return Status::ok();
+  if (!allStaticTensors(m, *block, results))
+    return Status::ok();
   if (block->arguments.size() != args || results.size() != result_types.size())
     return c.error() << what << " must take " << args << " and return " << result_types.size()
                      << " values, got " << block->arguments.size() << " and " << results.size();

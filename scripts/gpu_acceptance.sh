@@ -9,6 +9,8 @@
 #       prints one line per check and a summary; the whole log goes to $OUT when set
 #   scripts/gpu_acceptance.sh overhead            on the GPU machine: only the serving figures
 #       (bare execute through jaxlib and reactant-gpu-check, 1-client overhead, coalescing)
+#   scripts/gpu_acceptance.sh inflight            on the GPU machine: coalescing for 1 to 4
+#       batches in flight (scheduler.max_batches_in_flight), autotuning on
 #   scripts/gpu_acceptance.sh serving             on the GPU machine: the serving figures with
 #       autotuning on (iris_mlp, resnet_bench, bert_bench) and the autotune cache's restarts
 #   scripts/gpu_acceptance.sh sweep [DELAYS_US...] on the GPU machine: 32-client coalescing
@@ -105,10 +107,10 @@ global:
     autotune_cache_dir: "${AUTOTUNE_DIR:-$WORK/autotune}"
     mem_fraction: 0.5
     preallocate: ${PREALLOCATE:-true}
-    batch_sizes: all
+    batch_sizes: ${BATCH_SIZES:-all}
     executable_cache: true
     xla_flags: {xla_gpu_exclude_nondeterministic_ops: true}
-  scheduler: {coalescing: true, max_queue_delay_microseconds: ${QUEUE_DELAY_US:-0}}
+  scheduler: {coalescing: ${COALESCING:-true}, max_queue_delay_microseconds: ${QUEUE_DELAY_US:-0}, max_batches_in_flight: ${IN_FLIGHT:-0}}
   grpc: {busy_poll_us: 20000}  # the cuda default, also for the cpu comparison
 EOF
   local t0
@@ -561,8 +563,62 @@ sweep() {
   done
 }
 
+# inflight: coalescing against the bare b32 execute, autotuning on, for each number of
+# batches in flight (scheduler.max_batches_in_flight 1, 2, 3, 4) and coalescing wait (0 and
+# 2000 us): bert_bench with 1-row and resnet_bench with 8-row requests, 32 and 64 clients,
+# and iris_mlp 1-row at 64 clients (the request-rate ceiling). Prints each rate and its share
+# of jaxlib's bare b32 throughput (same flags, transfers included).
+inflight() {
+  setup_work gpu-inflight
+  export AUTOTUNE=true AUTOTUNE_DIR="$WORK/autotune"
+  local m
+  mkdir -p "$WORK/repo" "$WORK/bare/bundles"
+  for m in iris_mlp resnet_bench bert_bench; do cp -r "$FIX/bundles/$m" "$WORK/repo/"; done
+  declare -A bare_us
+  for m in resnet_bench bert_bench; do
+    cp -r "$FIX/bundles/$m" "$WORK/bare/bundles/"
+    bare_us[$m]=$(XLA_FLAGS="$SERVER_FLAGS" "$PY" bench/xla_bench.py "$WORK/bare/bundles/$m" \
+      "$PWD/$DEST/bare/golden/$m" 32 --platform cuda --transfers --min-seconds 2 --warmup 20 2>&1 |
+      tail -1 | tee -a "$LOGDIR/bare_b32.log" | median_us)
+    echo "bare $m b32 (jaxlib, autotuning on): ${bare_us[$m]} us = $(awk -v u="${bare_us[$m]}" 'BEGIN {printf "%.0f", 32e6 / u}') rows/s"
+  done
+  local n d c rate rows
+  for d in 0 2000; do
+    for n in 1 2 3 4; do
+      IN_FLIGHT=$n QUEUE_DELAY_US=$d serve "if_${n}_$d" "$WORK/repo" auto "[iris_mlp, resnet_bench, bert_bench]" >/dev/null ||
+        { echo "in flight $n, delay $d: server did not start"; continue; }
+      for c in 32 64; do
+        for m in bert_bench resnet_bench; do
+          rows=1; [ "$m" = resnet_bench ] && rows=8
+          loadgen "if_${n}_${d}_${m}_c$c" $c 4 $m $rows >/dev/null
+          rate=$(loadgen_rate "$LOGDIR/if_${n}_${d}_${m}_c$c.txt")
+          echo "in_flight=$n delay=${d}us $m rows=$rows c=$c: $rate req/s = $(awk -v r="$rate" -v k="$rows" -v u="${bare_us[$m]}" 'BEGIN {printf "%.1f", 100 * r * k * u / 32e6}')% of bare b32; $(grep -E 'latency ms' "$LOGDIR/if_${n}_${d}_${m}_c$c.txt" | head -1)"
+        done
+      done
+      loadgen "if_${n}_${d}_iris_c64" 64 4 iris_mlp 1 >/dev/null
+      echo "in_flight=$n delay=${d}us iris_mlp rows=1 c=64: $(loadgen_rate "$LOGDIR/if_${n}_${d}_iris_c64.txt") req/s"
+      stop
+    done
+  done
+  # The regulated profile's scheduling (coalescing off, the largest program for every
+  # request), 32 clients of 1-row requests: the rate against the device running b32 back to
+  # back (jaxlib's b32 time, transfers included).
+  for n in 1 2 3; do
+    IN_FLIGHT=$n COALESCING=false BATCH_SIZES=largest serve "if_reg_$n" "$WORK/repo" auto "[resnet_bench, bert_bench]" >/dev/null ||
+      { echo "regulated, in flight $n: server did not start"; continue; }
+    for m in resnet_bench bert_bench; do
+      loadgen "if_reg_${n}_$m" 32 4 $m 1 >/dev/null
+      rate=$(loadgen_rate "$LOGDIR/if_reg_${n}_$m.txt")
+      echo "regulated (coalescing off, batch_sizes largest) in_flight=$n $m c=32: $rate req/s = $(awk -v r="$rate" -v u="${bare_us[$m]}" 'BEGIN {printf "%.1f", 100 * r * u / 1e6}')% of b32 back to back"
+    done
+    stop
+  done
+  [ -n "${OUT:-}" ] && tar -C "$WORK" -czf "$OUT/gpu_inflight_logs.tar.gz" logs
+}
+
 case "${1:-}" in
 stage) stage "${2:-}" ;;
+inflight) inflight 2>&1 | tee "${OUT:-/tmp}/gpu_inflight.log" ;;
 run) run 2>&1 | tee "${OUT:-/tmp}/gpu_acceptance.log" ;;
 overhead) overhead 2>&1 | tee "${OUT:-/tmp}/gpu_overhead.log" ;;
 serving) serving 2>&1 | tee "${OUT:-/tmp}/gpu_serving.log" ;;
@@ -571,7 +627,7 @@ sweep)
   sweep "$@" 2>&1 | tee "${OUT:-/tmp}/gpu_sweep.log"
   ;;
 *)
-  echo "usage: $0 stage [BUILD_DIR] | run | overhead | serving | sweep [DELAYS_US...]" >&2
+  echo "usage: $0 stage [BUILD_DIR] | run | overhead | serving | inflight | sweep [DELAYS_US...]" >&2
   exit 2
   ;;
 esac

@@ -76,6 +76,7 @@ constexpr KeyInfo kKeys[] = {
     {"scheduler.discipline", KeyType::kEnum, true, true},
     {"scheduler.dispatch_timeout_seconds", KeyType::kFloat, true, true},
     {"scheduler.ema_halflife_seconds", KeyType::kFloat, true, true},
+    {"scheduler.max_batches_in_flight", KeyType::kInt, true, true},
     {"scheduler.max_queue_delay_microseconds", KeyType::kInt, true, true},
     {"scheduler.max_queue_depth", KeyType::kInt, true, true},
     {"scheduler.models", KeyType::kModelMap, true, false},

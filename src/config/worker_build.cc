@@ -315,6 +315,7 @@ Status buildScheduler(const Builder &b, SchedulerConfig &s) {
   RS_RETURN_IF_ERROR(b.integer("scheduler.max_queue_depth", &s.max_queue_depth, 1, kMaxInt));
   RS_RETURN_IF_ERROR(b.integer("scheduler.max_queue_delay_microseconds",
                                &s.max_queue_delay_microseconds, 0, 60000000)); // at most 60 s
+  RS_RETURN_IF_ERROR(b.integer("scheduler.max_batches_in_flight", &s.max_batches_in_flight, 0, 16));
   RS_RETURN_IF_ERROR(
       b.integer("scheduler.compaction_interval", &s.compaction_interval, 0, kMaxInt));
   RS_RETURN_IF_ERROR(b.number("scheduler.dispatch_timeout_seconds", &s.dispatch_timeout_seconds,

@@ -119,6 +119,7 @@ std::vector<std::pair<std::string, std::string>> effectiveSettings(const WorkerC
   add("scheduler.discipline", std::string(disciplineName(sc.discipline)));
   add("scheduler.dispatch_timeout_seconds", numberText(sc.dispatch_timeout_seconds));
   add("scheduler.ema_halflife_seconds", numberText(sc.ema_halflife_seconds));
+  add("scheduler.max_batches_in_flight", std::to_string(sc.max_batches_in_flight));
   add("scheduler.max_queue_delay_microseconds", std::to_string(sc.max_queue_delay_microseconds));
   add("scheduler.max_queue_depth", std::to_string(sc.max_queue_depth));
   add("scheduler.recency_penalty_cap", numberText(sc.recency_penalty_cap));

@@ -85,6 +85,7 @@ struct SchedulerConfig {
   double cost_ema_alpha = 0.2;               // (0, 1]
   int64_t max_queue_depth = 1024;            // > 0, per model
   int64_t max_queue_delay_microseconds = 0;  // >= 0; 0 = dispatch at once (the reference)
+  int64_t max_batches_in_flight = 0;         // 0 = by backend (cpu 1, cuda 2); else 1..16
   int64_t compaction_interval = 0;           // >= 0; 0 = off
   double dispatch_timeout_seconds = 30.0;    // > 0; parsed, not enforced (as the reference)
   bool coalescing = true;                    // scheduler.coalescing

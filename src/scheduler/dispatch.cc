@@ -30,15 +30,23 @@ bool Scheduler::dispatchOne(std::unique_lock<std::mutex> &lock,
   std::vector<QueuedPiece> batch = takeBatch(state, t, &expired);
   std::string model = chosen->first;
   ModelBatching batching = state.batching;
-  busy_ = true;
+  ++in_flight_;
+  // Another dispatch thread may start the next batch meanwhile, if one is queued.
+  const bool more = in_flight_ < options_.max_batches_in_flight &&
+                    std::any_of(models_.begin(), models_.end(),
+                                [](const auto &entry) { return !entry.second.queue.empty(); });
   lock.unlock();
+  if (more)
+    cv_.notify_one();
   for (const QueuedPiece &piece : expired)
     finishPiece(piece, deadlineExceeded()
                            << "model '" << model << "': deadline exceeded before execution");
   if (!batch.empty())
     execute(model, batching, std::move(batch));
   lock.lock();
-  busy_ = false;
+  --in_flight_;
+  if (stopping_) // dispatch threads waiting for the running batches to finish may now exit
+    cv_.notify_all();
   return true;
 }
 

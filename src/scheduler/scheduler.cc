@@ -170,17 +170,22 @@ void Scheduler::submit(const std::string &model, std::vector<Tensor> inputs,
   // itself (the discipline still picks it) instead of waking the dispatch thread, saving a
   // thread hop per request. Not while a warmup is pending (the dispatch thread runs those
   // first).
-  if (options_.inline_dispatch && !busy_ && !stopping_ && thread_.joinable() &&
+  if (options_.inline_dispatch && canDispatch() && !stopping_ && !threads_.empty() &&
       std::none_of(models_.begin(), models_.end(),
                    [](const auto &entry) { return entry.second.warmup_pending; })) {
     std::optional<Clock::time_point> wake;
     (void)dispatchOne(lock, &wake);
-    // Requests submitted while this batch ran were queued for the dispatch thread, which
-    // waits while busy_; wake it only if something is left (a queue, a hold, a warmup) or
-    // stop() came meanwhile (its wake-up found busy_ set: the dispatch thread went back to
-    // waiting and would never see stopping_). An idle wake-up costs a context switch and the
-    // lock per request, on the request's path.
-    if (!stopping_ && std::all_of(models_.begin(), models_.end(), [](const auto &entry) {
+    // Requests submitted while this batch ran were queued for the dispatch threads, which
+    // wait while no batch may start; wake one only if something is left (a queue, a hold, a
+    // warmup), or all of them if stop() came meanwhile (they wait for this batch to finish
+    // before they exit). An idle wake-up costs a context switch and the lock per request, on
+    // the request's path.
+    if (stopping_) {
+      lock.unlock();
+      cv_.notify_all();
+      return;
+    }
+    if (std::all_of(models_.begin(), models_.end(), [](const auto &entry) {
           return entry.second.queue.empty() && !entry.second.warmup_pending;
         }))
       return;
@@ -191,9 +196,11 @@ void Scheduler::submit(const std::string &model, std::vector<Tensor> inputs,
 
 void Scheduler::start() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (thread_.joinable() || stopping_)
+  if (!threads_.empty() || stopping_)
     return;
-  thread_ = std::thread([this] { dispatchLoop(); });
+  const int n = std::max(1, options_.max_batches_in_flight);
+  for (int i = 0; i < n; ++i)
+    threads_.emplace_back([this] { dispatchLoop(); });
 }
 
 void Scheduler::stop() {
@@ -208,8 +215,9 @@ void Scheduler::stop() {
     }
   }
   cv_.notify_all();
-  if (thread_.joinable())
-    thread_.join();
+  for (std::thread &t : threads_)
+    if (t.joinable())
+      t.join();
   if (answers_)
     answers_->drain();
   for (const QueuedPiece &piece : orphans)
@@ -222,8 +230,12 @@ int64_t Scheduler::queueDepth(const std::string &model) const {
   return it == models_.end() ? 0 : static_cast<int64_t>(it->second.queue.size());
 }
 
+bool Scheduler::canDispatch() const {
+  return !warming_ && in_flight_ < std::max(1, options_.max_batches_in_flight);
+}
+
 bool Scheduler::runPendingWarmup(std::unique_lock<std::mutex> &lock) {
-  if (stopping_)
+  if (stopping_ || in_flight_ > 0 || warming_)
     return false;
   auto it = std::find_if(models_.begin(), models_.end(),
                          [](const auto &entry) { return entry.second.warmup_pending; });
@@ -235,7 +247,7 @@ bool Scheduler::runPendingWarmup(std::unique_lock<std::mutex> &lock) {
   std::vector<int64_t> sizes = batching.compiled_batch_sizes;
   if (sizes.empty())
     sizes.push_back(0);
-  busy_ = true;
+  warming_ = true;
   lock.unlock();
   std::vector<std::pair<int64_t, double>> costs;
   int64_t failures = 0;
@@ -256,7 +268,9 @@ bool Scheduler::runPendingWarmup(std::unique_lock<std::mutex> &lock) {
       ++failures;
   }
   lock.lock();
-  busy_ = false;
+  warming_ = false;
+  if (stopping_)
+    cv_.notify_all();
   auto again = models_.find(model);
   if (again != models_.end()) {
     for (const auto &[size, seconds] : costs)
@@ -269,7 +283,17 @@ bool Scheduler::runPendingWarmup(std::unique_lock<std::mutex> &lock) {
 void Scheduler::dispatchLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
-    if (busy_) { // a submitting thread dispatches inline; it notifies when done
+    // stop() has emptied the queues; the threads exit once nothing runs (a batch a
+    // submitting thread runs inline included), so that the scheduler outlives every batch.
+    if (stopping_ && in_flight_ == 0 && !warming_)
+      return;
+    // Nothing may start (batches in flight, or a warmup, on any thread), or a warmup waits
+    // for the running batches to finish: the thread that finishes one runs the next itself.
+    const bool warmup_waits =
+        in_flight_ > 0 && std::any_of(models_.begin(), models_.end(), [](const auto &entry) {
+          return entry.second.warmup_pending;
+        });
+    if (!canDispatch() || warmup_waits || stopping_) {
       cv_.wait(lock);
       continue;
     }
@@ -278,8 +302,6 @@ void Scheduler::dispatchLoop() {
     std::optional<Clock::time_point> wake;
     if (dispatchOne(lock, &wake))
       continue;
-    if (stopping_)
-      return;
     if (wake)
       clock_->waitUntil(cv_, lock, *wake);
     else

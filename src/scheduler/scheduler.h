@@ -1,8 +1,9 @@
 //===- scheduler/scheduler.h - Per-model queues, disciplines, a dispatch loop ===//
 //
-// One dispatch loop per device runs one program at a time (DESIGN.md "Request path";
-// reference-system.md §4). Each model has a FIFO queue (never reordered); before each
-// dispatch the loop picks a model by the discipline (`scheduler.discipline`):
+// Dispatch loops per device run one program at a time by default (DESIGN.md "Request
+// path"; reference-system.md §4), or up to `scheduler.max_batches_in_flight` batches at
+// once (below). Each model has a FIFO queue (never reordered); before each dispatch a loop
+// picks a model by the discipline (`scheduler.discipline`):
 //
 // - fair: deficit-weighted and cost-aware. Over the models with queued requests,
 //   share_m = w_m / sum(w) and nema_m = ema_m / sum(ema) (0 when the sum is 0), where
@@ -53,8 +54,17 @@
 // Unavailable (shut down), and whatever RunFn returns. Thread safety: all methods may be
 // called from any thread; DoneFn runs on the dispatch thread (or the caller's, for
 // immediate errors and, with SchedulerOptions::inline_dispatch, for batches submit() runs
-// itself), or with SchedulerOptions::answer_threads on those threads. One batch (or warmup)
-// runs at a time, whichever thread runs it.
+// itself), or with SchedulerOptions::answer_threads on those threads.
+//
+// Batches in flight (SchedulerOptions::max_batches_in_flight, N): N dispatch threads share
+// the queues and each forms and runs the next batch as soon as fewer than N run, so one
+// batch's upload, launch, read-back and answers overlap another's execution on the device
+// (an asynchronous device: the GPU backend). Each batch is still formed, padded and run
+// exactly as with N = 1, so a request's outputs do not depend on N; only which requests
+// share a batch can differ, as it does with arrival times. Batches of one model may finish
+// out of order; every request still gets exactly its own rows. A warmup runs alone (no
+// batch in flight). With N > 1 a batch's compute time (RunFn's wall time) includes its
+// wait for the batches ahead of it on the device.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -190,6 +200,9 @@ struct SchedulerOptions {
   /// another they delay the clients' next requests, which the next coalesced batch waits
   /// for. 0: every answer on the thread that ran the batch.
   int answer_threads = 0;
+  /// `scheduler.max_batches_in_flight` (>= 1): batches that may run at once (see the file
+  /// comment); 1 runs one batch at a time.
+  int max_batches_in_flight = 1;
   /// Policies by model name, used by addModel() when it is given none.
   std::map<std::string, ModelPolicy> model_policies;
   /// Run warmups under fair (see ModelBatching::warmup_inputs).
@@ -244,10 +257,10 @@ public:
   void submit(const std::string &model, std::vector<Tensor> inputs,
               std::optional<Clock::time_point> deadline, DoneFn done);
 
-  /// Starts the dispatch thread (idempotent).
+  /// Starts the dispatch threads, one per batch in flight (idempotent).
   void start();
-  /// Finishes the running dispatch, fails queued requests with Unavailable and joins the
-  /// thread (idempotent).
+  /// Finishes the running dispatches, fails queued requests with Unavailable and joins the
+  /// threads (idempotent).
   void stop();
 
   /// Requests queued for `model` (0 for an unknown model).
@@ -306,12 +319,16 @@ private:
   ModelMap::iterator pickFifo();
   ModelMap::iterator pickEdf();
   ModelMap::iterator pickFair(Clock::time_point now);
-  /// Runs one pending warmup, if any, with mu_ released meanwhile; returns whether it did.
+  /// Whether another batch may start now: fewer than max_batches_in_flight run and no
+  /// warmup runs.
+  bool canDispatch() const;
+  /// Runs one pending warmup, if any and nothing runs, with mu_ released meanwhile; returns
+  /// whether it did.
   bool runPendingWarmup(std::unique_lock<std::mutex> &lock);
   void dispatchLoop();
   /// Forms and runs the next batch, if a model is ready, with mu_ released meanwhile and
-  /// busy_ set; returns whether it ran (or expired) anything. `wake`: the earliest end of a
-  /// coalescing hold, if any.
+  /// in_flight_ counting it; returns whether it ran (or expired) anything. `wake`: the earliest end
+  /// of a coalescing hold, if any.
   bool dispatchOne(std::unique_lock<std::mutex> &lock, std::optional<Clock::time_point> *wake);
   /// Takes the next batch of `state` off its queue (and the pieces whose deadline cannot be
   /// met at `now` into `expired`).
@@ -350,8 +367,9 @@ private:
   ModelMap models_;       // GUARDED_BY(mu_)
   uint64_t next_seq_ = 0; // GUARDED_BY(mu_)
   bool stopping_ = false; // GUARDED_BY(mu_)
-  bool busy_ = false;     // GUARDED_BY(mu_): a batch or warmup runs (on any thread)
-  std::thread thread_;
+  int in_flight_ = 0;     // GUARDED_BY(mu_): batches running (on any thread)
+  bool warming_ = false;  // GUARDED_BY(mu_): a warmup runs
+  std::vector<std::thread> threads_;
 };
 
 } // namespace rs::scheduler

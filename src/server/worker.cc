@@ -146,6 +146,12 @@ scheduler::SchedulerOptions schedulerOptions(const config::WorkerConfig &config)
   o.coalescing_discount = sc.coalescing_discount;
   o.cost_ema_alpha = sc.cost_ema_alpha;
   o.max_queue_delay_us = std::chrono::microseconds(sc.max_queue_delay_microseconds);
+  // 0 = by backend: the CPU executor spreads one batch over every core, so a second batch
+  // would only compete for them; a GPU runs one batch while the host uploads, launches and
+  // answers the next (docs/scheduler.md "Batches in flight").
+  o.max_batches_in_flight = sc.max_batches_in_flight > 0
+                                ? static_cast<int>(sc.max_batches_in_flight)
+                                : (config.runtime.backend == config::Backend::kCuda ? 2 : 1);
   // The gRPC and HTTP handlers call submit() holding no lock: an idle device runs the
   // request on the handler's thread, one thread hop less (docs/scheduler.md).
   o.inline_dispatch = true;

@@ -3,7 +3,7 @@
 `reactant-server bench` uses, printing lines in the same form.
 
 usage: xla_bench.py BUNDLE_DIR GOLDEN_DIR BATCH [--platform cpu|cuda] [--transfers]
-                    [--min-seconds S] [--warmup N]
+                    [--min-seconds S] [--warmup N] [--in-flight K]
 
 Arguments are the manifest's executable_inputs from GOLDEN_DIR/b{N}.safetensors (reshaped
 to the argument shapes) then the weights in __metadata__.argument_order, all placed on the
@@ -18,6 +18,11 @@ device once; each timed execute waits for its results (block_until_ready).
   request does: the "bare execute" that a server's latency is compared with. The line then
   also says whether the outputs equal GOLDEN_DIR/b{N}.gpu.safetensors (cuda) or
   b{N}.safetensors (cpu) bit for bit.
+--in-flight K (with --transfers): after the timed calls above, K calls are kept in flight
+  (each uploads, executes and reads back; a call's outputs are read only once K - 1 later
+  calls have been launched) for another min-seconds, and a second line prints the throughput
+  in calls/s: the device's rate with its transfers overlapped, as a server with K batches in
+  flight would see it at best.
 """
 import json
 import os
@@ -156,6 +161,21 @@ def main():
     print(f"{name:<14} b{batch:<4} xla:{PLATFORM} cpus {len(os.sched_getaffinity(0)):<3} iterations "
           f"{len(times):<6} median {statistics.median(times):10.4f} ms  min {min(times):10.4f} ms{check}",
           flush=True)
+    if transfers and "--in-flight" in sys.argv:
+        k = int(sys.argv[sys.argv.index("--in-flight") + 1])
+        pending, calls_done, start = [], 0, time.perf_counter()
+        while calls_done < 5 or time.perf_counter() - start < min_seconds:
+            args[:n_inputs] = [jax.device_put(h, dev) for h in host[:n_inputs]]
+            pending.append(leaves(call()))
+            if len(pending) >= k:
+                fetched[:] = [np.asarray(a) for a in pending.pop(0)]
+                calls_done += 1
+        for out in pending:
+            fetched[:] = [np.asarray(a) for a in out]
+            calls_done += 1
+        elapsed = time.perf_counter() - start
+        print(f"{name:<14} b{batch:<4} xla:{PLATFORM} in flight {k:<2} calls {calls_done:<6} "
+              f"throughput {calls_done / elapsed:10.1f} calls/s", flush=True)
 
 
 if __name__ == "__main__":

@@ -343,6 +343,7 @@ TEST(NodeConfig, EffectiveSettingsListEveryKeySorted) {
       "scheduler.discipline",
       "scheduler.dispatch_timeout_seconds",
       "scheduler.ema_halflife_seconds",
+      "scheduler.max_batches_in_flight",
       "scheduler.max_queue_delay_microseconds",
       "scheduler.max_queue_depth",
       "scheduler.models.bert.max_batch_size",

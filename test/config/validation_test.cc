@@ -103,6 +103,8 @@ TEST(Validation, RangesOfEveryValue) {
       {"{scheduler: {max_queue_delay_microseconds: 60000001}}",
        "node.yaml: global.scheduler.max_queue_delay_microseconds: 60000001 is out of range [0, "
        "60000000]"},
+      {"{scheduler: {max_batches_in_flight: 17}}",
+       "node.yaml: global.scheduler.max_batches_in_flight: 17 is out of range [0, 16]"},
       {"{scheduler: {compaction_interval: -1}}",
        "node.yaml: global.scheduler.compaction_interval: -1 must be >= 0"},
       {"{scheduler: {dispatch_timeout_seconds: 0}}",

@@ -108,7 +108,7 @@ json evidenceDocument(const WorkerFacts &facts, const runtime::ModelRepository &
   // The autotune cache in effect (server/gpu_flags.h): what the compiles of this process
   // read and wrote, as it is now.
   const config::RuntimeConfig &rt = c.runtime;
-  if (rt.backend == config::Backend::kCuda && !rt.autotune_cache_dir.empty() &&
+  if (rt.backend != config::Backend::kCpu && !rt.autotune_cache_dir.empty() &&
       rt.autotune_cache.value_or(true)) {
     const AutotuneCacheContents cached = inspectAutotuneCache(rt.autotune_cache_dir);
     backend["autotune_cache_dir"] = rt.autotune_cache_dir;

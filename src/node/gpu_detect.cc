@@ -2,10 +2,9 @@
 #include "node/gpu_detect.h"
 #include "support/text.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <cstdio>
-#include <filesystem>
 #include <set>
 
 namespace rs::node {
@@ -48,35 +47,28 @@ Result<std::vector<std::string>> deviceList(const std::string &text, const std::
 
 } // namespace
 
-GpuProbes systemGpuProbes() {
+GpuProbes systemGpuProbes(const pjrt::VendorProfile *vendor) {
   GpuProbes p;
-  p.nvidia_smi_count = []() -> std::optional<int> {
-    FILE *f = popen("nvidia-smi -L 2>/dev/null", "r");
-    if (!f)
-      return std::nullopt;
-    int count = 0;
-    char line[512];
-    while (std::fgets(line, sizeof(line), f))
-      if (std::string_view(line).starts_with("GPU "))
-        ++count;
-    const int rc = pclose(f);
-    if (rc != 0)
-      return std::nullopt;
-    return count;
-  };
-  p.dev_nvidia_count = [] {
-    int count = 0;
-    std::error_code ec;
-    for (const auto &e : std::filesystem::directory_iterator("/dev", ec)) {
-      const std::string name = e.path().filename().string();
-      if (name.size() > 6 && name.starts_with("nvidia") &&
-          std::all_of(name.begin() + 6, name.end(),
-                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-        ++count;
-    }
-    return count;
-  };
+  p.vendor = vendor;
+  if (vendor == nullptr)
+    return p;
+  p.tool_count = [vendor] { return vendor->countDevicesWithTool(); };
+  p.device_file_count = [vendor] { return vendor->countDeviceFiles(); };
   return p;
+}
+
+const pjrt::VendorProfile *gpuVendorOf(const config::NodeConfig &node) {
+  const size_t workers = std::max<size_t>(node.workers.size(), 1);
+  for (size_t i = 0; i < workers; ++i) {
+    Result<config::WorkerConfig> w = config::resolveWorker(node, static_cast<int64_t>(i));
+    if (!w.isOk())
+      continue; // planNode reports it
+    if (const pjrt::VendorProfile *v =
+            pjrt::findVendorProfile(config::backendName(w->runtime.backend)))
+      return v;
+  }
+  const auto all = pjrt::vendorProfiles();
+  return all.empty() ? nullptr : all.front();
 }
 
 Result<std::vector<std::string>> detectGpus(const config::GpuSelection &gpus,
@@ -105,17 +97,20 @@ Result<std::vector<std::string>> detectGpus(const config::GpuSelection &gpus,
   }
   case config::GpuSelection::Kind::kAuto: break;
   }
-  if (auto it = env.find("CUDA_VISIBLE_DEVICES"); it != env.end()) {
+  if (probes.vendor == nullptr)
+    return std::vector<std::string>{};
+  const std::string variable(probes.vendor->visibleDevicesVariable());
+  if (auto it = env.find(variable); it != env.end()) {
     const std::string v(trim(it->second));
-    if (v.empty() || v == "-1" || v == "none" || v == "NoDevFiles")
+    if (probes.vendor->hidesAllDevices(v))
       return std::vector<std::string>{};
-    return deviceList(v, "CUDA_VISIBLE_DEVICES");
+    return deviceList(v, variable);
   }
-  if (probes.nvidia_smi_count)
-    if (std::optional<int> n = probes.nvidia_smi_count())
+  if (probes.tool_count)
+    if (std::optional<int> n = probes.tool_count())
       return ordinals(*n);
-  if (probes.dev_nvidia_count)
-    return ordinals(probes.dev_nvidia_count());
+  if (probes.device_file_count)
+    return ordinals(probes.device_file_count());
   return std::vector<std::string>{};
 }
 

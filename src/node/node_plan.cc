@@ -1,6 +1,8 @@
 //===- node/node_plan.cc - What a node runs: workers, devices, ports --------===//
 #include "node/node_plan.h"
 
+#include "pjrt/vendor_profile.h"
+
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -96,7 +98,7 @@ Result<std::vector<config::WorkerConfig>> resolveWorkers(const config::NodeConfi
   if (node.workers.empty()) {
     RS_ASSIGN_OR_RETURN(config::WorkerConfig first, config::resolveWorker(node, 0));
     count = 1;
-    if (first.runtime.backend == config::Backend::kCuda && !in.gpus.empty()) {
+    if (first.runtime.backend != config::Backend::kCpu && !in.gpus.empty()) {
       count = in.gpus.size();
     } else if (auto it = in.env.find("REACTANT_CPU_WORKERS"); it != in.env.end()) {
       RS_ASSIGN_OR_RETURN(count, cpuWorkerCount(it->second));
@@ -122,7 +124,7 @@ Result<std::vector<std::string>> assignGpus(const config::NodeConfig &node, cons
   bool cuda_without_gpu = false;
   for (size_t i = 0; i < resolved.size(); ++i) {
     const config::WorkerConfig &w = resolved[i];
-    if (w.runtime.backend != config::Backend::kCuda)
+    if (w.runtime.backend == config::Backend::kCpu)
       continue;
     if (in.gpus.empty()) {
       cuda_without_gpu = true;
@@ -193,7 +195,12 @@ WorkerPlan planWorker(const config::WorkerConfig &w, const std::string &device,
   wp.index = w.worker_index;
   wp.device = device;
   setEnv(wp.env, "REACTANT_WORKER_NAME", w.worker_name);
-  setEnv(wp.env, "CUDA_VISIBLE_DEVICES", wp.device);
+  // Its device through its vendor's visible-devices variable; every other vendor's devices
+  // hidden, so a CPU worker sees no GPU.
+  const pjrt::VendorProfile *vendor =
+      pjrt::findVendorProfile(config::backendName(w.runtime.backend));
+  for (const pjrt::VendorProfile *p : pjrt::vendorProfiles())
+    setEnv(wp.env, std::string(p->visibleDevicesVariable()), p == vendor ? wp.device : "");
   const auto threads_env = in.env.find("REACTANT_WORKER_THREADS");
   if (!wp.device.empty()) {
     setEnv(wp.env, "INFERENCE_SERVER_RUNTIME_DEVICE_ORDINAL", "0");

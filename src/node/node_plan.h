@@ -14,8 +14,10 @@
 // is cuda, else REACTANT_CPU_WORKERS CPU workers (default 1), named worker0, worker1...
 // No GPU with backend cuda makes CPU workers (and an advisory).
 //
-// Each worker child gets: REACTANT_WORKER_NAME; CUDA_VISIBLE_DEVICES = its one device,
-// with INFERENCE_SERVER_RUNTIME_DEVICE_ORDINAL=0, or "" for a CPU worker; a CPU worker
+// Each worker child gets: REACTANT_WORKER_NAME; its GPU vendor's visible-devices variable
+// (pjrt/vendor_profile.h; CUDA_VISIBLE_DEVICES) = its one device, with
+// INFERENCE_SERVER_RUNTIME_DEVICE_ORDINAL=0, and every other registered vendor's = "" (a
+// CPU worker gets "" in all of them); a CPU worker
 // is pinned to its share of the allowed CPUs (contiguous, sizes differing by at most one;
 // one CPU each, reused in turn, when there are more workers than CPUs) and, unless its
 // runtime.cpu_threads is set, INFERENCE_SERVER_RUNTIME_CPU_THREADS = its share
@@ -57,7 +59,7 @@ namespace rs::node {
 struct WorkerPlan {
   std::string name;
   int64_t index = 0;
-  std::string device;    // CUDA_VISIBLE_DEVICES ("" for a CPU worker)
+  std::string device;    // its vendor's visible-devices value ("" for a CPU worker)
   std::vector<int> cpus; // sched_setaffinity set (empty: inherit)
   /// Environment set for the child (on top of the node's), sorted by name.
   std::vector<std::pair<std::string, std::string>> env;

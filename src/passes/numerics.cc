@@ -9,7 +9,6 @@
 #include "ir/verify.h"
 
 #include <algorithm>
-#include <charconv>
 #include <set>
 #include <sstream>
 
@@ -216,17 +215,6 @@ std::string_view numericsModeName(NumericsMode mode) {
   case NumericsMode::kTf32: return "tf32";
   }
   return "auto";
-}
-
-bool targetHasTf32(std::string_view platform, std::string_view compute_capability) {
-  if (platform != "cuda")
-    return false;
-  const std::string_view major_text = compute_capability.substr(0, compute_capability.find('.'));
-  int major = 0;
-  auto [ptr, ec] = std::from_chars(major_text.data(), major_text.data() + major_text.size(), major);
-  if (major_text.empty() || ec != std::errc() || ptr != major_text.data() + major_text.size())
-    return false;
-  return major >= 8;
 }
 
 void NumericsReport::merge(const NumericsReport &other) {

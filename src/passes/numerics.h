@@ -59,14 +59,10 @@ std::string_view numericsModeName(NumericsMode mode);
 struct NumericsOptions {
   NumericsMode mode = NumericsMode::kAuto;
   /// Whether the compile target runs f32 matmuls on TF32 tensor cores at DEFAULT
-  /// precision (see targetHasTf32()). False for the CPU backend.
+  /// precision: the device vendor's TF32 rule (pjrt/vendor_profile.h; CUDA: compute
+  /// capability 8.0 or higher). False for the CPU backend.
   bool target_has_tf32 = false;
 };
-
-/// Whether a device computes DEFAULT-precision f32 matmuls in TF32: platform "cuda" with
-/// compute capability "major.minor" >= 8.0 (Ampere and newer). Anything else, including
-/// an unparsable capability, is false (strip rather than risk a compile error).
-bool targetHasTf32(std::string_view platform, std::string_view compute_capability);
 
 /// What the pass did; counters add up over every program of a model (merge()).
 struct NumericsReport {

@@ -553,15 +553,10 @@ Result<std::shared_ptr<const Client>> Client::create(std::shared_ptr<const Plugi
   RS_RETURN_IF_ERROR(
       p.call(Slot::kDeviceDescriptionAttributes, &attrs, "PJRT_DeviceDescription_Attributes"));
   d.attributes = decodeNamedValues(attrs.attributes, attrs.num_attributes);
-  for (const NamedValue &a : d.attributes) {
-    if (a.name != "compute_capability")
-      continue;
-    if (const auto *s = std::get_if<std::string>(&a.value))
-      d.compute_capability = *s;
-    else if (const auto *list = std::get_if<std::vector<int64_t>>(&a.value);
-             list != nullptr && list->size() == 2)
-      d.compute_capability = std::to_string((*list)[0]) + "." + std::to_string((*list)[1]);
-  }
+  const VendorProfile *vendor =
+      options.vendor != nullptr ? options.vendor : vendorProfileForPlatform(d.platform_name);
+  if (vendor != nullptr)
+    d.compute_capability = vendor->deviceCapability(d.attributes);
   if (options.staging_bytes > 0)
     client->staging_ = std::make_unique<HostStaging>(p, client->raw_, options.staging_bytes);
   return std::shared_ptr<const Client>(std::move(client));

@@ -35,6 +35,7 @@
 
 #include "pjrt/host_staging.h"
 #include "pjrt/plugin.h"
+#include "pjrt/vendor_profile.h"
 #include "support/status.h"
 #include "support/tensor.h"
 
@@ -73,6 +74,9 @@ struct ClientOptions {
   /// Most bytes of page-locked staging memory for request uploads (pjrt/host_staging.h);
   /// 0 = upload from the request's own memory.
   size_t staging_bytes = size_t{256} << 20;
+  /// The plugin's vendor (runtime.backend), which reads the device's capability from its
+  /// attributes; nullptr = the profile of the platform the plugin reports, if any.
+  const VendorProfile *vendor = nullptr;
 };
 
 /// What the plugin reports about the client and its device.
@@ -82,7 +86,7 @@ struct DeviceDescription {
   std::string device_kind;            // "NVIDIA H200"
   int device_id = 0;                  // PJRT global device id
   int local_hardware_id = -1;         // CUDA ordinal, -1 if not reported
-  std::string compute_capability;     // "9.0"; "" when the device has no such attribute
+  std::string compute_capability;     // "9.0" (VendorProfile::deviceCapability); "" if unknown
   std::vector<NamedValue> attributes; // every DeviceDescription attribute
 };
 

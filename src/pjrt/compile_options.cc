@@ -1,68 +1,39 @@
-//===- pjrt/compile_options.cc - CompileOptionsProto encoder and XLA flags -===//
+//===- pjrt/compile_options.cc - CompileOptionsProto bytes and XLA flags ---===//
 #include "pjrt/compile_options.h"
+
+#include "pjrt/proto/compile_options.pb.h"
 #include "support/text.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <cctype>
 
 namespace rs::pjrt {
-namespace {
-
-// Protobuf wire types (protobuf.dev "Encoding").
-constexpr int kVarint = 0;
-constexpr int kLen = 2;
-
-void putVarint(std::string &out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-}
-
-void putTag(std::string &out, int field, int wire_type) {
-  putVarint(out, (static_cast<uint64_t>(field) << 3) | static_cast<uint64_t>(wire_type));
-}
-
-/// An int64 field: negative values take 10 bytes (two's complement as uint64).
-void putInt64(std::string &out, int field, int64_t v) {
-  putTag(out, field, kVarint);
-  putVarint(out, static_cast<uint64_t>(v));
-}
-
-void putBytes(std::string &out, int field, std::string_view bytes) {
-  putTag(out, field, kLen);
-  putVarint(out, bytes.size());
-  out.append(bytes);
-}
-
-/// OptionOverrideProto for one value: bool_field for true/false, else string_field.
-std::string encodeOverride(std::string_view value) {
-  std::string out;
-  const std::string l = lower(value);
-  if (l == "true" || l == "false") {
-    putTag(out, 2, kVarint); // a oneof member is written even when false
-    putVarint(out, l == "true" ? 1 : 0);
-  } else {
-    putBytes(out, 1, value);
-  }
-  return out;
-}
-
-} // namespace
 
 std::string encodeCompileOptions(const CompileOptionsSpec &spec) {
-  std::string build;
-  putInt64(build, 1, spec.device_ordinal);
-  putInt64(build, 4, spec.num_replicas);
-  putInt64(build, 5, spec.num_partitions);
-
-  std::string out;
-  putBytes(out, 3, build);
+  xla::CompileOptionsProto proto;
+  xla::ExecutableBuildOptionsProto *build = proto.mutable_executable_build_options();
+  build->set_device_ordinal(spec.device_ordinal);
+  build->set_num_replicas(spec.num_replicas);
+  build->set_num_partitions(spec.num_partitions);
+  auto &overrides = *proto.mutable_env_option_overrides();
   for (const auto &[name, value] : spec.env_option_overrides) {
-    std::string entry;
-    putBytes(entry, 1, name);
-    putBytes(entry, 2, encodeOverride(value));
-    putBytes(out, 7, entry);
+    xla::OptionOverrideProto &o = overrides[name];
+    const std::string l = lower(value);
+    if (l == "true" || l == "false")
+      o.set_bool_field(l == "true"); // a oneof member is written even when false
+    else
+      o.set_string_field(value);
+  }
+  // Deterministic serialization writes map entries in key order (a plain
+  // SerializeToString may use any order), so equal specs give equal bytes.
+  std::string out;
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    proto.SerializeToCodedStream(&coded);
   }
   return out;
 }

@@ -1,18 +1,20 @@
-//===- pjrt/compile_options.h - CompileOptionsProto encoder and XLA flags -===//
+//===- pjrt/compile_options.h - CompileOptionsProto bytes and XLA flags -===//
 //
-// PJRT_Client_Compile takes a serialized `xla.CompileOptionsProto`. This project writes
-// the few fields it needs with its own minimal protobuf encoder (no XLA .proto files, no
-// protobuf runtime), following `../shared/reference/pjrt.md` section 2:
+// PJRT_Client_Compile takes a serialized `xla.CompileOptionsProto`. This project builds it
+// with the classes protoc generates from pjrt/proto/compile_options.proto, our
+// wire-compatible declaration of the fields it needs (`../shared/reference/pjrt.md`
+// section 2):
 //
 //   CompileOptionsProto
 //     3: executable_build_options  ExecutableBuildOptionsProto
 //          1: device_ordinal   int64  (-1 = unset: the default device assignment)
-//          4: num_replicas     int64  (always written; 1)
-//          5: num_partitions   int64  (always written; 1)
+//          4: num_replicas     int64  (1)
+//          5: num_partitions   int64  (1)
 //     7: env_option_overrides      map<string, OptionOverrideProto>  (per-compile XLA
 //          flags: DebugOptions field names, no leading "--")
 //   OptionOverrideProto: oneof { 1: string_field; 2: bool_field }
 //
+// proto3 leaves a field equal to 0 off the wire, which XLA reads as the same 0.
 // debug_options is never written (it would replace XLA's defaults wholesale); XLA starts
 // from its defaults plus the process's XLA_FLAGS and applies the overrides on top.
 // A value "true"/"false" (any case) is sent as bool_field, anything else as
@@ -45,8 +47,9 @@ struct CompileOptionsSpec {
   std::map<std::string, std::string> env_option_overrides;
 };
 
-/// Serializes `spec` as CompileOptionsProto wire bytes. With no overrides and the
-/// defaults this is the 17 bytes `1A 0F 08 FF FF FF FF FF FF FF FF FF 01 20 01 28 01`.
+/// Serializes `spec` as CompileOptionsProto wire bytes (deterministic: map entries in key
+/// order). With no overrides and the defaults this is the 17 bytes `1A 0F 08 FF FF FF FF FF FF FF
+/// FF FF 01 20 01 28 01`.
 std::string encodeCompileOptions(const CompileOptionsSpec &spec);
 
 /// Parses XLA flags written as in XLA_FLAGS: whitespace-separated `--name=value` tokens

@@ -105,9 +105,10 @@ std::vector<std::string> defaultSiteDirs() {
   return dirs;
 }
 
-PluginSearch makePluginSearch(std::string configured_path) {
+PluginSearch makePluginSearch(std::string configured_path, std::string plugin_glob) {
   PluginSearch search;
   search.configured_path = std::move(configured_path);
+  search.plugin_glob = std::move(plugin_glob);
   if (const char *env = std::getenv("PJRT_PLUGIN_LIBRARY_PATH"); env != nullptr)
     search.env_path = env;
   search.site_dirs = defaultSiteDirs();
@@ -128,40 +129,20 @@ Result<std::string> discoverPluginPath(const PluginSearch &search) {
     return search.env_path;
   }
   for (const std::string &dir : search.site_dirs) {
-    std::vector<std::string> found = globPaths(dir + "/jax_plugins/xla_cuda*/xla_cuda_plugin.so");
+    if (search.plugin_glob.empty())
+      break;
+    std::vector<std::string> found = globPaths(dir + "/" + search.plugin_glob);
     if (!found.empty())
       return found.back();
   }
   std::ostringstream msg;
   msg << "no pjrt plugin found: set runtime.pjrt_plugin or PJRT_PLUGIN_LIBRARY_PATH; searched "
-         "jax_plugins/xla_cuda*/xla_cuda_plugin.so under ";
+      << (search.plugin_glob.empty() ? "no plugin pattern" : search.plugin_glob) << " under ";
   if (search.site_dirs.empty())
     msg << "no site-packages directories (none exist)";
   for (size_t i = 0; i < search.site_dirs.size(); ++i)
     msg << (i ? ", " : "") << search.site_dirs[i];
   return Status(StatusCode::kNotFound, msg.str());
-}
-
-std::string cudaDataDirForPlugin(const std::string &plugin_path) {
-  // <sp>/jax_plugins/xla_cuda13/xla_cuda_plugin.so -> <sp>/nvidia/cu13
-  const size_t file_slash = plugin_path.rfind('/');
-  if (file_slash == std::string::npos)
-    return "";
-  const std::string plugin_dir = plugin_path.substr(0, file_slash);
-  const size_t dir_slash = plugin_dir.rfind('/');
-  if (dir_slash == std::string::npos)
-    return "";
-  const std::string leaf = plugin_dir.substr(dir_slash + 1); // xla_cuda13
-  const std::string jax_plugins = plugin_dir.substr(0, dir_slash);
-  const size_t sp_slash = jax_plugins.rfind('/');
-  if (leaf.rfind("xla_cuda", 0) != 0 || sp_slash == std::string::npos)
-    return "";
-  const std::string candidate =
-      jax_plugins.substr(0, sp_slash) + "/nvidia/cu" + leaf.substr(std::strlen("xla_cuda"));
-  // Only a directory that holds what XLA looks for there (ptxas or libdevice).
-  if (isRegularFile(candidate + "/bin/ptxas") || isDirectory(candidate + "/nvvm/libdevice"))
-    return candidate;
-  return "";
 }
 
 std::string NamedValue::toString() const {

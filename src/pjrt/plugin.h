@@ -6,9 +6,10 @@
 //
 // discoverPluginPath() picks the library: the configured path (`runtime.pjrt_plugin`),
 // else the PJRT_PLUGIN_LIBRARY_PATH environment variable, else the lexicographically last
-// `jax_plugins/xla_cuda*/xla_cuda_plugin.so` under the first Python site-packages
-// directory that has one. The plugin is loaded in place, because it finds its CUDA
-// libraries relative to itself ($ORIGIN RPATH into site-packages/nvidia/).
+// match of the vendor profile's plugin glob (pjrt/vendor_profile.h; CUDA:
+// `jax_plugins/xla_cuda*/xla_cuda_plugin.so`) under the first Python site-packages
+// directory that has one. The plugin is loaded in place, because it finds its vendor
+// libraries relative to itself ($ORIGIN RPATH into site-packages/nvidia/ for CUDA).
 //
 // Plugin::load() dlopens it (RTLD_NOW | RTLD_LOCAL), calls GetPjrtApi, checks the API
 // version (major 0, minor >= capi::kMinApiMinor, a function table reaching every slot
@@ -48,6 +49,9 @@ struct PluginSearch {
   std::string env_path;
   /// Python package directories to search, in order.
   std::vector<std::string> site_dirs;
+  /// The plugin library's glob under a site-packages directory (VendorProfile::pluginGlob);
+  /// "" = search no site-packages directory.
+  std::string plugin_glob;
 };
 
 /// Site-packages directories of this machine, in search order: $VIRTUAL_ENV's, then
@@ -56,19 +60,14 @@ struct PluginSearch {
 /// each glob sorted).
 std::vector<std::string> defaultSiteDirs();
 
-/// A PluginSearch with `configured_path`, PJRT_PLUGIN_LIBRARY_PATH and defaultSiteDirs().
-PluginSearch makePluginSearch(std::string configured_path);
+/// A PluginSearch with `configured_path`, PJRT_PLUGIN_LIBRARY_PATH, defaultSiteDirs() and
+/// `plugin_glob` (the vendor profile's).
+PluginSearch makePluginSearch(std::string configured_path, std::string plugin_glob);
 
 /// The plugin path to load (see the file comment). NotFound: "pjrt plugin '<path>' does
 /// not exist" for a configured or env path that is missing (naming where it came from),
 /// or, when nothing was found, a message listing every directory searched.
 Result<std::string> discoverPluginPath(const PluginSearch &search);
-
-/// `<site-packages>/nvidia/cu13` for a plugin at
-/// `<site-packages>/jax_plugins/xla_cuda13/xla_cuda_plugin.so` (the directory with
-/// bin/ptxas and nvvm/libdevice that XLA's --xla_gpu_cuda_data_dir wants), or "" when
-/// that directory has neither bin/ptxas nor nvvm/libdevice.
-std::string cudaDataDirForPlugin(const std::string &plugin_path);
 
 /// A decoded PJRT_NamedValue (plugin and device attributes).
 struct NamedValue {

@@ -30,8 +30,12 @@ struct DeviceInfo {
   std::string platform;    // "cpu" or "cuda"
   std::string device_kind; // CPU model name or GPU name
   int device_ordinal = 0;
-  /// CUDA compute capability "major.minor" ("9.0" on the H200); empty on the CPU.
+  /// The device's architecture as its vendor profile reads it (pjrt/vendor_profile.h): CUDA
+  /// compute capability "major.minor" ("9.0" on the H200); empty on the CPU.
   std::string compute_capability;
+  /// Whether DEFAULT-precision f32 matmuls run in TF32 here (the vendor profile's TF32 rule
+  /// on compute_capability; false on the CPU): the numerics pass's target_has_tf32.
+  bool has_tf32 = false;
   /// What produced the executables, for executable-cache keys and logs: "" for the
   /// built-in CPU executor; for PJRT the plugin path, API version and its attributes.
   std::string backend_version;

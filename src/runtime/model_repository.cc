@@ -3,6 +3,7 @@
 
 #include "bundle/bundle.h"
 #include "bundle/shape_variant.h"
+#include "runtime/numerics_gate.h"
 
 #include <spdlog/spdlog.h>
 
@@ -124,8 +125,7 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
     if (std::filesystem::exists(std::filesystem::path(dir) / "weights.safetensors"))
       RS_RETURN_IF_ERROR(hashBundleFile(dir, "weights.safetensors", model->file_sha256));
     const DeviceInfo device = backend_->deviceInfo();
-    const passes::NumericsOptions numerics{
-        options_.numerics, passes::targetHasTf32(device.platform, device.compute_capability)};
+    const passes::NumericsOptions numerics = numericsOptionsFor(options_.numerics, device);
     model->numerics.mode = numerics.mode;
     model->numerics.target_has_tf32 = numerics.target_has_tf32;
     ExecutableCache cache(dir, options_.executable_cache);

@@ -98,7 +98,7 @@ struct ModelState {
 /// How a repository turns bundles into executables (from the worker's configuration).
 struct ModelRepositoryOptions {
   /// `runtime.numerics`: the numerics pass runs on every program before compile, with
-  /// the backend's TF32 capability (passes::targetHasTf32 of its DeviceInfo).
+  /// the backend's TF32 capability (DeviceInfo::has_tf32, runtime/numerics_gate.h).
   passes::NumericsMode numerics = passes::NumericsMode::kAuto;
   /// `runtime.batch_sizes: largest`: compile (load) only each bundle's largest program.
   bool largest_batch_only = false;

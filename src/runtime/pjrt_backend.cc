@@ -99,8 +99,9 @@ const ir::Type *mainSignature(const ir::Module &module, const std::string &entry
 } // namespace
 
 PjrtBackend::PjrtBackend(std::shared_ptr<const pjrt::Client> client,
+                         const pjrt::VendorProfile &vendor,
                          std::map<std::string, std::string> xla_flags, bool results_in_host_memory)
-    : client_(std::move(client)), xla_flags_(std::move(xla_flags)),
+    : client_(std::move(client)), vendor_(&vendor), xla_flags_(std::move(xla_flags)),
       results_in_host_memory_(results_in_host_memory) {
   pjrt::CompileOptionsSpec spec;
   spec.env_option_overrides = xla_flags_;
@@ -111,6 +112,7 @@ PjrtBackend::PjrtBackend(std::shared_ptr<const pjrt::Client> client,
   info_.device_kind = d.device_kind;
   info_.device_ordinal = d.local_hardware_id;
   info_.compute_capability = d.compute_capability;
+  info_.has_tf32 = vendor.hasTf32(d.compute_capability);
   std::ostringstream version;
   version << "pjrt " << client_->plugin().apiVersion() << " " << client_->plugin().path() << " ("
           << d.platform_version;
@@ -189,18 +191,26 @@ std::string PjrtBackend::xlaFlags() const { return pjrt::formatXlaFlags(xla_flag
 
 Result<std::unique_ptr<PjrtBackend>> createPjrtBackend(const PjrtBackendOptions &options) {
   using FlagMap = std::map<std::string, std::string>;
+  const pjrt::VendorProfile *vendor = pjrt::findVendorProfile(options.vendor);
+  if (vendor == nullptr) {
+    std::string known;
+    for (const pjrt::VendorProfile *p : pjrt::vendorProfiles())
+      known += (known.empty() ? "" : ", ") + std::string(p->name());
+    return invalidArgument() << "no GPU vendor profile '" << options.vendor << "' (known: " << known
+                             << ")";
+  }
   RS_ASSIGN_OR_RETURN(FlagMap flags, pjrt::parseXlaFlags(options.xla_flags));
   RS_ASSIGN_OR_RETURN(std::string path,
-                      pjrt::discoverPluginPath(pjrt::makePluginSearch(options.plugin_path)));
-  if (options.auto_cuda_data_dir && flags.count("xla_gpu_cuda_data_dir") == 0) {
-    std::string dir = pjrt::cudaDataDirForPlugin(path);
-    if (!dir.empty())
-      flags["xla_gpu_cuda_data_dir"] = dir;
-  }
+                      pjrt::discoverPluginPath(pjrt::makePluginSearch(
+                          options.plugin_path, std::string(vendor->pluginGlob()))));
+  if (options.auto_plugin_flags)
+    flags.merge(vendor->pluginXlaFlags(path)); // keeps the flags already set
   RS_ASSIGN_OR_RETURN(std::shared_ptr<const pjrt::Plugin> plugin, pjrt::Plugin::load(path));
+  pjrt::ClientOptions client_options = options.client;
+  client_options.vendor = vendor;
   RS_ASSIGN_OR_RETURN(std::shared_ptr<const pjrt::Client> client,
-                      pjrt::Client::create(std::move(plugin), options.client));
-  return std::make_unique<PjrtBackend>(std::move(client), std::move(flags),
+                      pjrt::Client::create(std::move(plugin), client_options));
+  return std::make_unique<PjrtBackend>(std::move(client), *vendor, std::move(flags),
                                        options.results_in_host_memory);
 }
 

@@ -23,12 +23,14 @@
 // XLA flags: PjrtBackendOptions::xla_flags ("--name=value ...", DebugOptions field
 // names: runtime.xla_flags, `--xla_gpu_autotune_level=0` for runtime.autotune: false,
 // `--xla_gpu_per_fusion_autotune_cache_dir=...` for the autotune cache) reach every
-// compile and every deserialize as env_option_overrides. When the flags do not set
-// xla_gpu_cuda_data_dir and `<site-packages>/nvidia/cu13` exists next to the plugin, it
-// is added. Process-level settings (XLA_FLAGS, NVIDIA_TF32_OVERRIDE=0 under numerics
-// f32) must be in the environment before createPjrtBackend() creates the client.
+// compile and every deserialize as env_option_overrides. The vendor profile's plugin flags
+// (pjrt/vendor_profile.h; CUDA: `xla_gpu_cuda_data_dir` when `<site-packages>/nvidia/cu13`
+// exists next to the plugin) are added where the flags do not set them. Process-level
+// settings (XLA_FLAGS, the profile's f32Environment() under numerics f32) must be in the
+// environment before createPjrtBackend() creates the client.
 //
-// Errors: createPjrtBackend(): NotFound when no plugin is found (message lists where it
+// Errors: createPjrtBackend(): InvalidArgument when no vendor profile has the name
+// PjrtBackendOptions::vendor, NotFound when no plugin is found (message lists where it
 // looked), FailedPrecondition for a library that is not a usable PJRT plugin, the
 // plugin's errors for client creation (e.g. no GPU), InvalidArgument for malformed
 // xla_flags. compile(): Unimplemented for an entry other than `main`, the plugin's
@@ -51,23 +53,27 @@
 namespace rs::runtime {
 
 struct PjrtBackendOptions {
+  /// runtime.backend: the name of the GPU vendor profile (pjrt/vendor_profile.h) that finds
+  /// the plugin and reads its device.
+  std::string vendor = "cuda";
   /// runtime.pjrt_plugin: path of the plugin library; "" = discover (pjrt/plugin.h).
   std::string plugin_path;
   /// runtime.device_ordinal, runtime.mem_fraction, runtime.preallocate.
   pjrt::ClientOptions client;
   /// XLA flags for every compile, as in XLA_FLAGS: "--name=value" separated by spaces.
   std::string xla_flags;
-  /// Add --xla_gpu_cuda_data_dir=<site-packages>/nvidia/cu13 when found (see above).
-  bool auto_cuda_data_dir = true;
+  /// Add the vendor profile's plugin flags where xla_flags lacks them (see above).
+  bool auto_plugin_flags = true;
   /// Compile main with its results in pinned host memory (see above).
   bool results_in_host_memory = true;
 };
 
 class PjrtBackend final : public Backend {
 public:
+  /// `vendor`: the client's plugin's profile (DeviceInfo::has_tf32 is its TF32 rule).
   /// `results_in_host_memory`: see PjrtBackendOptions; it is part of
   /// DeviceInfo::backend_version, so executable-cache keys tell the two program forms apart.
-  PjrtBackend(std::shared_ptr<const pjrt::Client> client,
+  PjrtBackend(std::shared_ptr<const pjrt::Client> client, const pjrt::VendorProfile &vendor,
               std::map<std::string, std::string> xla_flags, bool results_in_host_memory = true);
 
   Result<std::unique_ptr<Executable>> compile(const ir::Module &module,
@@ -87,6 +93,8 @@ public:
   Result<pjrt::Tf32ProbeResult> tf32Probe(bool run_pinned, std::string pinned_program = "") const;
 
   const pjrt::Client &client() const { return *client_; }
+  /// The vendor profile of the client's plugin.
+  const pjrt::VendorProfile &vendor() const { return *vendor_; }
   /// The per-compile XLA flags in effect, "--a=1 --b=true" in name order.
   std::string xlaFlags() const;
   /// The serialized CompileOptionsProto every compile sends.
@@ -94,6 +102,7 @@ public:
 
 private:
   std::shared_ptr<const pjrt::Client> client_;
+  const pjrt::VendorProfile *vendor_;
   std::map<std::string, std::string> xla_flags_;
   std::string compile_options_;
   bool results_in_host_memory_;

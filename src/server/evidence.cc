@@ -4,6 +4,7 @@
 #include "server/gpu_flags.h"
 
 #include "bundle/program_files.h"
+#include "pjrt/vendor_profile.h"
 #include "runtime/pjrt_backend.h"
 #include "server/model_metadata.h"
 
@@ -107,7 +108,7 @@ json evidenceDocument(const WorkerFacts &facts, const runtime::ModelRepository &
   // The autotune cache in effect (server/gpu_flags.h): what the compiles of this process
   // read and wrote, as it is now.
   const config::RuntimeConfig &rt = c.runtime;
-  if (rt.backend == config::Backend::kCuda && !rt.autotune_cache_dir.empty() &&
+  if (rt.backend != config::Backend::kCpu && !rt.autotune_cache_dir.empty() &&
       rt.autotune_cache.value_or(true)) {
     const AutotuneCacheContents cached = inspectAutotuneCache(rt.autotune_cache_dir);
     backend["autotune_cache_dir"] = rt.autotune_cache_dir;
@@ -158,34 +159,6 @@ json evidenceDocument(const WorkerFacts &facts, const runtime::ModelRepository &
           {"instance", std::move(instance)}};
 }
 
-std::string parseNvidiaDriverVersion(std::string_view text) {
-  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 ..." or
-  // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build ...":
-  // the first word after "Kernel Module" made of digits and at least one dot.
-  const size_t at = text.find("Kernel Module");
-  if (at == std::string_view::npos)
-    return "";
-  const size_t line_end = std::min(text.find('\n', at), text.size());
-  size_t i = at;
-  while (i < line_end) {
-    while (i < line_end && text[i] == ' ')
-      ++i;
-    size_t end = i;
-    while (end < line_end && text[end] != ' ')
-      ++end;
-    const std::string_view word = text.substr(i, end - i);
-    const bool version = !word.empty() && std::isdigit(static_cast<unsigned char>(word[0])) &&
-                         word.find('.') != std::string_view::npos &&
-                         std::all_of(word.begin(), word.end(), [](char c) {
-                           return std::isdigit(static_cast<unsigned char>(c)) || c == '.';
-                         });
-    if (version)
-      return std::string(word);
-    i = end;
-  }
-  return "";
-}
-
 BackendFacts pjrtBackendFacts(const runtime::PjrtBackend &backend) {
   BackendFacts f;
   const pjrt::Client &client = backend.client();
@@ -194,12 +167,7 @@ BackendFacts pjrtBackendFacts(const runtime::PjrtBackend &backend) {
   f.cuda_version = client.device().platform_version;
   Result<std::string> digest = runtime::fileSha256(f.pjrt_plugin_path);
   f.pjrt_plugin_sha256 = digest.isOk() ? *digest : "unknown (" + digest.status().message() + ")";
-  std::ifstream in("/proc/driver/nvidia/version");
-  std::ostringstream text;
-  text << in.rdbuf();
-  f.driver_version = parseNvidiaDriverVersion(text.str());
-  if (f.driver_version.empty())
-    f.driver_version = "unknown (no NVIDIA kernel module version in /proc/driver/nvidia/version)";
+  f.driver_version = pjrt::probeDriverVersion(backend.vendor());
   return f;
 }
 

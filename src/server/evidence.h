@@ -67,13 +67,10 @@ struct WorkerFacts {
 nlohmann::json evidenceDocument(const WorkerFacts &facts,
                                 const runtime::ModelRepository &repository);
 
-/// The facts of a PJRT backend: plugin path, version and file hash, CUDA platform version
-/// and the NVIDIA driver version (/proc/driver/nvidia/version). A fact that cannot be read
-/// is "unknown (<reason>)", never an error.
+/// The facts of a PJRT backend: plugin path, version and file hash, the plugin's platform
+/// version and the driver version its vendor profile probes (pjrt::probeDriverVersion; CUDA:
+/// /proc/driver/nvidia/version). A fact that cannot be read is "unknown (<reason>)", never
+/// an error.
 BackendFacts pjrtBackendFacts(const runtime::PjrtBackend &backend);
-
-/// The driver version in the text of /proc/driver/nvidia/version ("NVRM version: NVIDIA
-/// UNIX x86_64 Kernel Module  550.54.15  Tue Mar 5 ..." gives "550.54.15"); "" if absent.
-std::string parseNvidiaDriverVersion(std::string_view proc_text);
 
 } // namespace rs::server

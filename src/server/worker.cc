@@ -2,13 +2,10 @@
 #include "server/worker.h"
 
 #include "frontend/metrics_health_server.h"
-#include "ir/parser.h"
-#include "ir/printer.h"
-#include "passes/numerics.h"
 #include "pjrt/compile_options.h"
-#include "pjrt/tf32_probe.h"
+#include "pjrt/vendor_profile.h"
 #include "runtime/cpu_backend.h"
-#include "runtime/executable_cache.h"
+#include "runtime/numerics_gate.h"
 #include "runtime/pjrt_backend.h"
 #include "runtime/weight_cache.h"
 #include "server/evidence.h"
@@ -84,16 +81,22 @@ void logRegulatedProfile(const config::WorkerConfig &config) {
   }
 }
 
+/// runtime.numerics as the pass names it.
+passes::NumericsMode numericsMode(config::Numerics numerics) {
+  switch (numerics) {
+  case config::Numerics::kF32: return passes::NumericsMode::kF32;
+  case config::Numerics::kAuto: return passes::NumericsMode::kAuto;
+  case config::Numerics::kTf32: return passes::NumericsMode::kTf32;
+  }
+  return passes::NumericsMode::kAuto;
+}
+
 /// How the repository loads programs, from the worker's settings.
 runtime::ModelRepositoryOptions repositoryOptions(const config::WorkerConfig &config,
                                                   const ServerBuild &build) {
   const config::RuntimeConfig &rt = config.runtime;
   runtime::ModelRepositoryOptions o;
-  switch (rt.numerics) {
-  case config::Numerics::kF32: o.numerics = passes::NumericsMode::kF32; break;
-  case config::Numerics::kAuto: o.numerics = passes::NumericsMode::kAuto; break;
-  case config::Numerics::kTf32: o.numerics = passes::NumericsMode::kTf32; break;
-  }
+  o.numerics = numericsMode(rt.numerics);
   o.largest_batch_only = rt.batch_sizes == config::BatchSizes::kLargest;
   o.executable_cache = rt.executable_cache;
   // What else decides the compiled program: the XLA flags and the autotune level.
@@ -163,13 +166,18 @@ scheduler::SchedulerOptions schedulerOptions(const config::WorkerConfig &config)
   return o;
 }
 
-/// Creates the PJRT backend for `runtime.backend: cuda` (plugin, device, allocator and XLA
-/// flags from `rt`). Under numerics f32, NVIDIA_TF32_OVERRIDE=0 is exported first, since
-/// the CUDA libraries read it when the client is created.
+/// Creates the PJRT backend of the GPU vendor `runtime.backend` names (plugin, device,
+/// allocator and XLA flags from `rt`). Under numerics f32 the vendor profile's
+/// f32Environment() (CUDA: NVIDIA_TF32_OVERRIDE=0) is exported first, since the vendor
+/// libraries read it when the client is created.
 Result<std::unique_ptr<runtime::PjrtBackend>> createGpuBackend(const config::RuntimeConfig &rt) {
-  if (rt.numerics == config::Numerics::kF32 && ::setenv("NVIDIA_TF32_OVERRIDE", "0", 1) != 0)
-    return internalError() << "cannot set NVIDIA_TF32_OVERRIDE=0 for numerics f32";
+  const std::string vendor_name(config::backendName(rt.backend));
+  const pjrt::VendorProfile *vendor = pjrt::findVendorProfile(vendor_name);
+  if (vendor == nullptr)
+    return invalidArgument() << "runtime.backend: no GPU vendor profile '" << vendor_name << "'";
+  RS_RETURN_IF_ERROR(runtime::exportF32Environment(*vendor, numericsMode(rt.numerics)));
   runtime::PjrtBackendOptions o;
+  o.vendor = vendor_name;
   o.plugin_path = rt.pjrt_plugin;
   o.client.device_ordinal = static_cast<int>(rt.device_ordinal);
   o.client.memory_fraction = rt.mem_fraction;
@@ -187,107 +195,17 @@ Result<std::unique_ptr<runtime::PjrtBackend>> createGpuBackend(const config::Run
   return backend;
 }
 
-using ProbeFacts = std::vector<std::pair<std::string, std::string>>;
-
-/// Where the TF32 probe's programs are cached: `<model_repo>/.cache/`, keyed like every
-/// served program.
-struct ProbeCache {
-  runtime::ExecutableCache cache;
-  runtime::CacheKeyParts parts;
-};
-
-ProbeCache probeCache(const runtime::Backend &backend, const config::WorkerConfig &config,
-                      const ServerBuild &build) {
+/// Where the TF32 gate compiles the probe: as the repository compiles programs.
+runtime::Tf32GateOptions tf32GateOptions(const config::WorkerConfig &config,
+                                         const ServerBuild &build) {
   const runtime::ModelRepositoryOptions repo = repositoryOptions(config, build);
-  runtime::CacheKeyParts parts;
-  parts.compile_settings = repo.compile_settings;
-  parts.device = backend.deviceInfo();
-  parts.server_build = repo.server_build;
-  return {runtime::ExecutableCache(config.model_dirs.empty() ? "" : config.model_dirs.front(),
-                                   config.runtime.executable_cache && !config.model_dirs.empty()),
-          std::move(parts)};
-}
-
-/// One leg of the TF32 probe: C = A·I with `module` (pjrt/tf32_probe.h), compiled through
-/// the executable cache like every served program (so a warm start compiles nothing).
-/// Returns C; `ms` gets the leg's time including compile or load.
-Result<Tensor> runProbeLeg(runtime::Backend &backend, const ir::Module &module,
-                           const std::string &name, ProbeCache &cache, double *ms) {
-  const auto start = std::chrono::steady_clock::now();
-  RS_ASSIGN_OR_RETURN(runtime::CachedProgram program,
-                      cache.cache.loadOrCompile(backend, module, name, cache.parts));
-  const Tensor a = pjrt::tf32ProbeMatrix();
-  const std::vector<Tensor> args{a, pjrt::tf32ProbeIdentity()};
-  RS_ASSIGN_OR_RETURN(std::vector<Tensor> out, program.executable->execute(args));
-  *ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  spdlog::info("TF32 probe leg={} executable_cache={} ms={:.1f}", name,
-               program.outcome.hit ? "hit" : "miss (" + program.outcome.miss_reason + ")", *ms);
-  if (out.size() != 1)
-    return internalError() << "TF32 probe leg " << name << ": " << out.size()
-                           << " results, expected 1";
-  return out.front();
-}
-
-/// Runs the TF32 probe (reference-system.md §3.2; the worker runs it while the models load) and
-/// logs the `TF32 probe` line. DEFAULT leg: tf32_active (a failure only warns). Pinned leg
-/// (numerics f32 only): the probe's product after the numerics pass, i.e. the path every
-/// served f32 program takes. FailedPrecondition under f32 unless the pin is bit-exact, and
-/// under tf32 unless the probe shows TF32 in use. Returns the evidence fields.
-Result<ProbeFacts> runGpuTf32Probe(runtime::Backend &backend, const config::WorkerConfig &config,
-                                   const ServerBuild &build) {
-  const config::Numerics numerics = config.runtime.numerics;
-  const bool f32 = numerics == config::Numerics::kF32;
-  const std::string_view mode = config::numericsName(numerics);
-  const Tensor a = pjrt::tf32ProbeMatrix();
-  double default_ms = 0, pinned_ms = 0;
-  std::optional<bool> tf32_active;
-  std::string default_error;
-  ProbeCache cache = probeCache(backend, config, build);
-  RS_ASSIGN_OR_RETURN(ir::Module probe,
-                      ir::parseModule(pjrt::tf32ProbeProgram("DEFAULT"), "tf32_probe.mlir"));
-  Result<Tensor> c = runProbeLeg(backend, probe, "tf32_probe.default", cache, &default_ms);
-  if (c.isOk()) {
-    int64_t mismatches = 0;
-    const pjrt::ProbeVerdict verdict = pjrt::classifyProbeOutput(a, *c, &mismatches);
-    if (verdict != pjrt::ProbeVerdict::kOther)
-      tf32_active = verdict == pjrt::ProbeVerdict::kTf32;
-    else
-      default_error = std::to_string(mismatches) + " entries differ from A, not all 1.0";
-  } else {
-    default_error = c.status().toString();
-    spdlog::warn("TF32 probe: the DEFAULT leg failed: {}", default_error);
-  }
-  std::string pinned = "skipped";
-  int64_t pinned_mismatches = 0;
-  if (f32) {
-    const runtime::DeviceInfo info = backend.deviceInfo();
-    RS_RETURN_IF_ERROR(
-        passes::pinNumerics(probe, {passes::NumericsMode::kF32,
-                                    passes::targetHasTf32(info.platform, info.compute_capability)})
-            .status());
-    RS_ASSIGN_OR_RETURN(Tensor pc,
-                        runProbeLeg(backend, probe, "tf32_probe.pinned", cache, &pinned_ms));
-    const bool exact =
-        pjrt::classifyProbeOutput(a, pc, &pinned_mismatches) == pjrt::ProbeVerdict::kExact;
-    pinned = exact ? "true" : "false";
-  }
-  const std::string active = tf32_active ? (*tf32_active ? "true" : "false") : "unknown";
-  spdlog::info("TF32 probe numerics={} tf32_active={} pinned_exact={} default_ms={:.1f} "
-               "pinned_ms={:.1f}{}",
-               mode, active, pinned, default_ms, pinned_ms,
-               default_error.empty() ? "" : " default_error=" + default_error);
-  if (f32 && pinned != "true")
-    return failedPrecondition() << "TF32 probe: numerics f32 but the pinned product is not "
-                                   "bit-exact ("
-                                << pinned_mismatches << " of "
-                                << pjrt::kTf32ProbeSize * pjrt::kTf32ProbeSize
-                                << " entries differ); the device does not compute f32 exactly";
-  if (numerics == config::Numerics::kTf32 && tf32_active != true)
-    return failedPrecondition() << "TF32 probe: numerics tf32 but the device does not compute "
-                                   "in TF32 (tf32_active expected true, got "
-                                << active << ")";
-  return ProbeFacts{
-      {"numerics", std::string(mode)}, {"tf32_active", active}, {"pinned_exact", pinned}};
+  runtime::Tf32GateOptions o;
+  o.mode = repo.numerics;
+  o.cache_dir = config.model_dirs.empty() ? "" : config.model_dirs.front();
+  o.executable_cache = config.runtime.executable_cache;
+  o.compile_settings = repo.compile_settings;
+  o.server_build = repo.server_build;
+  return o;
 }
 
 } // namespace
@@ -324,21 +242,24 @@ Status Worker::start() {
   // device (the numerics pass reads the device description, not the probe), and its
   // first execution's one-time GPU setup overlaps the loads. A failed probe still fails
   // the start, after the loads; the log lines are the same, possibly interleaved.
-  std::future<Result<ProbeFacts>> probe;
-  if (rt.backend == config::Backend::kCuda) {
+  std::future<Result<runtime::Tf32Facts>> probe;
+  if (rt.backend != config::Backend::kCpu) { // a GPU vendor's PJRT plugin
+    const std::string_view vendor = config::backendName(rt.backend);
     Result<std::unique_ptr<runtime::PjrtBackend>> gpu = createGpuBackend(rt);
     if (gpu.isOk()) {
       backend_facts = pjrtBackendFacts(**gpu);
       runtime::PjrtBackend *device = gpu->get(); // owned by backend_ for the Worker's life
-      probe = std::async(std::launch::async,
-                         [device, this] { return runGpuTf32Probe(*device, config_, build_); });
+      probe = std::async(std::launch::async, [device, options = tf32GateOptions(config_, build_)] {
+        return runtime::runTf32Gate(*device, options);
+      });
       backend_ = std::move(*gpu);
     } else if (!rt.allow_cpu_fallback) {
-      return gpu.status().withPrefix("runtime.backend: cuda (runtime.allow_cpu_fallback: false)");
+      return gpu.status().withPrefix(
+          fmt::format("runtime.backend: {} (runtime.allow_cpu_fallback: false)", vendor));
     } else {
-      spdlog::warn("runtime.backend=cuda failed to start ({}); falling back to the cpu backend "
+      spdlog::warn("runtime.backend={} failed to start ({}); falling back to the cpu backend "
                    "(runtime.allow_cpu_fallback=true)",
-                   gpu.status().message());
+                   vendor, gpu.status().message());
     }
   }
   if (!backend_) {
@@ -351,12 +272,7 @@ Status Worker::start() {
     RS_ASSIGN_OR_RETURN(std::unique_ptr<runtime::Backend> backend,
                         runtime::createCpuBackend(cpu_options));
     backend_ = std::move(backend);
-    spdlog::info("TF32 probe numerics={} tf32_active=not applicable (cpu backend computes f32 "
-                 "exactly) pinned_exact=not applicable",
-                 config::numericsName(rt.numerics));
-    probe_facts = {{"numerics", std::string(config::numericsName(rt.numerics))},
-                   {"tf32_active", "not applicable (cpu backend computes f32 exactly)"},
-                   {"pinned_exact", "not applicable"}};
+    probe_facts = runtime::cpuTf32Facts(numericsMode(rt.numerics));
   }
   facts_ = std::make_unique<WorkerFacts>();
   facts_->config = config_;

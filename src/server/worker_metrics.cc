@@ -1,6 +1,7 @@
 //===- server/worker_metrics.cc - Prometheus series of one worker -----------===//
 #include "server/worker_metrics.h"
 
+#include "pjrt/vendor_profile.h"
 #include "runtime/executable_cache.h"
 #include "server/process_stats.h"
 
@@ -42,13 +43,17 @@ const prometheus::Histogram::BucketBoundaries &rowBuckets() {
   return b;
 }
 
-/// The first device of CUDA_VISIBLE_DEVICES, "" when unset (the reference's `gpu` label).
+/// The first device of the first registered GPU vendor's visible-devices variable that is set
+/// (CUDA_VISIBLE_DEVICES), "" when none is (the reference's `gpu` label).
 std::string gpuLabel() {
-  const char *v = std::getenv("CUDA_VISIBLE_DEVICES");
-  if (!v)
-    return "";
-  std::string s(v);
-  return s.substr(0, s.find(','));
+  for (const pjrt::VendorProfile *vendor : pjrt::vendorProfiles()) {
+    const char *v = std::getenv(std::string(vendor->visibleDevicesVariable()).c_str());
+    if (!v)
+      continue;
+    std::string s(v);
+    return s.substr(0, s.find(','));
+  }
+  return "";
 }
 
 /// Raises a counter that mirrors an external total to `total` (counters only increase).

@@ -40,9 +40,9 @@
 // - worker_request_log_suppressed_total (request error lines dropped by the rate limit);
 // - reactant_server_build_info{version,commit,compiler,build_type,eigen} 1.
 //
-// Every series carries the constant labels `worker` and `gpu` (the first device of
-// CUDA_VISIBLE_DEVICES, "" when unset). The `model` label of a request that names an
-// unknown model is "" (a client must not be able to create series at will).
+// Every series carries the constant labels `worker` and `gpu` (the first device of the GPU
+// vendor's visible-devices variable, CUDA_VISIBLE_DEVICES, "" when unset). The `model` label of a
+// request that names an unknown model is "" (a client must not be able to create series at will).
 // Thread safety: every method may be called concurrently.
 //
 //===----------------------------------------------------------------------===//

@@ -86,7 +86,7 @@ int runNode(const NodeArgs &args) {
     inputs.role_flag = *role;
   }
   Result<std::vector<std::string>> gpus =
-      node::detectGpus(node->gpus, env, node::systemGpuProbes());
+      node::detectGpus(node->gpus, env, node::systemGpuProbes(node::gpuVendorOf(*node)));
   if (!gpus.isOk()) {
     spdlog::error("configuration error: {}", gpus.status().message());
     return 1;

@@ -14,10 +14,12 @@ namespace {
 using Env = config::Environment;
 using Strings = std::vector<std::string>;
 
+/// The CUDA profile's sources with `smi` devices from nvidia-smi and `dev` /dev/nvidia files.
 GpuProbes fakeProbes(std::optional<int> smi, int dev) {
   GpuProbes p;
-  p.nvidia_smi_count = [smi] { return smi; };
-  p.dev_nvidia_count = [dev] { return dev; };
+  p.vendor = pjrt::findVendorProfile("cuda");
+  p.tool_count = [smi] { return smi; };
+  p.device_file_count = [dev] { return dev; };
   return p;
 }
 

@@ -259,18 +259,5 @@ TEST(NumericsReport, OutcomeWording) {
   EXPECT_EQ(t.outcome(), "tf32");
 }
 
-TEST(NumericsTarget, Tf32NeedsCudaAmpereOrNewer) {
-  EXPECT_FALSE(targetHasTf32("cpu", ""));
-  EXPECT_FALSE(targetHasTf32("cuda", "7.5"));
-  EXPECT_FALSE(targetHasTf32("cuda", "7"));
-  EXPECT_TRUE(targetHasTf32("cuda", "8.0"));
-  EXPECT_TRUE(targetHasTf32("cuda", "8.6"));
-  EXPECT_TRUE(targetHasTf32("cuda", "9.0"));
-  EXPECT_TRUE(targetHasTf32("cuda", "10.0"));
-  EXPECT_FALSE(targetHasTf32("cuda", ""));
-  EXPECT_FALSE(targetHasTf32("cuda", "x.0"));
-  EXPECT_FALSE(targetHasTf32("rocm", "9.0"));
-}
-
 } // namespace
 } // namespace rs::passes

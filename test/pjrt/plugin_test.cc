@@ -7,8 +7,10 @@
 //===----------------------------------------------------------------------===//
 #include "common/temp_dir.h"
 #include "pjrt/client.h"
+#include "pjrt/cuda_profile.h"
 #include "pjrt/host_staging.h"
 #include "pjrt/plugin.h"
+#include "pjrt/vendor_profile.h"
 
 #include <gtest/gtest.h>
 
@@ -27,6 +29,9 @@ namespace {
 namespace fs = std::filesystem;
 
 using rs::testing::TempDir;
+
+/// The CUDA vendor profile's plugin glob (pjrt/vendor_profile.h).
+std::string cudaGlob() { return std::string(findVendorProfile("cuda")->pluginGlob()); }
 
 /// Creates <dir>/<rel> (and its parents), a file that is not a library; returns its path.
 std::string touch(const TempDir &dir, const std::string &rel) {
@@ -60,6 +65,7 @@ TEST(Discovery, NothingFoundListsSearchedDirectories) {
   TempDir a, b;
   PluginSearch search;
   search.site_dirs = {a.path(), b.path()};
+  search.plugin_glob = cudaGlob();
   auto r = discoverPluginPath(search);
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
@@ -76,6 +82,7 @@ TEST(Discovery, FindsNewestCudaPluginInFirstSiteDirWithOne) {
   touch(later, "jax_plugins/xla_cuda14/xla_cuda_plugin.so");
   PluginSearch search;
   search.site_dirs = {empty.path(), site.path(), later.path()};
+  search.plugin_glob = cudaGlob();
   auto r = discoverPluginPath(search);
   ASSERT_TRUE(r.isOk()) << r.status().toString();
   EXPECT_EQ(*r, cu13);
@@ -86,7 +93,7 @@ TEST(Discovery, ConfiguredPathWinsOverEnvAndSiteDirs) {
   const std::string configured = touch(site, "mine.so");
   const std::string env = touch(site, "env.so");
   touch(site, "jax_plugins/xla_cuda13/xla_cuda_plugin.so");
-  PluginSearch search{configured, env, {site.path()}};
+  PluginSearch search{configured, env, {site.path()}, cudaGlob()};
   EXPECT_EQ(*discoverPluginPath(search), configured);
   search.configured_path.clear();
   EXPECT_EQ(*discoverPluginPath(search), env);

@@ -1,6 +1,7 @@
 //===- test/validation/evidence_test.cc - The deployment-identity document -===//
 #include "server/evidence.h"
 
+#include "pjrt/cuda_profile.h"
 #include "protocol/proto/reactant_evidence_v1.grpc.pb.h"
 #include "runtime/executable_cache.h"
 #include "support/build_info.h"
@@ -38,16 +39,16 @@ TEST(FileSha256, KnownVectorsAndMissingFile) {
 }
 
 TEST(ParseNvidiaDriverVersion, ProprietaryAndOpenModules) {
-  EXPECT_EQ(server::parseNvidiaDriverVersion(
+  EXPECT_EQ(pjrt::parseNvidiaDriverVersion(
                 "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 "
                 "22:23:56 UTC 2024\nGCC version:  gcc version 12.2.0\n"),
             "550.54.15");
-  EXPECT_EQ(server::parseNvidiaDriverVersion(
+  EXPECT_EQ(pjrt::parseNvidiaDriverVersion(
                 "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release "
                 "Build  (dvs-builder@U16-I3-B03-4-3)  Thu Jan 23 2025\n"),
             "570.86.15");
-  EXPECT_EQ(server::parseNvidiaDriverVersion(""), "");
-  EXPECT_EQ(server::parseNvidiaDriverVersion("NVRM version: NVIDIA UNIX Kernel Module\n12.3"), "");
+  EXPECT_EQ(pjrt::parseNvidiaDriverVersion(""), "");
+  EXPECT_EQ(pjrt::parseNvidiaDriverVersion("NVRM version: NVIDIA UNIX Kernel Module\n12.3"), "");
 }
 
 TEST(DiffEvidence, NamesEveryChangedFactWithItsCategoryAndIgnoresInstance) {

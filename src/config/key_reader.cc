@@ -477,7 +477,7 @@ Status applyEnv(const TableView &t, const std::map<std::string, std::string> &en
     const std::string origin = "environment override " + var;
     ConfigValue v;
     if (spec->type == ValueType::kTextList) {
-      v = envList(value, t.list_separator, origin);
+      v = envList(value, spec->list_separator ? spec->list_separator : t.list_separator, origin);
     } else if (spec->type == ValueType::kXlaFlags) {
       RS_ASSIGN_OR_RETURN(v, envFlagMap(var, value, origin));
     } else {

@@ -218,8 +218,9 @@ void appendSettings(const KeyTable<C> &table, const C &c, const std::string &pre
   }
 }
 
-/// The hooks of a kModelMap row whose entries, `std::map<std::string, M>` at `at(c)`, are
-/// rows of `entries`; `summary` lists the entry keys in messages ("{weight, residency}").
+/// The hooks of a kModelMap row at `path` whose entries, `std::map<std::string, M>` at
+/// `at(c)`, are rows of `entries`; messages about an entry that is not a map list the
+/// entry keys ("expected a map {weight, residency, max_batch_size}").
 template <typename C, typename M>
 MapHooks<C> modelMapHooks(std::map<std::string, M> &(*at)(C &), const KeyTable<M> *entries,
                           std::string_view path) {

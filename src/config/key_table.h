@@ -106,6 +106,9 @@ struct KeySpec {
   /// kNoEnv for none; any other text names the variable (read from the environment only when
   /// `env_only`, or documented for node keys the supervisor reads itself).
   std::string_view env;
+  /// Items of a kTextList variable: 0 = the table's separator (':' or ','); a row whose items
+  /// may hold the table's separator (URLs) names another.
+  char list_separator = 0;
   bool in_file = true;   // may appear in the file
   bool env_only = false; // a process setting: only a variable sets it
   bool alias = false;    // an alias of another key (documented, not in summaries)

@@ -100,6 +100,20 @@ scheduling:
   EXPECT_FALSE(s.models.at("resnet").fill_mode.has_value());
 }
 
+TEST(GatewayConfigTest, ExampleFileLoads) {
+  Result<config::GatewayConfig> c =
+      config::loadGatewayConfig(std::string(RS_SOURCE_DIR) + "/examples/gateway.yml", {});
+  ASSERT_TRUE(c.isOk()) << c.status().toString();
+  EXPECT_EQ(c->endpoints,
+            (std::vector<std::string>{"127.0.0.1:8080", "127.0.0.1:8081", "127.0.0.1:8082"}));
+  EXPECT_EQ(c->worker_names, (std::vector<std::string>{"cpu0", "cpu1", "cpu2"}));
+  EXPECT_EQ(c->scheduling.mode, config::SchedulingMode::kLptPacking);
+  EXPECT_EQ(c->scheduling.default_replicas, config::kAllReplicas);
+  EXPECT_EQ(c->scheduling.routing_fill_mode, config::FillMode::kSpread);
+  EXPECT_EQ(c->scheduling.models.at("digits_cnn").replicas, 2);
+  EXPECT_FALSE(c->scheduling.models.at("digits_cnn").fill_mode.has_value());
+}
+
 TEST(GatewayConfigTest, EnvironmentOverrides) {
   config::Environment env = {
       {"REACTANT_GATEWAY_WORKERS", "127.0.0.1:8080, 127.0.0.1:8081"},

@@ -3,17 +3,12 @@
 #include "support/file.h"
 
 #include "config/gateway_config_impl.h"
+#include "config/key_reader.h"
+#include "config/keys.h"
 #include "support/text.h"
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
-#include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <set>
-#include <sstream>
 
 namespace rs::config {
 
@@ -104,7 +99,6 @@ Result<GatewayConfig> parseGatewayConfig(std::string_view text, const std::strin
   RS_RETURN_IF_ERROR(gateway_detail::applyEnvironment(env, root, c));
   if (node)
     gateway_detail::applyNodeValues(*node, file_lists_endpoints, env, root);
-  RS_RETURN_IF_ERROR(gateway_detail::readProcessSettings(env, c));
   RS_RETURN_IF_ERROR(gateway_detail::buildConfig(root, path, c));
   return c;
 }
@@ -125,61 +119,8 @@ std::string gatewayFilePath(const Environment &env) {
 }
 
 std::vector<std::pair<std::string, std::string>> effectiveGatewaySettings(const GatewayConfig &c) {
-  std::vector<std::pair<std::string, std::string>> out;
-  auto add = [&](std::string key, std::string value) { out.emplace_back(key, value); };
-  auto num = [](double v) {
-    std::ostringstream os;
-    os << v;
-    return os.str();
-  };
-  auto list = [](const std::vector<std::string> &v) {
-    std::string s = "[";
-    for (size_t i = 0; i < v.size(); ++i)
-      s += (i ? ", " : "") + v[i];
-    return s + "]";
-  };
-  auto replicas = [](int64_t r) {
-    return r == kAllReplicas ? std::string("all") : std::to_string(r);
-  };
-  const SchedulingConfig &s = c.scheduling;
-  add("endpoints", list(c.endpoints));
-  add("metrics_endpoints", list(c.metrics_endpoints));
-  add("worker_names", list(c.worker_names));
-  add("listen.grpc", c.listen_grpc.text());
-  add("listen.http", c.listen_http.text());
-  add("listen.metrics", c.listen_metrics.text());
-  add("grpc.max_recv_msg_bytes", std::to_string(c.max_recv_msg_bytes));
-  add("grpc.max_send_msg_bytes", std::to_string(c.max_send_msg_bytes));
-  add("grpc.max_concurrent_requests_per_worker",
-      std::to_string(c.max_concurrent_requests_per_worker));
-  add("worker_client.request_timeout_seconds", num(c.request_timeout_seconds));
-  add("worker_client.max_concurrent_streams", std::to_string(c.max_concurrent_streams));
-  add("logging.level", c.logging_level);
-  add("logging.format", c.logging_format);
-  add("scheduling.mode", std::string(schedulingModeName(s.mode)));
-  add("scheduling.work_basis", std::string(workBasisName(s.work_basis)));
-  add("scheduling.rebalance_compute_seconds", num(s.rebalance_compute_seconds));
-  add("scheduling.first_rebalance_compute_seconds", num(s.first_rebalance_compute_seconds));
-  add("scheduling.ema_halflife_compute_seconds", num(s.ema_halflife_compute_seconds));
-  add("scheduling.hysteresis", num(s.hysteresis));
-  add("scheduling.max_worker_share", num(s.max_worker_share));
-  add("scheduling.default_replicas", replicas(s.default_replicas));
-  add("scheduling.routing_fill_factor", num(s.routing_fill_factor));
-  add("scheduling.routing_policy", std::string(routingPolicyName(s.routing_policy)));
-  add("scheduling.routing_fill_mode", std::string(fillModeName(s.routing_fill_mode)));
-  add("scheduling.forbid_memory_oversubscription",
-      s.forbid_memory_oversubscription ? "true" : "false");
-  add("scheduling.compaction_mode", std::string(compactionModeName(s.compaction_mode)));
-  add("scheduling.compaction_interval", std::to_string(s.compaction_interval));
-  for (const auto &[name, m] : s.models) {
-    const std::string base = "scheduling.models." + name;
-    add(base + ".replicas", m.replicas == 0 ? "default" : replicas(m.replicas));
-    add(base + ".fill_mode", m.fill_mode ? std::string(fillModeName(*m.fill_mode)) : "inherit");
-    add(base + ".fill_factor", m.fill_factor ? num(*m.fill_factor) : "inherit");
-  }
-  add("startup_wait_seconds", num(c.startup_wait_seconds));
-  add("health_interval_seconds", num(c.health_interval_seconds));
-  add("wedge_exit_rounds", std::to_string(c.wedge_exit_rounds));
+  Settings out;
+  appendSettings(gatewayKeys(), c, "", out);
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -25,10 +25,12 @@
 // (3; 0 disables) are process settings; REACTANT_GATEWAY_FILE names the file (read by the
 // commands, not here). Per-model `scheduling.models` has no variable.
 //
-// Errors are InvalidArgument naming the file and key, or the variable, with the expected
-// and actual value. Unlike the reference, an unknown key or REACTANT_GATEWAY_* variable is
-// an error (a typo is never ignored). `scheduling.routing_policy: least_outstanding` fails
-// with the reference's hint to use `scheduling.mode: least_outstanding`.
+// Every key, its type, default, range and variable is a row of config/keys.h
+// (gateway_keys.cc), read by the same reader and grammar as the node file's keys
+// (config/key_reader.h). Errors are InvalidArgument naming the file and key, or the
+// variable, with the expected and actual value. Unlike the reference, an unknown key or
+// REACTANT_GATEWAY_* variable is an error (a typo is never ignored). `scheduling.routing_policy:
+// least_outstanding` fails with the reference's hint to use `scheduling.mode: least_outstanding`.
 //
 // Thread safety: plain values and free functions.
 //

@@ -3,6 +3,8 @@
 #include "support/file.h"
 #include "support/text.h"
 
+#include "config/key_reader.h"
+#include "config/keys.h"
 #include "config/worker_build_impl.h"
 
 #include <algorithm>
@@ -39,9 +41,6 @@ std::string_view roleName(Role role) {
 
 namespace {
 
-constexpr std::string_view kTopLevelKeys[] = {"base_port",           "gateway",    "global", "gpus",
-                                              "metrics_base_port",   "model_repo", "models", "role",
-                                              "shared_host_weights", "workers"};
 constexpr std::string_view kWorkerReserved[] = {"gpu", "host", "name", "port"};
 
 StatusBuilder fieldError(const std::string &file, const ConfigValue &v) {
@@ -58,11 +57,10 @@ Result<std::string> scalarText(const std::string &file, const ConfigValue &v) {
 
 Result<int64_t> integerValue(const std::string &file, const ConfigValue &v) {
   RS_ASSIGN_OR_RETURN(std::string text, scalarText(file, v));
-  int64_t out = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
+  std::optional<int64_t> out = parseInteger(text);
+  if (!out)
     return Status(fieldError(file, v) << "expected an integer, got '" << text << "'");
-  return out;
+  return *out;
 }
 
 Result<int64_t> portValue(const std::string &file, const ConfigValue &v) {
@@ -227,10 +225,7 @@ Result<NodeConfig> parseNodeFile(std::string_view text, const std::string &path,
   if (!root.isMap())
     return invalidArgument() << path << ": expected a map at the top level, got "
                              << root.kindName();
-  for (const auto &[key, value] : root.map)
-    if (std::find(std::begin(kTopLevelKeys), std::end(kTopLevelKeys), key) ==
-        std::end(kTopLevelKeys))
-      return invalidArgument() << path << ": unknown key '" << key << "'";
+  RS_RETURN_IF_ERROR(checkKeys(nodeKeys(), KeyReader(root, path), root));
 
   NodeConfig node;
   node.path = path;
@@ -247,36 +242,9 @@ Result<NodeConfig> parseNodeFile(std::string_view text, const std::string &path,
     repo_path = std::filesystem::path(path).parent_path() / repo_path;
   node.model_repo = repo_path.lexically_normal().string();
 
-  if (const ConfigValue *v = root.find("base_port"); v && !v->isNull()) {
-    RS_ASSIGN_OR_RETURN(node.base_port, portValue(path, *v));
-  }
-  if (const ConfigValue *v = root.find("metrics_base_port"); v && !v->isNull()) {
-    RS_ASSIGN_OR_RETURN(node.metrics_base_port, portValue(path, *v));
-  }
+  RS_RETURN_IF_ERROR(readKeys(nodeKeys(), KeyReader(root, path), node));
   if (const ConfigValue *v = root.find("gpus"))
     RS_RETURN_IF_ERROR(parseGpus(path, *v, node.gpus));
-  if (const ConfigValue *v = root.find("role"); v && !v->isNull()) {
-    RS_ASSIGN_OR_RETURN(std::string role, scalarText(path, *v));
-    const std::string r = lower(role);
-    if (r == "all")
-      node.role = Role::kAll;
-    else if (r == "workers")
-      node.role = Role::kWorkers;
-    else if (r == "gateway")
-      node.role = Role::kGateway;
-    else
-      return fieldError(path, *v) << "'" << role << "' is not one of all, workers, gateway";
-  }
-  if (const ConfigValue *v = root.find("shared_host_weights"); v && !v->isNull()) {
-    RS_ASSIGN_OR_RETURN(std::string text, scalarText(path, *v));
-    const std::string b = lower(text);
-    if (b == "true" || b == "yes" || b == "on")
-      node.shared_host_weights = true;
-    else if (b == "false" || b == "no" || b == "off")
-      node.shared_host_weights = false;
-    else
-      return fieldError(path, *v) << "expected a boolean (true or false), got '" << text << "'";
-  }
 
   node.global.kind = ConfigValue::Kind::kMap;
   node.global.origin = "global";

@@ -20,7 +20,8 @@
 // models map; then INFERENCE_SERVER_* environment overrides (§2.3: one variable per key,
 // INFERENCE_SERVER_ + the dotted key upper-cased with '.' -> '_', e.g.
 // INFERENCE_SERVER_RUNTIME_NUMERICS; bools are true for 1|true|yes|on, case-insensitive,
-// anything else false; INFERENCE_SERVER_MODEL_DIRS and _MODELS_INCLUDE are ':'-separated
+// anything else false; every key, its type, range and variable is a row of
+// config/keys.h; INFERENCE_SERVER_MODEL_DIRS and _MODELS_INCLUDE are ':'-separated
 // lists; INFERENCE_SERVER_RUNTIME_XLA_FLAGS is "name=value" items separated by spaces or
 // commas, leading "--" optional); then typing, range validation and the regulated profile
 // (runtime.profile: regulated sets runtime.batch_sizes: largest, scheduler.coalescing:
@@ -30,7 +31,7 @@
 // Errors are InvalidArgument and name the file and the dotted key path, or the variable:
 //   node.yaml: unknown key 'global.runtime.numercs'
 //   node.yaml: workers[1].endpoints.port: 70000 is out of range [1, 65535]
-//   environment override INFERENCE_SERVER_ENDPOINTS_PORT: invalid integer value 'abc'
+//   environment override INFERENCE_SERVER_ENDPOINTS_PORT: expected an integer, got 'abc'
 // Unlike the reference implementation, an unknown key anywhere (and an unknown
 // INFERENCE_SERVER_* variable) is an error, so a typo is never silently ignored. Removed
 // keys (`batch_policy`, `runtime.residency_mode` and their variables) fail with the

@@ -17,10 +17,6 @@
 
 namespace rs::config::detail {
 
-/// An InvalidArgument builder prefixed "<file>: <origin>: ", or "<origin>: " for a value
-/// from the environment (its origin names the variable).
-StatusBuilder keyError(std::string_view file, const ConfigValue &v);
-
 /// Rejects unknown and removed keys in a `global` or worker override block (a map or
 /// null); messages name `file` and the key's origin.
 Status checkBlockKeys(const ConfigValue &block, std::string_view file);

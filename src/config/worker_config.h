@@ -7,6 +7,9 @@
 // runtime.batch_sizes, runtime.xla_flags, runtime.executable_cache, scheduler.coalescing)
 // and two of ours: endpoints.http_port and runtime.cpu_threads, and runtime.pjrt_plugin.
 // Each field's comment gives its dotted key, default and valid range; units are in names.
+// The key table (config/keys.h, worker_keys.cc) holds the same facts as rows that drive
+// parsing, validation, environment overrides, effectiveSettings() and the docs; a test
+// checks that these initializers agree with the rows' defaults.
 //
 // Thread safety: plain values.
 //
@@ -73,6 +76,7 @@ struct RuntimeConfig {
 struct ModelSchedulerConfig {
   double weight = 1.0;                   // > 0, relative share under `fair`
   std::optional<Residency> residency;    // unset = resolved at startup
+  bool pin_to_gpu = false;               // alias: residency pinned_device when residency is unset
   std::optional<int64_t> max_batch_size; // >= 1; unset = uncapped
 };
 

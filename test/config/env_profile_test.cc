@@ -98,13 +98,13 @@ TEST(EnvOverrides, ErrorsNameTheVariable) {
   };
   const std::vector<Case> cases = {
       {{{"INFERENCE_SERVER_ENDPOINTS_PORT", "abc"}},
-       "environment override INFERENCE_SERVER_ENDPOINTS_PORT: invalid integer value "
+       "environment override INFERENCE_SERVER_ENDPOINTS_PORT: expected an integer, got "
        "'abc' (range [1, 65535])"},
       {{{"INFERENCE_SERVER_ENDPOINTS_PORT", "0"}},
        "environment override INFERENCE_SERVER_ENDPOINTS_PORT: 0 is out of range [1, "
        "65535]"},
       {{{"INFERENCE_SERVER_RUNTIME_MEM_FRACTION", "lots"}},
-       "environment override INFERENCE_SERVER_RUNTIME_MEM_FRACTION: invalid number value "
+       "environment override INFERENCE_SERVER_RUNTIME_MEM_FRACTION: expected a number, got "
        "'lots'"},
       {{{"INFERENCE_SERVER_SCHEDULER_MAX_QUEUE_DELAY_MICROSECONDS", "-5"}},
        "environment override INFERENCE_SERVER_SCHEDULER_MAX_QUEUE_DELAY_MICROSECONDS: -5 is out "

@@ -1,13 +1,14 @@
 //===- tools/bin/main.cc - reactant-server entry point ----------------------===//
 //
 // One binary with subcommands (DESIGN.md "Processes and ports"): serve, infer, bundle,
-// run, validate, cache, ... `--version` prints the build's identity.
+// run, validate, cache, config, ... `--version` prints the build's identity.
 //
 //===----------------------------------------------------------------------===//
 #include "support/build_info.h"
 #include "tools/bench_command.h"
 #include "tools/bundle_command.h"
 #include "tools/cache_command.h"
+#include "tools/config_command.h"
 #include "tools/gateway_command.h"
 #include "tools/infer_command.h"
 #include "tools/loadgen_command.h"
@@ -45,6 +46,7 @@ int main(int argc, char **argv) {
   rs::tools::addValidateCommand(app);
   rs::tools::addCacheCommand(app);
   rs::tools::addBenchCommand(app);
+  rs::tools::addConfigCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

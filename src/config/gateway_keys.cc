@@ -1,0 +1,312 @@
+//===- config/gateway_keys.cc - The rows of gateway.yml -------------------===//
+//
+// One row per key of gateway.yml (reference-system.md §8.1) and per REACTANT_GATEWAY_*
+// process setting, in the order they are read and documented. A new key is one row here
+// plus its use.
+//
+//===----------------------------------------------------------------------===//
+#include "config/keys.h"
+
+#include "config/key_reader.h"
+
+// Each row names only the fields it sets (designated initializers, the rest keep their
+// defaults); GCC 12's -Wextra would still ask for every field.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+namespace rs::config {
+namespace {
+
+using G = GatewayConfig;
+using P = ModelPlacementConfig;
+using T = ValueType;
+
+constexpr int64_t kMaxInt = 2147483647;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+constexpr Choice kLevels[] = {{"trace", 0}, {"debug", 1}, {"info", 2}, {"warn", 3}, {"error", 4}};
+constexpr Choice kFormats[] = {{"json", 0}, {"text", 1}};
+constexpr Choice kModes[] = {{"round_robin", int(SchedulingMode::kRoundRobin)},
+                             {"least_outstanding", int(SchedulingMode::kLeastOutstanding)},
+                             {"lpt_packing", int(SchedulingMode::kLptPacking)}};
+constexpr Choice kBases[] = {{"compute", int(WorkBasis::kCompute)},
+                             {"items", int(WorkBasis::kItems)},
+                             {"requests", int(WorkBasis::kRequests)}};
+constexpr Choice kPolicies[] = {{"fill_least", int(RoutingPolicy::kFillLeast)},
+                                {"fill_rr", int(RoutingPolicy::kFillRr)}};
+constexpr Choice kFills[] = {{"run", int(FillMode::kRun)},
+                             {"spread", int(FillMode::kSpread)},
+                             {"inflight", int(FillMode::kInflight)}};
+constexpr Choice kFillsOrInherit[] = {{"run", int(FillMode::kRun)},
+                                      {"spread", int(FillMode::kSpread)},
+                                      {"inflight", int(FillMode::kInflight)},
+                                      {"inherit", -1}};
+constexpr Choice kCompactions[] = {{"off", int(CompactionMode::kOff)},
+                                   {"eager", int(CompactionMode::kEager)},
+                                   {"scheduled", int(CompactionMode::kScheduled)}};
+
+/// scheduling.models.<name>: no variables (reference-system.md §8.1).
+const KeyTable<P> &placementKeys() {
+  static const KeyTable<P> table{
+      .rows = {
+          {{.path = "replicas",
+            .type = T::kReplicas,
+            .default_doc = "`scheduling.default_replicas`",
+            .unset_text = "default",
+            .doc = "used: how many distinct workers hold the model"},
+           [](P &p) { return field(p.replicas); }},
+          {{.path = "fill_mode",
+            .type = T::kChoice,
+            .default_doc = "`inherit`",
+            .choices = kFillsOrInherit,
+            .unset_text = "inherit",
+            .doc = "used: `scheduling.routing_fill_mode` for this model"},
+           [](P &p) { return field(p.fill_mode); }},
+          {{.path = "fill_factor",
+            .type = T::kNumber,
+            .default_doc = "inherit",
+            .numbers = {0, kInf, true, true},
+            .unset_text = "inherit",
+            .doc = "used: `scheduling.routing_fill_factor` for this model"},
+           [](P &p) { return field(p.fill_factor); }},
+      }};
+  return table;
+}
+
+std::map<std::string, P> &placements(G &c) { return c.scheduling.models; }
+
+KeyTable<G> makeGatewayKeys() {
+  KeyTable<G> t{.env_prefix = "REACTANT_GATEWAY_", .list_separator = ','};
+  t.rows = {
+      {{.path = "listen.grpc",
+        .type = T::kListen,
+        .fallback = "0.0.0.0:8001",
+        .doc = "used: KServe V2 gRPC and GatewayControlService (port 0 binds a free port)"},
+       [](G &c) { return field(c.listen_grpc); }},
+      {{.path = "listen.metrics",
+        .type = T::kListen,
+        .fallback = "0.0.0.0:8002",
+        .doc = "used: `/metrics`, `/healthz`, `/readyz`"},
+       [](G &c) { return field(c.listen_metrics); }},
+      {{.path = "listen.http",
+        .type = T::kListen,
+        .fallback = "0.0.0.0:8000",
+        .doc = "used (ours): KServe V2 REST; `\"\"` turns it off"},
+       [](G &c) { return field(c.listen_http); }},
+      {{.path = "endpoints",
+        .type = T::kTextList,
+        .default_doc = "(required)",
+        .env = "REACTANT_GATEWAY_WORKERS",
+        .values_doc = "worker gRPC `host:port` list (comma-separated in the variable)",
+        .doc = "used: the workers, de-duplicated in order"},
+       [](G &c) { return field(c.endpoints); }},
+      {{.path = "metrics_endpoints",
+        .type = T::kTextList,
+        .default_doc = "none",
+        .env = "REACTANT_GATEWAY_WORKER_METRICS",
+        .values_doc = "`host:port` list, index-aligned with `endpoints`",
+        .doc = "used: the workers' metrics, merged into the gateway's `/metrics`"},
+       [](G &c) { return field(c.metrics_endpoints); }},
+      {{.path = "worker_names",
+        .type = T::kTextList,
+        .default_doc = "the endpoints",
+        .env = "REACTANT_GATEWAY_WORKER_NAMES",
+        .values_doc = "names, index-aligned with `endpoints`, unique",
+        .doc = "used: the `worker` labels"},
+       [](G &c) { return field(c.worker_names); }},
+      {{.path = "grpc.max_recv_msg_bytes",
+        .type = T::kInteger,
+        .fallback = "536870912",
+        .ints = {1, kMaxInt},
+        .doc = "used: the largest request (the node copies its workers' value)"},
+       [](G &c) { return field(c.max_recv_msg_bytes); }},
+      {{.path = "grpc.max_send_msg_bytes",
+        .type = T::kInteger,
+        .fallback = "536870912",
+        .ints = {1, kMaxInt},
+        .doc = "used: the largest reply (the node copies its workers' value)"},
+       [](G &c) { return field(c.max_send_msg_bytes); }},
+      {{.path = "grpc.max_concurrent_requests_per_worker",
+        .type = T::kInteger,
+        .fallback = "64",
+        .ints = {0, kMaxInt},
+        .values_doc = ">= 0; 0 = none",
+        .doc = "used: x workers = the inbound cap, past it RESOURCE_EXHAUSTED"},
+       [](G &c) { return field(c.max_concurrent_requests_per_worker); }},
+      {{.path = "worker_client.request_timeout_seconds",
+        .type = T::kNumber,
+        .fallback = "60",
+        .numbers = {0, kInf, true, true},
+        .doc = "used: the deadline towards a worker when the client gives none (and its cap)"},
+       [](G &c) { return field(c.request_timeout_seconds); }},
+      {{.path = "worker_client.max_concurrent_streams",
+        .type = T::kInteger,
+        .fallback = "32",
+        .ints = {1, kMaxInt},
+        .doc = "accepted: validated; gRPC multiplexes every call to a worker on one connection"},
+       [](G &c) { return field(c.max_concurrent_streams); }},
+      {{.path = "logging.level",
+        .type = T::kChoice,
+        .fallback = "info",
+        .choices = kLevels,
+        .doc = "used: `--log-level` overrides it"},
+       [](G &c) { return field(c.logging_level); }},
+      {{.path = "logging.format",
+        .type = T::kChoice,
+        .fallback = "json",
+        .choices = kFormats,
+        .doc = "used: `--log-format` overrides it"},
+       [](G &c) { return field(c.logging_format); }},
+      {{.path = "tls.cert_file",
+        .type = T::kText,
+        .values_doc = "path",
+        .doc = "accepted: parsed, not enforced (a warning; traffic stays cleartext h2c)"},
+       [](G &c) { return field(c.tls_cert_file); }},
+      {{.path = "tls.key_file",
+        .type = T::kText,
+        .values_doc = "path",
+        .doc = "accepted: parsed, not enforced (a warning)"},
+       [](G &c) { return field(c.tls_key_file); }},
+      {{.path = "tls.client_ca_file",
+        .type = T::kText,
+        .values_doc = "path",
+        .doc = "accepted: parsed, not enforced (a warning)"},
+       [](G &c) { return field(c.tls_client_ca_file); }},
+      {{.path = "scheduling.mode",
+        .type = T::kChoice,
+        .fallback = "round_robin",
+        .choices = kModes,
+        .doc = "used: how models are placed and requests routed (docs/gateway.md)"},
+       [](G &c) { return field(c.scheduling.mode); }},
+      {{.path = "scheduling.work_basis",
+        .type = T::kChoice,
+        .fallback = "compute",
+        .choices = kBases,
+        .doc = "used by `lpt_packing`: what a model's load is measured in"},
+       [](G &c) { return field(c.scheduling.work_basis); }},
+      {{.path = "scheduling.rebalance_compute_seconds",
+        .type = T::kNumber,
+        .fallback = "300",
+        .numbers = {0, kInf, true, true},
+        .doc = "used by `lpt_packing`: compute seconds between repacks"},
+       [](G &c) { return field(c.scheduling.rebalance_compute_seconds); }},
+      {{.path = "scheduling.first_rebalance_compute_seconds",
+        .type = T::kNumber,
+        .fallback = "60",
+        .numbers = {0, kInf, false, true},
+        .values_doc = ">= 0; 0 = use rebalance",
+        .doc = "used by `lpt_packing`: compute seconds before the first repack"},
+       [](G &c) { return field(c.scheduling.first_rebalance_compute_seconds); }},
+      {{.path = "scheduling.ema_halflife_compute_seconds",
+        .type = T::kNumber,
+        .fallback = "0",
+        .numbers = {0, kInf, false, true},
+        .values_doc = ">= 0; 0 = the rebalance interval",
+        .doc = "used by `lpt_packing`: half-life of each model's load EMA"},
+       [](G &c) { return field(c.scheduling.ema_halflife_compute_seconds); }},
+      {{.path = "scheduling.hysteresis",
+        .type = T::kNumber,
+        .fallback = "0",
+        .numbers = {0, 1, false, true},
+        .doc = "used by `lpt_packing`: a repack must gain this share to move a model"},
+       [](G &c) { return field(c.scheduling.hysteresis); }},
+      {{.path = "scheduling.max_worker_share",
+        .type = T::kNumber,
+        .fallback = "0.8",
+        .numbers = {0, 1, true, false},
+        .doc = "accepted: advisory, read by nothing (as the reference)"},
+       [](G &c) { return field(c.scheduling.max_worker_share); }},
+      {{.path = "scheduling.default_replicas",
+        .type = T::kReplicas,
+        .fallback = "1",
+        .doc = "used: the replicas of a model without its own"},
+       [](G &c) { return field(c.scheduling.default_replicas); }},
+      {{.path = "scheduling.routing_fill_factor",
+        .type = T::kNumber,
+        .fallback = "1.0",
+        .numbers = {0, kInf, true, true},
+        .doc = "used: how full a replica gets before the next one takes requests"},
+       [](G &c) { return field(c.scheduling.routing_fill_factor); }},
+      {{.path = "scheduling.routing_policy",
+        .type = T::kChoice,
+        .fallback = "fill_least",
+        .choices = kPolicies,
+        .doc = "used: which replica a request goes to"},
+       [](G &c) { return field(c.scheduling.routing_policy); }},
+      {{.path = "scheduling.routing_fill_mode",
+        .type = T::kChoice,
+        .fallback = "run",
+        .choices = kFills,
+        .doc = "used: what fills a replica (a run, spread, in-flight requests)"},
+       [](G &c) { return field(c.scheduling.routing_fill_mode); }},
+      {{.path = "scheduling.forbid_memory_oversubscription",
+        .type = T::kBoolean,
+        .fallback = "true",
+        .doc = "used by `lpt_packing`: never place more weights on a worker than it holds"},
+       [](G &c) { return field(c.scheduling.forbid_memory_oversubscription); }},
+      {{.path = "scheduling.compaction_mode",
+        .type = T::kChoice,
+        .fallback = "eager",
+        .choices = kCompactions,
+        .doc = "used: when workers whose placement changed are asked to `CompactMemory`"},
+       [](G &c) { return field(c.scheduling.compaction_mode); }},
+      {{.path = "scheduling.compaction_interval",
+        .type = T::kInteger,
+        .fallback = "1",
+        .ints = {0, kMaxInt},
+        .values_doc = ">= 0; 0 = off",
+        .doc = "used under `scheduled`: repacks between compactions"},
+       [](G &c) { return field(c.scheduling.compaction_interval); }},
+      {{.path = "scheduling.models",
+        .type = T::kModelMap,
+        .default_doc = "`{}`",
+        .env = kNoEnv,
+        .values_doc = "map of model name -> `{replicas, fill_mode, fill_factor}`",
+        .doc = "per-model placement (rows below); not overridable from the environment"},
+       nullptr,
+       modelMapHooks<G, P>(&placements, &placementKeys(), "scheduling.models")},
+
+      // --- process settings: variables only
+      {{.path = "file",
+        .type = T::kStructure,
+        .default_doc = "`/etc/reactantserver/gateway.yml` when present",
+        .in_file = false,
+        .env_only = true,
+        .values_doc = "path",
+        .doc = "used: the gateway file when `--config` is not given"}},
+      {{.path = "startup_wait_seconds",
+        .type = T::kWaitSeconds,
+        .fallback = "0",
+        .default_doc = "`0` (fail fast)",
+        .in_file = false,
+        .env_only = true,
+        .doc = "used: how long to wait for a ready worker at startup (the node sets `inf`)"},
+       [](G &c) { return field(c.startup_wait_seconds); }},
+      {{.path = "health_interval_seconds",
+        .type = T::kNumber,
+        .fallback = "10",
+        .numbers = {0, kInf, true, true},
+        .in_file = false,
+        .env_only = true,
+        .doc = "used: seconds between health probes of every worker"},
+       [](G &c) { return field(c.health_interval_seconds); }},
+      {{.path = "wedge_exit_rounds",
+        .type = T::kInteger,
+        .fallback = "3",
+        .ints = {0, kMaxInt},
+        .in_file = false,
+        .env_only = true,
+        .values_doc = ">= 0; 0 disables",
+        .doc = "used: probe rounds with every worker wedged before the gateway exits"},
+       [](G &c) { return field(c.wedge_exit_rounds); }},
+  };
+  return t;
+}
+
+} // namespace
+
+const KeyTable<GatewayConfig> &gatewayKeys() {
+  static const KeyTable<GatewayConfig> table = makeGatewayKeys();
+  return table;
+}
+
+} // namespace rs::config

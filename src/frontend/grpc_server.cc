@@ -7,6 +7,7 @@
 #include "protocol/proto/reactant_control_v1.grpc.pb.h"
 #include "protocol/proto/reactant_evidence_v1.grpc.pb.h"
 #include "protocol/status_mapping.h"
+#include "support/net.h"
 
 #include <grpcpp/grpcpp.h>
 #include <nlohmann/json.hpp>
@@ -557,10 +558,7 @@ Status GrpcServer::start() {
   auto inference_service = std::make_unique<inference::GRPCInferenceService::AsyncService>();
   auto control_service = std::make_unique<reactant_control::ControlService::AsyncService>();
   auto evidence_service = std::make_unique<reactant_evidence::EvidenceService::AsyncService>();
-  std::string host = options_.host;
-  if (host.find(':') != std::string::npos && host.front() != '[')
-    host = "[" + host + "]"; // IPv6 literal
-  std::string address = host + ":" + std::to_string(options_.port);
+  std::string address = formatHostPort(options_.host, options_.port);
   auto clampInt = [](int64_t v) { return static_cast<int>(std::clamp<int64_t>(v, 0, INT_MAX)); };
   grpc::ServerBuilder builder;
   int selected_port = 0;

@@ -1,6 +1,8 @@
 //===- node/node_plan.cc - What a node runs: workers, devices, ports --------===//
 #include "node/node_plan.h"
 
+#include "support/net.h"
+
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -25,11 +27,6 @@ std::string reachableHost(const config::WorkerConfig &w) {
   if (h.empty() || h == "0.0.0.0" || h == "::" || h == "[::]")
     return "127.0.0.1";
   return h;
-}
-
-std::string hostPort(const std::string &host, int64_t port) {
-  const bool v6 = host.find(':') != std::string::npos && host.front() != '[';
-  return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
 /// Splits `cpus` into `n` contiguous shares whose sizes differ by at most one; with more
@@ -157,10 +154,10 @@ Result<config::GatewayConfig> planGateway(const PlanInputs &in,
   std::vector<std::string> metrics;
   for (const config::WorkerConfig &w : resolved) {
     const std::string host = reachableHost(w);
-    values.endpoints.push_back(hostPort(host, w.endpoints.port));
+    values.endpoints.push_back(formatHostPort(host, w.endpoints.port));
     values.worker_names.push_back(w.worker_name);
     if (w.endpoints.metrics_port > 0)
-      metrics.push_back(hostPort(host, w.endpoints.metrics_port));
+      metrics.push_back(formatHostPort(host, w.endpoints.metrics_port));
     else
       all_metrics = false;
   }
@@ -219,8 +216,8 @@ WorkerPlan planWorker(const config::WorkerConfig &w, const std::string &device,
   }
   std::sort(wp.env.begin(), wp.env.end());
   const std::string host = reachableHost(w);
-  wp.grpc_endpoint = hostPort(host, grpc_port);
-  wp.metrics_endpoint = metrics_port > 0 ? hostPort(host, metrics_port) : "";
+  wp.grpc_endpoint = formatHostPort(host, grpc_port);
+  wp.metrics_endpoint = metrics_port > 0 ? formatHostPort(host, metrics_port) : "";
   return wp;
 }
 

@@ -5,18 +5,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <fmt/ranges.h>
 #include <map>
 #include <set>
 
 namespace rs::node {
 namespace {
-
-std::string joined(const std::vector<std::string> &v) {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i)
-    out += (i ? "," : "") + v[i];
-  return out;
-}
 
 /// The address the gateway reaches a worker at: its `host:`, else its bind address
 /// (127.0.0.1 for a wildcard bind).
@@ -128,8 +122,8 @@ Result<std::vector<std::string>> assignGpus(const config::NodeConfig &node, cons
     size_t at = w.gpu ? static_cast<size_t>(*w.gpu) : next_position++;
     if (at >= in.gpus.size())
       return invalidArgument() << node.path << ": worker '" << w.worker_name << "' needs GPU " << at
-                               << " but the node has " << in.gpus.size() << " (" << joined(in.gpus)
-                               << ")";
+                               << " but the node has " << in.gpus.size() << " ("
+                               << fmt::to_string(fmt::join(in.gpus, ",")) << ")";
     if (!used.insert(in.gpus[at]).second)
       return invalidArgument() << node.path << ": worker '" << w.worker_name << "' and another "
                                << "worker both use GPU '" << in.gpus[at] << "'";

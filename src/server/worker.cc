@@ -14,6 +14,7 @@
 #include "server/evidence.h"
 #include "server/gpu_flags.h"
 
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #if defined(__GLIBC__)
@@ -31,14 +32,6 @@
 namespace rs::server {
 namespace {
 
-/// "[a, b]" of `items`.
-template <typename C> std::string listText(const C &items) {
-  std::string out = "[";
-  for (const auto &item : items)
-    out += (out.size() > 1 ? ", " : "") + std::string(item);
-  return out + "]";
-}
-
 /// The `Effective configuration` line: the build's identity (as `--version`), every
 /// resolved key=value sorted, then which keys came from the environment and which the
 /// regulated profile set.
@@ -49,8 +42,8 @@ void logEffectiveConfiguration(const config::WorkerConfig &config, const ServerB
      << " build.eigen=" << build.eigen;
   for (const auto &[key, value] : config::effectiveSettings(config))
     os << ' ' << key << '=' << value;
-  os << " from_environment=" << listText(config.env_keys)
-     << " from_profile=" << listText(config.profile_keys);
+  os << fmt::format(" from_environment=[{}] from_profile=[{}]", fmt::join(config.env_keys, ", "),
+                    fmt::join(config.profile_keys, ", "));
   spdlog::info("Effective configuration worker={} {}", config.worker_name, os.str());
   if (!config.env_overrides.empty()) {
     std::ostringstream env;

@@ -38,4 +38,14 @@ Status checkScalarBody(OpView &v, const Callable &body, std::span<const DType> a
   return Status::ok();
 }
 
+Status planFold(OpView &v, size_t n, std::vector<DType> &types, RegionRef &body) {
+  RS_RETURN_IF_ERROR(checkFoldTypes(v, n, types));
+  for (DType t : types)
+    RS_RETURN_IF_ERROR(checkElementSize(v, t));
+  RS_ASSIGN_OR_RETURN(body, v.compileRegion(0));
+  std::vector<DType> arg_types = types;
+  arg_types.insert(arg_types.end(), types.begin(), types.end());
+  return checkScalarBody(v, *body.callable, arg_types, types, "body");
+}
+
 } // namespace rs::cpu

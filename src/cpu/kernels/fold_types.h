@@ -24,4 +24,10 @@ Status checkFoldTypes(OpView &v, size_t n, std::vector<DType> &types);
 Status checkScalarBody(OpView &v, const Callable &body, std::span<const DType> arg_types,
                        std::span<const DType> result_types, std::string_view what);
 
+/// The opening of a reduce or reduce_window plan (N inputs, N init values, N results):
+/// checkFoldTypes into `types`, each type's element size (checkElementSize), and region 0
+/// compiled into `body` and checked to fold two scalars of each type into one
+/// (checkScalarBody, "body"). Returns the first of those errors.
+Status planFold(OpView &v, size_t n, std::vector<DType> &types, RegionRef &body);
+
 } // namespace rs::cpu

@@ -147,20 +147,10 @@ void fastReduce(const ReducePlan &p, const uint8_t *in_bytes, const uint8_t *ini
   }
 }
 
-template <typename Op> FastFn fastFor(DType t) {
-  FastFn fn = nullptr;
-  visitNumericOrComplexType(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (ops::kSupported<Op, T>)
-      fn = &fastReduce<Op, T>;
-  });
-  return fn;
-}
-
 FastFn fastReduceFor(std::string_view body_op, DType t) {
-  FastFn fn = nullptr;
-  ops::forReductionOp(body_op, [&](auto op) { fn = fastFor<decltype(op)>(t); });
-  return fn;
+  return ops::reductionFastPath<FastFn>(body_op, t, [](auto op, auto tag) -> FastFn {
+    return &fastReduce<decltype(op), typename decltype(tag)::type>;
+  });
 }
 
 /// The kept dims (all but a trailing inner run), the inner run and the reduced dims.
@@ -193,14 +183,8 @@ void planDims(const Shape &shape, const std::vector<int64_t> &dims, ReducePlan &
 Status planReduce(OpView &v, ReducePlan &p) {
   const size_t n = v.operands().size() / 2;
   p.n = n;
-  RS_RETURN_IF_ERROR(checkFoldTypes(v, n, p.types));
-  for (DType t : p.types)
-    RS_RETURN_IF_ERROR(checkElementSize(v, t));
+  RS_RETURN_IF_ERROR(planFold(v, n, p.types, p.body));
   RS_ASSIGN_OR_RETURN(std::vector<int64_t> dims, v.intList("dimensions"));
-  RS_ASSIGN_OR_RETURN(p.body, v.compileRegion(0));
-  std::vector<DType> arg_types = p.types;
-  arg_types.insert(arg_types.end(), p.types.begin(), p.types.end());
-  RS_RETURN_IF_ERROR(checkScalarBody(v, *p.body.callable, arg_types, p.types, "body"));
   if (n == 1 && p.body.capture_count == 0)
     p.fast = fastReduceFor(binaryBodyOp(v.op().regions[0]), p.types[0]);
   planDims(v.operand(0).shape, dims, p);

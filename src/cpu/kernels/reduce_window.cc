@@ -106,20 +106,10 @@ void fastReduceWindow(const ReduceWindowPlan &p, const uint8_t *in_bytes, const 
   }
 }
 
-template <typename Op> FastFn fastFor(DType t) {
-  FastFn fn = nullptr;
-  visitNumericOrComplexType(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (ops::kSupported<Op, T>)
-      fn = &fastReduceWindow<Op, T>;
-  });
-  return fn;
-}
-
 FastFn fastReduceWindowFor(std::string_view body_op, DType t) {
-  FastFn fn = nullptr;
-  ops::forReductionOp(body_op, [&](auto op) { fn = fastFor<decltype(op)>(t); });
-  return fn;
+  return ops::reductionFastPath<FastFn>(body_op, t, [](auto op, auto tag) -> FastFn {
+    return &fastReduceWindow<decltype(op), typename decltype(tag)::type>;
+  });
 }
 
 /// Per dim, the input index table: for output index o and window index w, the input index
@@ -160,16 +150,10 @@ void planWindow(const Shape &in_shape, const Shape &out_shape, const ir::WindowA
 Status planReduceWindow(OpView &v, ReduceWindowPlan &p) {
   const size_t n = v.operands().size() / 2;
   p.n = n;
-  RS_RETURN_IF_ERROR(checkFoldTypes(v, n, p.types));
-  for (DType t : p.types)
-    RS_RETURN_IF_ERROR(checkElementSize(v, t));
+  RS_RETURN_IF_ERROR(planFold(v, n, p.types, p.body));
   const Shape &in_shape = v.operand(0).shape;
   RS_ASSIGN_OR_RETURN(ir::WindowAttributes w,
                       v.decoded(ir::reduceWindowAttributes(v.op(), in_shape.size())));
-  RS_ASSIGN_OR_RETURN(p.body, v.compileRegion(0));
-  std::vector<DType> arg_types = p.types;
-  arg_types.insert(arg_types.end(), p.types.begin(), p.types.end());
-  RS_RETURN_IF_ERROR(checkScalarBody(v, *p.body.callable, arg_types, p.types, "body"));
   if (n == 1 && p.body.capture_count == 0)
     p.fast = fastReduceWindowFor(binaryBodyOp(v.op().regions[0]), p.types[0]);
   planWindow(in_shape, v.result(0).shape, w, p);

@@ -1,7 +1,8 @@
 //===- tools/bin/main.cc - reactant-server entry point ----------------------===//
 //
-// One binary with subcommands (DESIGN.md "Processes and ports"): serve, infer, bundle,
-// run, validate, cache, ... `--version` prints the build's identity.
+// One binary with subcommands (DESIGN.md "Processes and ports"): serve, gateway, node,
+// infer, loadgen, bundle, run, validate, cache, bench. `--version` prints the build's
+// identity.
 //
 //===----------------------------------------------------------------------===//
 #include "support/build_info.h"
@@ -12,6 +13,7 @@
 #include "tools/infer_command.h"
 #include "tools/loadgen_command.h"
 #include "tools/node_command.h"
+#include "tools/run_command.h"
 #include "tools/serve_command.h"
 #include "tools/validate_command.h"
 
@@ -40,6 +42,7 @@ int main(int argc, char **argv) {
   rs::tools::addInferCommand(app);
   rs::tools::addLoadgenCommand(app);
   rs::tools::addBundleCommand(app);
+  rs::tools::addRunCommand(app);
   rs::tools::addGatewayCommand(app);
   rs::tools::addNodeCommand(app);
   rs::tools::addValidateCommand(app);

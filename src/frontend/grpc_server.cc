@@ -52,10 +52,9 @@ public:
 /// Every RPC of the server goes through gRPC's async API on this one completion queue,
 /// polled by the server's own threads: the thread that receives a call runs its handler
 /// (and, for ModelInfer, the inference when the scheduler dispatches it on the caller's
-/// thread) and sends the answer, so a request passes between no threads. (With the callback
-/// API, gRPC's own threads polled too, and a request that one of them received woke a second
-/// thread to run it: each such wake-up costs about 100 us on the H200 machine's virtual CPUs;
-/// docs/performance.md.)
+/// thread) and sends the answer, so a request passes between no threads: handing a call to
+/// another thread would cost a thread wake-up per request (gRPC's callback API does that;
+/// docs/performance.md, "Against jaxlib, and where the 1-client overhead goes").
 class GrpcCallQueue {
 public:
   /// A generated AsyncService's RequestXxx member: asks for the next call of method Xxx.

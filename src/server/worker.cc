@@ -291,8 +291,8 @@ namespace {
 /// memory freed into an arena serves only that arena's later allocations: when a CPU
 /// worker's batches run on several threads (the gRPC polling threads dispatch inline), every
 /// one of them keeps a batch's worth of freed activations. Two arenas keep the peak near one
-/// batch's (bench/serve_rss.sh, bert_bench, 4 polling threads: 155 MB, 143 MB with two). A
-/// MALLOC_ARENA_MAX in the environment wins.
+/// batch's (bench/serve_rss.sh measures it; docs/performance.md). A MALLOC_ARENA_MAX in the
+/// environment wins.
 void limitMallocArenas() {
 #if defined(__GLIBC__)
   if (std::getenv("MALLOC_ARENA_MAX") == nullptr)

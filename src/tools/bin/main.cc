@@ -31,7 +31,8 @@ int main(int argc, char **argv) {
   // Blocks of 4 MiB and more (tensors, payloads) come from mmap and go back to the system
   // when freed. Left alone, glibc raises this threshold to 32 MiB after the first such free,
   // and freed tensors then stay in the arena of whichever thread freed them (one per gRPC and
-  // answer thread): serving bert_bench held 268 MiB instead of 168 (bench/serve_rss.sh). The
+  // answer thread), which raises the serving peak by about a batch's activations per thread
+  // (bench/serve_rss.sh; docs/performance.md, "Peak resident memory while serving"). The
   // CPU executor's own intermediates are recycled by its BlockCache, not by malloc.
   mallopt(M_MMAP_THRESHOLD, 4 << 20);
   CLI::App app{"reactant-server: a KServe V2 inference server for StableHLO bundles"};

@@ -48,4 +48,14 @@ Status planFold(OpView &v, size_t n, std::vector<DType> &types, RegionRef &body)
   return checkScalarBody(v, *body.callable, arg_types, types, "body");
 }
 
+FoldTile::FoldTile(const RegionRef &body, std::span<const DType> types, const KernelIo &io)
+    : fold(*body.callable, io.in.subspan(body.capture_begin, body.capture_count), io.rc, types),
+      init(types.size()), x(types.size()), sizes(types.size()) {
+  const size_t n = types.size();
+  for (size_t i = 0; i < n; ++i) {
+    init[i] = io.in[n + i]->data();
+    sizes[i] = dtypeSize(types[i]);
+  }
+}
+
 } // namespace rs::cpu

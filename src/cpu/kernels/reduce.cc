@@ -192,41 +192,24 @@ Status planReduce(OpView &v, ReducePlan &p) {
 }
 
 void runReduce(const ReducePlan &p, const KernelIo &io) {
-  const int64_t per_outer = std::max<int64_t>(1, p.red_count * p.inner);
-  const int64_t grain = std::max<int64_t>(1, kReduceGrain / per_outer);
-  const int64_t tiles = (p.outer + grain - 1) / grain;
-  if (p.fast) {
-    const uint8_t *in = io.in[0]->data(), *init = io.in[1]->data();
-    uint8_t *out = io.out[0].mutableData();
-    io.rc.cpu->parallelFor(tiles, [&](int64_t t) {
-      p.fast(p, in, init, out, t * grain, std::min(p.outer, (t + 1) * grain));
-    });
-    return;
-  }
-  io.rc.cpu->parallelFor(tiles, [&](int64_t t) {
-    BodyFold fold(*p.body.callable, io.in.subspan(p.body.capture_begin, p.body.capture_count),
-                  io.rc, p.types);
-    std::vector<const uint8_t *> init(p.n), x(p.n);
-    std::vector<int64_t> sizes(p.n), idx;
-    for (size_t i = 0; i < p.n; ++i) {
-      init[i] = io.in[p.n + i]->data();
-      sizes[i] = dtypeSize(p.types[i]);
-    }
-    for (int64_t o = t * grain, end = std::min(p.outer, (t + 1) * grain); o < end; ++o) {
-      const int64_t base = outerOffset(p, o);
-      for (int64_t c = 0; c < p.inner; ++c) {
-        fold.reset(init);
-        forEachReduced(p, idx, [&](int64_t off) {
-          for (size_t i = 0; i < p.n; ++i)
-            x[i] = io.in[i]->data() + (base + off + c) * sizes[i];
-          fold.add(x);
-        });
-        for (size_t i = 0; i < p.n; ++i)
-          std::memcpy(io.out[i].mutableData() + (o * p.inner + c) * sizes[i], fold.acc(i),
-                      static_cast<size_t>(sizes[i]));
-      }
-    }
-  });
+  runFoldTiles(p, io, p.red_count * p.inner, kReduceGrain,
+               [&](FoldTile &tile, int64_t begin, int64_t end) {
+                 std::vector<int64_t> idx;
+                 for (int64_t o = begin; o < end; ++o) {
+                   const int64_t base = outerOffset(p, o);
+                   for (int64_t c = 0; c < p.inner; ++c) {
+                     tile.fold.reset(tile.init);
+                     forEachReduced(p, idx, [&](int64_t off) {
+                       for (size_t i = 0; i < p.n; ++i)
+                         tile.x[i] = io.in[i]->data() + (base + off + c) * tile.sizes[i];
+                       tile.fold.add(tile.x);
+                     });
+                     for (size_t i = 0; i < p.n; ++i)
+                       std::memcpy(io.out[i].mutableData() + (o * p.inner + c) * tile.sizes[i],
+                                   tile.fold.acc(i), static_cast<size_t>(tile.sizes[i]));
+                   }
+                 }
+               });
 }
 
 /// reduce's kernel; a reduce of the trailing dims on the fast path computes rows on demand

@@ -161,39 +161,23 @@ Status planReduceWindow(OpView &v, ReduceWindowPlan &p) {
 }
 
 void runReduceWindow(const ReduceWindowPlan &p, const KernelIo &io) {
-  const int64_t per_outer = std::max<int64_t>(1, p.window_count * p.inner);
-  const int64_t grain = std::max<int64_t>(1, kWindowGrain / per_outer);
-  const int64_t tiles = (p.outer + grain - 1) / grain;
-  if (p.fast) {
-    const uint8_t *in = io.in[0]->data(), *init = io.in[1]->data();
-    uint8_t *out = io.out[0].mutableData();
-    io.rc.cpu->parallelFor(tiles, [&](int64_t t) {
-      p.fast(p, in, init, out, t * grain, std::min(p.outer, (t + 1) * grain));
-    });
-    return;
-  }
-  io.rc.cpu->parallelFor(tiles, [&](int64_t t) {
-    BodyFold fold(*p.body.callable, io.in.subspan(p.body.capture_begin, p.body.capture_count),
-                  io.rc, p.types);
-    std::vector<const uint8_t *> init(p.n), x(p.n);
-    std::vector<int64_t> sizes(p.n), oi, wi;
-    for (size_t i = 0; i < p.n; ++i) {
-      init[i] = io.in[p.n + i]->data();
-      sizes[i] = dtypeSize(p.types[i]);
-    }
-    for (int64_t o = t * grain, end = std::min(p.outer, (t + 1) * grain); o < end; ++o)
-      for (int64_t c = 0; c < p.inner; ++c) {
-        fold.reset(init);
-        forEachWindow(p, o, oi, wi, [&](int64_t off) {
-          for (size_t i = 0; i < p.n; ++i)
-            x[i] = off >= 0 ? io.in[i]->data() + (off + c) * sizes[i] : init[i];
-          fold.add(x);
-        });
-        for (size_t i = 0; i < p.n; ++i)
-          std::memcpy(io.out[i].mutableData() + (o * p.inner + c) * sizes[i], fold.acc(i),
-                      static_cast<size_t>(sizes[i]));
-      }
-  });
+  runFoldTiles(p, io, p.window_count * p.inner, kWindowGrain,
+               [&](FoldTile &tile, int64_t begin, int64_t end) {
+                 std::vector<int64_t> oi, wi;
+                 for (int64_t o = begin; o < end; ++o)
+                   for (int64_t c = 0; c < p.inner; ++c) {
+                     tile.fold.reset(tile.init);
+                     forEachWindow(p, o, oi, wi, [&](int64_t off) {
+                       for (size_t i = 0; i < p.n; ++i)
+                         tile.x[i] =
+                             off >= 0 ? io.in[i]->data() + (off + c) * tile.sizes[i] : tile.init[i];
+                       tile.fold.add(tile.x);
+                     });
+                     for (size_t i = 0; i < p.n; ++i)
+                       std::memcpy(io.out[i].mutableData() + (o * p.inner + c) * tile.sizes[i],
+                                   tile.fold.acc(i), static_cast<size_t>(tile.sizes[i]));
+                   }
+               });
 }
 
 } // namespace

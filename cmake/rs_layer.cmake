@@ -56,3 +56,21 @@ function(rs_test name)
     DISCOVERY_TIMEOUT 120
     PROPERTIES LABELS ${name})
 endfunction()
+
+# rs_filecheck_tests(LAYER): one ctest entry, <layer>.<file>.mlir, per .mlir file of the
+# test/ folder, run by LLVM's lit (Debian llvm-14-tools, scripts/setup.sh): lit executes the
+# file's `// RUN:` lines (reactant-server run ... | FileCheck %s) with test/lit.cfg.py, which
+# puts reactant-server and LLVM's FileCheck and `not` on the PATH.
+function(rs_filecheck_tests name)
+  file(GLOB cases CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.mlir)
+  foreach(case ${cases})
+    get_filename_component(case_name ${case} NAME)
+    add_test(NAME ${name}.${case_name}
+             COMMAND ${Python3_EXECUTABLE} ${RS_LIT} -v
+                     --param reactant_server_dir=$<TARGET_FILE_DIR:reactant-server>
+                     --param llvm_tools_dir=${RS_LLVM_TOOLS_DIR}
+                     --param exec_root=${CMAKE_CURRENT_BINARY_DIR}/lit/${case_name} ${case}
+             WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+    set_tests_properties(${name}.${case_name} PROPERTIES LABELS ${name})
+  endforeach()
+endfunction()

@@ -459,7 +459,7 @@ serving() {
   for m in iris_mlp resnet_bench bert_bench; do cp -r "$FIX/bundles/$m" "$WORK/bare_at/bundles/"; done
   cp -r "$PWD/$DEST/bare/golden" "$WORK/bare_at/"
   LD_LIBRARY_PATH="$LIB" "$BIN/reactant-gpu-check" --fixtures "$WORK/bare_at" --model iris_mlp --model resnet_bench \
-    --model bert_bench --runs 300 --xla-flags "$SERVER_FLAGS" >"$LOGDIR/bare_at.log" 2>&1
+    --model bert_bench --runs 300 --xla-flags="$SERVER_FLAGS" >"$LOGDIR/bare_at.log" 2>&1
   grep -E "timing p50|ERROR|FAILED" "$LOGDIR/bare_at.log" | cut -c1-300
   mkdir -p "$WORK/repo"
   for m in iris_mlp resnet_bench bert_bench; do cp -r "$FIX/bundles/$m" "$WORK/repo/"; done

@@ -9,6 +9,8 @@ pkgs=(
   libeigen3-dev libcpp-httplib-dev libssl-dev libarchive-dev
   prometheus-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev clang-format
+  # The IR and pass tests (test/ir/*.mlir, test/passes/*.mlir): LLVM's lit, FileCheck, not.
+  llvm-14-tools
   # scripts/fuzz.sh only: clang with libFuzzer and the sanitizer runtimes.
   clang libclang-rt-14-dev
   # python/ (the JAX exporter) and its tests: the .venv below.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fmt/ranges.h>
 #include <sstream>
 
 namespace rs::bundle {
@@ -28,12 +29,7 @@ std::optional<int64_t> parseDigits(std::string_view s) {
 }
 
 std::string listToString(const std::vector<int64_t> &v) {
-  std::ostringstream os;
-  os << '[';
-  for (size_t i = 0; i < v.size(); ++i)
-    os << (i ? ", " : "") << v[i];
-  os << ']';
-  return os.str();
+  return fmt::format("[{}]", fmt::join(v, ", "));
 }
 
 /// "shape variant 1 {s=16}, " for a multi-shape bundle's program; "" otherwise.

@@ -1,6 +1,8 @@
 //===- client/kserve_client.cc - A KServe V2 client over gRPC or HTTP --------===//
 #include "client/kserve_client.h"
 
+#include "client/grpc_channel.h"
+
 #include "frontend/tls.h"
 #include "protocol/grpc_codec.h"
 #include "protocol/http_codec.h"
@@ -20,14 +22,9 @@ namespace {
 constexpr int64_t kNoTimeoutHttpSeconds = 24 * 3600; // httplib needs some read timeout
 
 /// "host:port", the host bracketed when it is an IPv6 literal.
-std::string hostPort(const HostPort &hp) {
-  bool v6 = hp.host.find(':') != std::string::npos;
-  return (v6 ? "[" + hp.host + "]" : hp.host) + ":" + std::to_string(hp.port);
-}
-
 /// "http://host:port" or "https://host:port", for messages.
 std::string httpUrl(const HostPort &hp, bool tls) {
-  return (tls ? "https://" : "http://") + hostPort(hp);
+  return (tls ? "https://" : "http://") + formatHostPort(hp);
 }
 
 /// The PEM contents of the TLS files of `options` (read once, when the client is made).
@@ -54,21 +51,17 @@ std::string pathSegment(const std::string &s) {
 class GrpcClient final : public KServeClient {
 public:
   GrpcClient(const KServeClientOptions &options, const HostPort &hp, const TlsPems &pems)
-      : options_(options), target_(hostPort(hp)) {
-    grpc::ChannelArguments args;
-    int max = static_cast<int>(std::clamp<int64_t>(options.max_message_bytes, 0, INT_MAX));
-    args.SetMaxReceiveMessageSize(max);
-    args.SetMaxSendMessageSize(max);
-    std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+      : options_(options), target_(formatHostPort(hp)) {
+    ChannelOptions channel;
+    channel.max_message_bytes = options.max_message_bytes;
     if (options.tls) {
       grpc::SslCredentialsOptions o;
       o.pem_root_certs = pems.ca; // "" = gRPC's default roots
       o.pem_cert_chain = pems.cert;
       o.pem_private_key = pems.key;
-      credentials = grpc::SslCredentials(o);
+      channel.credentials = grpc::SslCredentials(o);
     }
-    stub_ = inference::GRPCInferenceService::NewStub(
-        grpc::CreateCustomChannel(target_, credentials, args));
+    stub_ = inference::GRPCInferenceService::NewStub(makeChannel(target_, channel));
   }
 
   Result<protocol::InferResponse> infer(const protocol::InferRequest &request) override {
@@ -150,13 +143,13 @@ public:
     return protocol::fromHttpError(r->status, r->body);
   }
 
-  std::string target() const override { return hostPort(hp_); }
+  std::string target() const override { return formatHostPort(hp_); }
 
 private:
   httplib::Client client() const {
     httplib::Client cli = options_.tls
-                              ? httplib::Client("https://" + hostPort(hp_), options_.tls_cert_file,
-                                                options_.tls_key_file)
+                              ? httplib::Client("https://" + formatHostPort(hp_),
+                                                options_.tls_cert_file, options_.tls_key_file)
                               : httplib::Client(hp_.host, hp_.port);
     if (options_.tls) {
       cli.enable_server_certificate_verification(true);
@@ -215,29 +208,7 @@ Result<HostPort> parseServerUrl(const std::string &url, WireProtocol protocol) {
   }
   while (!s.empty() && s.back() == '/')
     s.pop_back();
-  HostPort hp;
-  std::string port;
-  if (!s.empty() && s.front() == '[') {
-    size_t close = s.find(']');
-    if (close == std::string::npos || close + 1 >= s.size() || s[close + 1] != ':')
-      return invalidArgument() << "url '" << url << "': expected [ipv6]:port";
-    hp.host = s.substr(1, close - 1);
-    port = s.substr(close + 2);
-  } else {
-    size_t colon = s.rfind(':');
-    if (colon == std::string::npos)
-      return invalidArgument() << "url '" << url << "' has no port";
-    hp.host = s.substr(0, colon);
-    port = s.substr(colon + 1);
-  }
-  if (hp.host.empty())
-    return invalidArgument() << "url '" << url << "' has no host";
-  auto r = std::from_chars(port.data(), port.data() + port.size(), hp.port);
-  if (port.empty() || r.ec != std::errc() || r.ptr != port.data() + port.size() || hp.port < 1 ||
-      hp.port > 65535)
-    return invalidArgument() << "url '" << url << "': port '" << port
-                             << "' is not a number in [1, 65535]";
-  return hp;
+  return parseHostPort(s, "url '" + url + "'");
 }
 
 Result<std::unique_ptr<KServeClient>> KServeClient::create(KServeClientOptions options) {

@@ -17,6 +17,7 @@
 #pragma once
 
 #include "protocol/inference.h"
+#include "support/net.h"
 #include "support/status.h"
 
 #include <cstdint>
@@ -46,12 +47,6 @@ struct KServeClientOptions {
   /// both or neither.
   std::string tls_cert_file;
   std::string tls_key_file;
-};
-
-/// A parsed "host:port".
-struct HostPort {
-  std::string host;
-  int port = 0;
 };
 
 /// Parses `url` for `protocol` (rules above). InvalidArgument for a missing or bad port,

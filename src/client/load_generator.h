@@ -1,6 +1,6 @@
 //===- client/load_generator.h - Load of valid and malformed requests --------===//
 //
-// The engine of `reactant-server loadgen` (issues 4 and 8): N concurrent clients send
+// The engine of `reactant-server loadgen`: N concurrent clients send
 // inference requests to a running KServe V2 server over gRPC, HTTP or both, for a
 // duration or a request count, and the run ends with a report: throughput, latency
 // percentiles (p50, p90, p99, max) of the valid requests, and per request kind the

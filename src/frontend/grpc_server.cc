@@ -7,6 +7,7 @@
 #include "protocol/proto/reactant_control_v1.grpc.pb.h"
 #include "protocol/proto/reactant_evidence_v1.grpc.pb.h"
 #include "protocol/status_mapping.h"
+#include "support/net.h"
 
 #include <grpcpp/grpcpp.h>
 #include <nlohmann/json.hpp>
@@ -51,10 +52,9 @@ public:
 /// Every RPC of the server goes through gRPC's async API on this one completion queue,
 /// polled by the server's own threads: the thread that receives a call runs its handler
 /// (and, for ModelInfer, the inference when the scheduler dispatches it on the caller's
-/// thread) and sends the answer, so a request passes between no threads. (With the callback
-/// API, gRPC's own threads polled too, and a request that one of them received woke a second
-/// thread to run it: each such wake-up costs about 100 us on the H200 machine's virtual CPUs;
-/// docs/performance.md.)
+/// thread) and sends the answer, so a request passes between no threads: handing a call to
+/// another thread would cost a thread wake-up per request (gRPC's callback API does that;
+/// docs/performance.md, "Against jaxlib, and where the 1-client overhead goes").
 class GrpcCallQueue {
 public:
   /// A generated AsyncService's RequestXxx member: asks for the next call of method Xxx.
@@ -557,10 +557,7 @@ Status GrpcServer::start() {
   auto inference_service = std::make_unique<inference::GRPCInferenceService::AsyncService>();
   auto control_service = std::make_unique<reactant_control::ControlService::AsyncService>();
   auto evidence_service = std::make_unique<reactant_evidence::EvidenceService::AsyncService>();
-  std::string host = options_.host;
-  if (host.find(':') != std::string::npos && host.front() != '[')
-    host = "[" + host + "]"; // IPv6 literal
-  std::string address = host + ":" + std::to_string(options_.port);
+  std::string address = formatHostPort(options_.host, options_.port);
   auto clampInt = [](int64_t v) { return static_cast<int>(std::clamp<int64_t>(v, 0, INT_MAX)); };
   grpc::ServerBuilder builder;
   int selected_port = 0;

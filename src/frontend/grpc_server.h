@@ -93,8 +93,8 @@ struct GrpcServerOptions {
   int threads = 4;
   /// How long a polling thread keeps polling without sleeping after it last had work
   /// (config key grpc.busy_poll_us); 0 = sleep at once. Polling costs a busy core per
-  /// thread while it lasts and saves the wake-up of a sleeping one per call (about 100 us on
-  /// a virtual machine whose idle cores halt; docs/performance.md).
+  /// thread while it lasts and saves the wake-up of a sleeping one per call (costly on a
+  /// virtual machine whose idle cores halt; docs/performance.md).
   std::chrono::microseconds busy_poll{0};
 };
 

@@ -1,7 +1,7 @@
 //===- frontend/request_log.h - One rate-limited log line per failed request ---===//
 //
-// Every inference request that is answered with an error is logged once (issue 8,
-// "Structured logs"), through spdlog, so it follows the text or JSON log format:
+// Every inference request that is answered with an error is logged once (docs/operations.md,
+// "Request error logs"), through spdlog, so it follows the text or JSON log format:
 //
 //   request failed protocol=grpc model="digits" id="7" code=INVALID_ARGUMENT
 //     reason="model 'digits', request '7': input 'image': ..."

@@ -7,6 +7,7 @@
 #include "gateway/metrics_merge.h"
 #include "protocol/evidence.h"
 
+#include <fmt/ranges.h>
 #include <grpcpp/grpcpp.h>
 #include <spdlog/spdlog.h>
 
@@ -22,13 +23,6 @@ constexpr auto kScrapeTimeout = std::chrono::seconds(5);
 
 double secondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-std::string joinNames(const std::vector<std::string> &v) {
-  std::string out = "[";
-  for (size_t i = 0; i < v.size(); ++i)
-    out += (i ? ", " : "") + v[i];
-  return out + "]";
 }
 
 } // namespace
@@ -122,7 +116,7 @@ Status Gateway::Impl::start() {
   spdlog::info("gateway serving grpc={}:{} http={} metrics={} mode={} workers={}",
                config_.listen_grpc.host, grpc_port_, http_ ? http_->port() : 0,
                admin_ ? admin_->port() : 0, config::schedulingModeName(config_.scheduling.mode),
-               joinNames(config_.worker_names));
+               fmt::format("[{}]", fmt::join(config_.worker_names, ", ")));
   return Status::ok();
 }
 

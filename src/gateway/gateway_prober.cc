@@ -1,6 +1,7 @@
 //===- gateway/gateway_prober.cc - Discovery, health and repacks ------------===//
 #include "gateway/gateway_impl.h"
 
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -14,13 +15,6 @@ constexpr auto kProbeWatchdog = std::chrono::seconds(8);
 constexpr auto kRefreshMinInterval = std::chrono::seconds(1);
 /// The probe interval while some worker is not ready.
 constexpr auto kNotReadyInterval = std::chrono::milliseconds(1000);
-
-std::string joinNames(const std::vector<std::string> &v) {
-  std::string out = "[";
-  for (size_t i = 0; i < v.size(); ++i)
-    out += (i ? ", " : "") + v[i];
-  return out + "]";
-}
 
 } // namespace
 
@@ -101,7 +95,7 @@ void Gateway::Impl::probeRound() {
     if (ready != was_ready_[w]) {
       if (ready)
         spdlog::info("gateway: worker '{}' ({}) ready models={}", links_[w]->name(),
-                     links_[w]->endpoint(), joinNames(models));
+                     links_[w]->endpoint(), fmt::format("[{}]", fmt::join(models, ", ")));
       else
         spdlog::warn("gateway: worker '{}' ({}) not ready: {}", links_[w]->name(),
                      links_[w]->endpoint(), r.error.empty() ? "ServerReady false" : r.error);
@@ -129,9 +123,7 @@ void Gateway::Impl::probeRound() {
     startup_checked_ = true;
     std::vector<std::string> errors = router_.startupErrors();
     if (!errors.empty() && !fatal_reported_.exchange(true)) {
-      std::string all;
-      for (const std::string &e : errors)
-        all += (all.empty() ? "" : "; ") + e;
+      const std::string all = fmt::to_string(fmt::join(errors, "; "));
       Status s = failedPrecondition() << all;
       spdlog::error("gateway: {}", all);
       if (on_fatal_)

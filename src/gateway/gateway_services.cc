@@ -5,6 +5,7 @@
 #include "protocol/status_mapping.h"
 #include "support/dtype.h"
 
+#include <fmt/ranges.h>
 #include <grpcpp/grpcpp.h>
 #include <spdlog/spdlog.h>
 
@@ -122,11 +123,8 @@ ControlFrontend::SetSchedulingPolicy(grpc::CallbackServerContext *ctx,
   Result<RuntimePolicy> applied = gw_.router().setPolicy(mask, req->policy(), &warnings);
   if (!applied.isOk())
     return finishNow(ctx, protocol::toGrpcStatus(applied.status()));
-  std::string fields;
-  for (const std::string &f : mask)
-    fields += (fields.empty() ? "" : ", ") + f;
   spdlog::info("gateway: scheduling policy changed generation={} fields=[{}]", applied->generation,
-               fields);
+               fmt::join(mask, ", "));
   fillPolicyProto(*applied, resp->mutable_applied());
   for (const std::string &w : warnings)
     resp->add_warnings(w);

@@ -1,6 +1,9 @@
 //===- gateway/worker_link.cc - The gateway's connection to one worker ------===//
 #include "gateway/worker_link.h"
 
+#include "client/grpc_channel.h"
+#include "support/net.h"
+
 #include <httplib.h>
 
 #include <algorithm>
@@ -24,19 +27,13 @@ WorkerLink::WorkerLink(std::string name, std::string endpoint, std::string metri
 }
 
 std::shared_ptr<Connection> WorkerLink::connect() const {
-  grpc::ChannelArguments args;
-  const int max = static_cast<int>(std::clamp<int64_t>(max_message_bytes_, 0, INT_MAX));
-  args.SetMaxReceiveMessageSize(max);
-  args.SetMaxSendMessageSize(max);
-  // Reconnect quickly after a worker restarts (gRPC's default backoff grows to 120 s).
-  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
+  client::ChannelOptions options;
+  options.max_message_bytes = max_message_bytes_;
+  options.fast_reconnect = true; // a worker restarts under the gateway
   // A private channel per worker link, not shared with other links to the same address.
-  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  options.private_subchannels = true;
   auto c = std::make_shared<Connection>();
-  c->channel =
-      grpc::CreateCustomChannel(target(endpoint_), grpc::InsecureChannelCredentials(), args);
+  c->channel = client::makeChannel(target(endpoint_), options);
   c->inference = inference::GRPCInferenceService::NewStub(c->channel);
   c->control = reactant_control::ControlService::NewStub(c->channel);
   return c;
@@ -142,10 +139,10 @@ Result<std::string> WorkerLink::scrapeMetrics(std::chrono::milliseconds timeout)
   std::string hostport = metrics_endpoint_;
   if (hostport.starts_with("http://"))
     hostport = hostport.substr(7);
-  const size_t colon = hostport.rfind(':');
-  const std::string host = hostport.substr(0, colon);
-  const int port = std::atoi(hostport.c_str() + colon + 1);
-  httplib::Client cli(host.front() == '[' ? host.substr(1, host.size() - 2) : host, port);
+  RS_ASSIGN_OR_RETURN(HostPort hp,
+                      parseHostPort(hostport, "worker '" + name_ + "' metrics endpoint '" +
+                                                  metrics_endpoint_ + "'"));
+  httplib::Client cli(hp.host, hp.port);
   const time_t seconds = static_cast<time_t>(timeout.count() / 1000);
   const time_t micros = static_cast<time_t>((timeout.count() % 1000) * 1000);
   cli.set_connection_timeout(seconds, micros);

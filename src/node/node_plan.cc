@@ -2,21 +2,16 @@
 #include "node/node_plan.h"
 
 #include "pjrt/vendor_profile.h"
+#include "support/net.h"
 
 #include <algorithm>
 #include <charconv>
+#include <fmt/ranges.h>
 #include <map>
 #include <set>
 
 namespace rs::node {
 namespace {
-
-std::string joined(const std::vector<std::string> &v) {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i)
-    out += (i ? "," : "") + v[i];
-  return out;
-}
 
 /// The address the gateway reaches a worker at: its `host:`, else its bind address
 /// (127.0.0.1 for a wildcard bind).
@@ -27,11 +22,6 @@ std::string reachableHost(const config::WorkerConfig &w) {
   if (h.empty() || h == "0.0.0.0" || h == "::" || h == "[::]")
     return "127.0.0.1";
   return h;
-}
-
-std::string hostPort(const std::string &host, int64_t port) {
-  const bool v6 = host.find(':') != std::string::npos && host.front() != '[';
-  return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
 /// Splits `cpus` into `n` contiguous shares whose sizes differ by at most one; with more
@@ -133,8 +123,8 @@ Result<std::vector<std::string>> assignGpus(const config::NodeConfig &node, cons
     size_t at = w.gpu ? static_cast<size_t>(*w.gpu) : next_position++;
     if (at >= in.gpus.size())
       return invalidArgument() << node.path << ": worker '" << w.worker_name << "' needs GPU " << at
-                               << " but the node has " << in.gpus.size() << " (" << joined(in.gpus)
-                               << ")";
+                               << " but the node has " << in.gpus.size() << " ("
+                               << fmt::to_string(fmt::join(in.gpus, ",")) << ")";
     if (!used.insert(in.gpus[at]).second)
       return invalidArgument() << node.path << ": worker '" << w.worker_name << "' and another "
                                << "worker both use GPU '" << in.gpus[at] << "'";
@@ -159,10 +149,10 @@ Result<config::GatewayConfig> planGateway(const PlanInputs &in,
   std::vector<std::string> metrics;
   for (const config::WorkerConfig &w : resolved) {
     const std::string host = reachableHost(w);
-    values.endpoints.push_back(hostPort(host, w.endpoints.port));
+    values.endpoints.push_back(formatHostPort(host, w.endpoints.port));
     values.worker_names.push_back(w.worker_name);
     if (w.endpoints.metrics_port > 0)
-      metrics.push_back(hostPort(host, w.endpoints.metrics_port));
+      metrics.push_back(formatHostPort(host, w.endpoints.metrics_port));
     else
       all_metrics = false;
   }
@@ -226,8 +216,8 @@ WorkerPlan planWorker(const config::WorkerConfig &w, const std::string &device,
   }
   std::sort(wp.env.begin(), wp.env.end());
   const std::string host = reachableHost(w);
-  wp.grpc_endpoint = hostPort(host, grpc_port);
-  wp.metrics_endpoint = metrics_port > 0 ? hostPort(host, metrics_port) : "";
+  wp.grpc_endpoint = formatHostPort(host, grpc_port);
+  wp.metrics_endpoint = metrics_port > 0 ? formatHostPort(host, metrics_port) : "";
   return wp;
 }
 

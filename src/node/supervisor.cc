@@ -5,6 +5,7 @@
 #include "node/output_pump.h"
 
 #include <fcntl.h>
+#include <fmt/ranges.h>
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -49,10 +50,7 @@ std::string exitText(int status) {
 }
 
 std::string cpuText(const std::vector<int> &cpus) {
-  std::string s;
-  for (int c : cpus)
-    s += (s.empty() ? "" : ",") + std::to_string(c);
-  return s.empty() ? "all" : s;
+  return cpus.empty() ? "all" : fmt::to_string(fmt::join(cpus, ","));
 }
 
 } // namespace

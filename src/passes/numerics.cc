@@ -9,6 +9,7 @@
 #include "ir/verify.h"
 
 #include <algorithm>
+#include <fmt/ranges.h>
 #include <set>
 #include <sstream>
 
@@ -246,10 +247,7 @@ std::string NumericsReport::outcome() const {
     parts.push_back("pinned " + std::to_string(ops_pinned.convolution) + " convolution");
   if (!opaque_ops.empty()) {
     const std::set<std::string> names(opaque_ops.begin(), opaque_ops.end()); // sorted, unique
-    std::string list;
-    for (const std::string &n : names)
-      list += (list.empty() ? "" : ", ") + n;
-    parts.push_back("UNGOVERNED opaque ops: " + list);
+    parts.push_back(fmt::format("UNGOVERNED opaque ops: {}", fmt::join(names, ", ")));
   }
   if (parts.empty())
     return "f32 (nothing to pin)";

@@ -54,7 +54,7 @@ inline constexpr size_t kReservedTail = 64;
 
 /// Oldest API minor whose function table and structs cover everything used here
 /// (Executable_Fingerprint 0.35, DeserializeAndLoad overrides 0.71, ExecuteOptions
-/// call_location 0.76); the plugin on the H200 reports 0.115.
+/// call_location 0.76). docs/gpu.md names the minor of the plugin in use.
 inline constexpr int kMinApiMinor = 76;
 
 // ---- Enums (pjrt.md 1.4) ---------------------------------------------------

@@ -112,7 +112,7 @@ public:
   /// events are OK. With `spin` > 0 the calling thread first polls PJRT_Event_IsReady for up
   /// to `spin` (where the plugin has it), then blocks in PJRT_Event_Await: a thread that
   /// sleeps through a GPU execution is woken by the plugin's completion thread, which costs
-  /// the wake-up of an idle core (about 100 us on the H200 machine's virtual CPUs,
+  /// the wake-up of an idle core (costly on a virtual machine whose idle cores halt;
   /// docs/performance.md); one that polls sees the completion at once, for the price of a
   /// busy core while it waits.
   Status awaitEvent(capi::PJRT_Event *event, std::string_view what,

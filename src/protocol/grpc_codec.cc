@@ -182,30 +182,21 @@ Result<uint64_t> unsignedParameter(const std::string &what, const InferParameter
 Result<std::optional<SharedMemoryRef>>
 sharedMemoryParameters(const std::string &what, const Map<std::string, InferParameter> &p,
                        const SharedMemoryRegistry *registry) {
-  auto region = p.find(kShmRegionParameter);
-  if (region == p.end()) {
-    if (p.count(kShmByteSizeParameter) || p.count(kShmOffsetParameter))
-      return invalidArgument() << what << ": shared memory size or offset given without '"
-                               << kShmRegionParameter << "'";
-    return std::optional<SharedMemoryRef>();
+  ShmParameterView view;
+  if (auto region = p.find(kShmRegionParameter); region != p.end()) {
+    view.has_region = true;
+    if (region->second.has_string_param())
+      view.region = region->second.string_param();
   }
-  if (!registry)
-    return unimplemented() << what << ": shared memory tensors are not supported";
-  SharedMemoryRef ref;
-  if (!region->second.has_string_param() || region->second.string_param().empty())
-    return invalidArgument() << what << ": parameter '" << kShmRegionParameter
-                             << "' must be a non-empty string";
-  ref.region = region->second.string_param();
-  auto size = p.find(kShmByteSizeParameter);
-  if (size == p.end())
-    return invalidArgument() << what << ": parameter '" << kShmByteSizeParameter
-                             << "' is required with '" << kShmRegionParameter << "'";
-  RS_ASSIGN_OR_RETURN(ref.byte_size, unsignedParameter(what, size->second, kShmByteSizeParameter));
-  auto offset = p.find(kShmOffsetParameter);
-  if (offset != p.end()) {
-    RS_ASSIGN_OR_RETURN(ref.offset, unsignedParameter(what, offset->second, kShmOffsetParameter));
-  }
-  return std::optional<SharedMemoryRef>(std::move(ref));
+  auto integer = [&](const char *key) -> std::function<Result<uint64_t>()> {
+    auto it = p.find(key);
+    if (it == p.end())
+      return {};
+    return [&what, &param = it->second, key] { return unsignedParameter(what, param, key); };
+  };
+  view.byte_size = integer(kShmByteSizeParameter);
+  view.offset = integer(kShmOffsetParameter);
+  return checkShmParameters(what, view, registry);
 }
 
 std::string requestPrefix(const std::string &model, const std::string &id) {

@@ -76,32 +76,24 @@ Result<int64_t> nonNegativeInteger(const std::string &what, const json &v, std::
 Result<std::optional<SharedMemoryRef>>
 sharedMemoryParameters(const std::string &what, const json &params,
                        const SharedMemoryRegistry *registry) {
-  auto region = params.find(kShmRegionParameter);
-  if (region == params.end()) {
-    if (params.contains(kShmByteSizeParameter) || params.contains(kShmOffsetParameter))
-      return invalidArgument() << what << ": shared memory size or offset given without '"
-                               << kShmRegionParameter << "'";
-    return std::optional<SharedMemoryRef>();
+  ShmParameterView view;
+  if (auto region = params.find(kShmRegionParameter); region != params.end()) {
+    view.has_region = true;
+    if (region->is_string())
+      view.region = region->get<std::string>();
   }
-  if (!registry)
-    return unimplemented() << what << ": shared memory tensors are not supported";
-  SharedMemoryRef ref;
-  if (!region->is_string() || region->get<std::string>().empty())
-    return invalidArgument() << what << ": parameter '" << kShmRegionParameter
-                             << "' must be a non-empty string";
-  ref.region = region->get<std::string>();
-  auto size = params.find(kShmByteSizeParameter);
-  if (size == params.end())
-    return invalidArgument() << what << ": parameter '" << kShmByteSizeParameter
-                             << "' is required with '" << kShmRegionParameter << "'";
-  RS_ASSIGN_OR_RETURN(int64_t n, nonNegativeInteger(what, *size, kShmByteSizeParameter));
-  ref.byte_size = static_cast<uint64_t>(n);
-  auto offset = params.find(kShmOffsetParameter);
-  if (offset != params.end()) {
-    RS_ASSIGN_OR_RETURN(int64_t o, nonNegativeInteger(what, *offset, kShmOffsetParameter));
-    ref.offset = static_cast<uint64_t>(o);
-  }
-  return std::optional<SharedMemoryRef>(std::move(ref));
+  auto integer = [&](const char *key) -> std::function<Result<uint64_t>()> {
+    auto it = params.find(key);
+    if (it == params.end())
+      return {};
+    return [&what, &value = *it, key]() -> Result<uint64_t> {
+      RS_ASSIGN_OR_RETURN(int64_t n, nonNegativeInteger(what, value, key));
+      return static_cast<uint64_t>(n);
+    };
+  };
+  view.byte_size = integer(kShmByteSizeParameter);
+  view.offset = integer(kShmOffsetParameter);
+  return checkShmParameters(what, view, registry);
 }
 
 Result<TensorEntry> parseTensorEntry(const json &e, bool input, size_t index,

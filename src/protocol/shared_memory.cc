@@ -318,4 +318,30 @@ std::string sharedMemoryStatusJson(const std::vector<SharedMemoryRegionInfo> &re
   return arr.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+Result<std::optional<SharedMemoryRef>> checkShmParameters(const std::string &what,
+                                                          const ShmParameterView &view,
+                                                          const SharedMemoryRegistry *registry) {
+  if (!view.has_region) {
+    if (view.byte_size || view.offset)
+      return invalidArgument() << what << ": shared memory size or offset given without '"
+                               << kShmRegionParameter << "'";
+    return std::optional<SharedMemoryRef>();
+  }
+  if (!registry)
+    return unimplemented() << what << ": shared memory tensors are not supported";
+  if (!view.region || view.region->empty())
+    return invalidArgument() << what << ": parameter '" << kShmRegionParameter
+                             << "' must be a non-empty string";
+  SharedMemoryRef ref;
+  ref.region = *view.region;
+  if (!view.byte_size)
+    return invalidArgument() << what << ": parameter '" << kShmByteSizeParameter
+                             << "' is required with '" << kShmRegionParameter << "'";
+  RS_ASSIGN_OR_RETURN(ref.byte_size, view.byte_size());
+  if (view.offset) {
+    RS_ASSIGN_OR_RETURN(ref.offset, view.offset());
+  }
+  return std::optional<SharedMemoryRef>(std::move(ref));
+}
+
 } // namespace rs::protocol

@@ -49,6 +49,7 @@
 #include "support/tensor.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -135,6 +136,27 @@ struct SharedMemoryRef {
   uint64_t offset = 0;
   uint64_t byte_size = 0;
 };
+
+/// One tensor's shared-memory parameters as a codec found them in its wire form (protobuf
+/// map or JSON object), before the common checks of checkShmParameters.
+struct ShmParameterView {
+  bool has_region = false;
+  /// The region parameter's value when it is a string; nullopt when absent or not a string.
+  std::optional<std::string> region;
+  /// The byte size and the offset as non-negative integers, with the codec's error text
+  /// for a value of the wrong type; empty functions when the parameter is absent.
+  std::function<Result<uint64_t>()> byte_size;
+  std::function<Result<uint64_t>()> offset;
+};
+
+/// The shared-memory reference of tensor `what` (e.g. "input 'x'"), or nullopt when it
+/// names no region. Errors: InvalidArgument when a size or offset comes without a region,
+/// the region is not a non-empty string, the byte size is missing, or a value converter
+/// fails; Unimplemented when `registry` is null (the caller offers no shared memory).
+/// The same checks in the same order for both protocols.
+Result<std::optional<SharedMemoryRef>> checkShmParameters(const std::string &what,
+                                                          const ShmParameterView &view,
+                                                          const SharedMemoryRegistry *registry);
 
 /// An output to write into a client region once the inference finishes. Holding `region`
 /// keeps it usable even if it is unregistered meanwhile.

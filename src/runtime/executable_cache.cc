@@ -3,8 +3,7 @@
 #include "support/file.h"
 
 #include "ir/printer.h"
-
-#include <openssl/evp.h>
+#include "support/digest.h"
 
 #include <atomic>
 #include <cerrno>
@@ -135,20 +134,6 @@ bool modeAllowsWriting(const fs::path &dir) {
 }
 
 } // namespace
-
-std::string sha256Hex(std::string_view bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * length);
-  for (unsigned int i = 0; i < length; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 15];
-  }
-  return out;
-}
 
 std::string executableCacheKey(std::string_view module_text, const CacheKeyParts &parts) {
   std::string material;

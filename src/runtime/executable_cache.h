@@ -60,9 +60,6 @@ struct CacheKeyParts {
 /// The cache key of `module_text` (generic form, after passes): 64 lower-case hex digits.
 std::string executableCacheKey(std::string_view module_text, const CacheKeyParts &parts);
 
-/// SHA-256 of `bytes` as 64 lower-case hex digits (OpenSSL).
-std::string sha256Hex(std::string_view bytes);
-
 /// What one lookup-or-compile did.
 struct CacheOutcome {
   bool hit = false;

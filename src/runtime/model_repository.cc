@@ -4,7 +4,9 @@
 #include "bundle/bundle.h"
 #include "bundle/shape_variant.h"
 #include "runtime/numerics_gate.h"
+#include "support/digest.h"
 
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -12,15 +14,13 @@
 #include <fstream>
 #include <sstream>
 
-#include <openssl/evp.h>
-
 namespace rs::runtime {
 namespace {
 
 /// Adds the SHA-256 of `<dir>/<file>` to `digests` (LoadedModel::file_sha256).
 Status hashBundleFile(const std::string &dir, const std::string &file,
                       std::map<std::string, std::string> &digests) {
-  RS_ASSIGN_OR_RETURN(digests[file], fileSha256((std::filesystem::path(dir) / file).string()));
+  RS_ASSIGN_OR_RETURN(digests[file], sha256OfFile((std::filesystem::path(dir) / file).string()));
   return Status::ok();
 }
 
@@ -35,12 +35,7 @@ std::string specsText(const std::vector<bundle::TensorSpec> &specs) {
 std::string batchSizesText(const std::vector<int64_t> &sizes) {
   if (sizes.empty())
     return "unbatched";
-  std::ostringstream os;
-  os << '[';
-  for (size_t i = 0; i < sizes.size(); ++i)
-    os << (i ? ", " : "") << sizes[i];
-  os << ']';
-  return os.str();
+  return fmt::format("[{}]", fmt::join(sizes, ", "));
 }
 
 } // namespace
@@ -65,33 +60,6 @@ Result<std::vector<Tensor>> LoadedModel::run(int64_t batch_size, std::vector<Ten
     return it->second->executeWithResident(inputs, *resident_weights);
   inputs.insert(inputs.end(), weights.begin(), weights.end());
   return it->second->execute(inputs);
-}
-
-Result<std::string> fileSha256(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return notFound() << path << ": cannot open to compute its sha256";
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
-    return internalError() << "sha256: cannot initialise the digest";
-  std::vector<char> buffer(size_t{1} << 20);
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    if (in.gcount() > 0)
-      EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<size_t>(in.gcount()));
-  }
-  if (!in.eof())
-    return notFound() << path << ": read error while computing its sha256";
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_DigestFinal_ex(ctx.get(), digest, &length);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) {
-    hex += kHex[digest[i] >> 4];
-    hex += kHex[digest[i] & 15];
-  }
-  return hex;
 }
 
 ModelRepository::ModelRepository(std::shared_ptr<Backend> backend, ModelRepositoryOptions options)

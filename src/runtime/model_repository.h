@@ -111,10 +111,6 @@ struct ModelRepositoryOptions {
   std::string server_build = thisBuild().toString();
 };
 
-/// SHA-256 of the file at `path` as 64 lower-case hex digits, read in 1 MiB pieces.
-/// NotFound when it cannot be opened or read.
-Result<std::string> fileSha256(const std::string &path);
-
 class ModelRepository {
 public:
   explicit ModelRepository(std::shared_ptr<Backend> backend,

@@ -6,7 +6,7 @@
 // with ResourceExhausted (gRPC RESOURCE_EXHAUSTED, HTTP 429) instead of queueing behind
 // the others. 0 means uncapped.
 //
-// Graceful shutdown (issue 8): beginDrain() makes every later acquire() fail with
+// Graceful shutdown: beginDrain() makes every later acquire() fail with
 // Unavailable (gRPC UNAVAILABLE, HTTP 503) while requests already admitted run to the end;
 // waitIdle() returns once none is left or the deadline passes.
 //

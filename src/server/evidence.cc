@@ -7,6 +7,7 @@
 #include "pjrt/vendor_profile.h"
 #include "runtime/pjrt_backend.h"
 #include "server/model_metadata.h"
+#include "support/digest.h"
 
 #include <algorithm>
 #include <cctype>
@@ -165,7 +166,7 @@ BackendFacts pjrtBackendFacts(const runtime::PjrtBackend &backend) {
   f.pjrt_plugin_path = client.plugin().path();
   f.pjrt_plugin_version = client.plugin().apiVersion();
   f.cuda_version = client.device().platform_version;
-  Result<std::string> digest = runtime::fileSha256(f.pjrt_plugin_path);
+  Result<std::string> digest = sha256OfFile(f.pjrt_plugin_path);
   f.pjrt_plugin_sha256 = digest.isOk() ? *digest : "unknown (" + digest.status().message() + ")";
   f.driver_version = pjrt::probeDriverVersion(backend.vendor());
   return f;

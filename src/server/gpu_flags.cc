@@ -2,7 +2,7 @@
 #include "server/gpu_flags.h"
 
 #include "pjrt/compile_options.h"
-#include "runtime/executable_cache.h"
+#include "support/digest.h"
 #include "support/file.h"
 
 #include <spdlog/spdlog.h>
@@ -63,14 +63,14 @@ AutotuneCacheContents inspectAutotuneCache(const std::string &dir) {
   for (const std::filesystem::path &f : files) {
     const std::string bytes = readOrEmpty(f.string());
     const std::string name = std::filesystem::relative(f, dir, ec).generic_string();
-    material += name + '\n' + runtime::sha256Hex(bytes) + '\n';
+    material += name + '\n' + sha256Hex(bytes) + '\n';
     ++c.files;
     if (f.filename() == kResultsFile)
       c.results += std::max<int64_t>(0, countAutotuneResults(bytes));
     else
       ++c.results;
   }
-  c.sha256 = runtime::sha256Hex(material);
+  c.sha256 = sha256Hex(material);
   return c;
 }
 

@@ -11,6 +11,7 @@
 #include "server/evidence.h"
 #include "server/gpu_flags.h"
 
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #if defined(__GLIBC__)
@@ -28,14 +29,6 @@
 namespace rs::server {
 namespace {
 
-/// "[a, b]" of `items`.
-template <typename C> std::string listText(const C &items) {
-  std::string out = "[";
-  for (const auto &item : items)
-    out += (out.size() > 1 ? ", " : "") + std::string(item);
-  return out + "]";
-}
-
 /// The `Effective configuration` line: the build's identity (as `--version`), every
 /// resolved key=value sorted, then which keys came from the environment and which the
 /// regulated profile set.
@@ -46,8 +39,8 @@ void logEffectiveConfiguration(const config::WorkerConfig &config, const ServerB
      << " build.eigen=" << build.eigen;
   for (const auto &[key, value] : config::effectiveSettings(config))
     os << ' ' << key << '=' << value;
-  os << " from_environment=" << listText(config.env_keys)
-     << " from_profile=" << listText(config.profile_keys);
+  os << fmt::format(" from_environment=[{}] from_profile=[{}]", fmt::join(config.env_keys, ", "),
+                    fmt::join(config.profile_keys, ", "));
   spdlog::info("Effective configuration worker={} {}", config.worker_name, os.str());
   if (!config.env_overrides.empty()) {
     std::ostringstream env;
@@ -222,8 +215,8 @@ namespace {
 /// memory freed into an arena serves only that arena's later allocations: when a CPU
 /// worker's batches run on several threads (the gRPC polling threads dispatch inline), every
 /// one of them keeps a batch's worth of freed activations. Two arenas keep the peak near one
-/// batch's (bench/serve_rss.sh, bert_bench, 4 polling threads: 155 MB, 143 MB with two). A
-/// MALLOC_ARENA_MAX in the environment wins.
+/// batch's (bench/serve_rss.sh measures it; docs/performance.md). A MALLOC_ARENA_MAX in the
+/// environment wins.
 void limitMallocArenas() {
 #if defined(__GLIBC__)
   if (std::getenv("MALLOC_ARENA_MAX") == nullptr)

@@ -28,7 +28,7 @@
 // The device-memory series of the reference describe a GPU memory pool, which the CPU
 // backend does not have, so they are not exported.
 //
-// Ours (issue 8):
+// Ours:
 // - histograms worker_request_queue_seconds{model} (submit to dispatch) and
 //   worker_request_compute_seconds{model} (the dispatch that ran the request), buckets
 //   0.0001·2^k s, k = 0..17; worker_batch_size{model} (real rows per dispatch, buckets

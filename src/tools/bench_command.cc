@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <memory>
 
@@ -175,9 +176,7 @@ int runBenchCommand(const BenchCommandOptions &o) {
   }
   const bundle::Bundle &b = *loaded;
   const std::vector<int64_t> sizes = b.batchSizes();
-  std::string compiled;
-  for (int64_t size : sizes)
-    compiled += (compiled.empty() ? "" : ", ") + std::to_string(size);
+  const std::string compiled = fmt::to_string(fmt::join(sizes, ", "));
   for (int64_t batch : o.batches)
     if (std::find(sizes.begin(), sizes.end(), batch) == sizes.end()) {
       std::fprintf(stderr, "bench: batch size %lld is not compiled in bundle %s (compiled: %s)\n",

@@ -8,6 +8,7 @@
 #include "tools/bundle_convert.h"
 #include "tools/bundle_inspect.h"
 
+#include <fmt/ranges.h>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -54,9 +55,7 @@ int validateBundles(const std::vector<std::string> &dirs, std::ostream &out) {
       const runtime::LoadedModel &m = *state.model;
       for (const std::string &warning : m.warnings)
         printLine(out, "warning", dir, warning);
-      std::string sizes;
-      for (int64_t b : m.batch_sizes)
-        sizes += (sizes.empty() ? "" : ", ") + std::to_string(b);
+      const std::string sizes = fmt::to_string(fmt::join(m.batch_sizes, ", "));
       std::string inputs;
       for (const auto &spec : m.manifest.executable_inputs)
         inputs += (inputs.empty() ? "" : ", ") + spec.name + ": " + spec.toString();

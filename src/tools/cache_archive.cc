@@ -3,11 +3,11 @@
 
 #include "config/node_config.h"
 #include "support/build_info.h"
+#include "support/digest.h"
 
 #include <archive.h>
 #include <archive_entry.h>
 #include <nlohmann/json.hpp>
-#include <openssl/evp.h>
 
 #include <algorithm>
 #include <atomic>
@@ -34,31 +34,6 @@ namespace {
 constexpr std::string_view kManifestName = "MANIFEST.json";
 constexpr std::string_view kSumsName = "SHA256SUMS";
 constexpr size_t kChunkBytes = size_t{1} << 16;
-
-/// Incremental SHA-256 (OpenSSL EVP).
-class Sha256 {
-public:
-  Sha256() : ctx_(EVP_MD_CTX_new(), EVP_MD_CTX_free) {
-    EVP_DigestInit_ex(ctx_.get(), EVP_sha256(), nullptr);
-  }
-  void update(const void *data, size_t size) { EVP_DigestUpdate(ctx_.get(), data, size); }
-  /// The digest as 64 lower-case hex digits; call once.
-  std::string hex() {
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int length = 0;
-    EVP_DigestFinal_ex(ctx_.get(), digest, &length);
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < length; ++i) {
-      out += kHex[digest[i] >> 4];
-      out += kHex[digest[i] & 15];
-    }
-    return out;
-  }
-
-private:
-  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX *)> ctx_;
-};
 
 /// One file of the archive.
 struct CacheFile {
@@ -139,7 +114,7 @@ Status hashFile(CacheFile &file) {
   if (in.bad())
     return unavailable() << "cannot read " << file.source;
   file.size = size;
-  file.sha256 = sha.hex();
+  file.sha256 = sha.hexDigest();
   return Status::ok();
 }
 
@@ -191,7 +166,7 @@ Status writeFileMember(struct archive *a, const CacheFile &file) {
     RS_RETURN_IF_ERROR(writeData(a, file.name, buf.data(), n));
     size += static_cast<int64_t>(n);
   }
-  if (size != file.size || sha.hex() != file.sha256)
+  if (size != file.size || sha.hexDigest() != file.sha256)
     return failedPrecondition() << file.source
                                 << " changed while it was exported (is a worker writing the "
                                    "cache?); export again";
@@ -364,7 +339,7 @@ checkArchive(const std::string &path) {
     if (name == kManifestName) {
       have_manifest = true;
     } else if (name != kSumsName) {
-      facts.sha256 = sha.hex();
+      facts.sha256 = sha.hexDigest();
       members[name] = std::move(facts);
     }
   }
@@ -448,7 +423,7 @@ Status extractMember(struct archive *a, const std::string &name, const fs::path 
   }
   if (s.isOk() && n < 0)
     s = dataLoss() << "member " << name << " cannot be read: " << archiveError(a);
-  if (s.isOk() && sha.hex() != want.sha256)
+  if (s.isOk() && sha.hexDigest() != want.sha256)
     s = dataLoss() << name << " fails its checksum on the second read (the archive changed "
                    << "during the import)";
   if (s.isOk() && ::fsync(fd) != 0)

@@ -74,8 +74,7 @@ Result<std::string> httpGet(httplib::Client &client, const std::string &path, in
 
 int verify(const CacheVerifyOptions &options, std::ostream &out, std::ostream &err,
            CacheVerifyFigures &fig) {
-  Result<client::HostPort> hp =
-      client::parseServerUrl(options.metrics_url, client::WireProtocol::kHttp);
+  Result<HostPort> hp = client::parseServerUrl(options.metrics_url, client::WireProtocol::kHttp);
   if (!hp.isOk()) {
     err << "cache verify: --metrics-url: " << hp.status().message() << "\n";
     return kCacheError;

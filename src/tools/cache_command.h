@@ -1,6 +1,6 @@
 //===- tools/cache_command.h - `reactant-server cache export|import|verify` -===//
 //
-// Backing up the compile caches (issue 10; docs/validation.md, seed/reproducibility.md
+// Backing up the compile caches (docs/validation.md, seed/reproducibility.md
 // "keep and back up the caches"):
 //
 //   reactant-server cache export ARCHIVE [--config NODE.yaml] [--model-repo DIR]

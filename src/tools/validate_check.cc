@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bundle/safetensors.h"
-#include "runtime/model_repository.h"
+#include "support/digest.h"
 #include "support/file.h"
 #include "tools/validate_command.h"
 #include "tools/validate_impl.h"
@@ -147,7 +147,7 @@ RequestCheck checkRequest(const json &entry, client::KServeClient &client, const
   RequestCheck check;
   check.name = str(entry, "name");
   PlannedRequest p{check.name, str(entry, "model"), str(entry, "file"), str(entry, "kind")};
-  Result<std::string> sha = runtime::fileSha256(p.file);
+  Result<std::string> sha = sha256OfFile(p.file);
   if (!sha.isOk()) {
     check.status = "not checked";
     check.message = "request file missing: " + sha.status().message();

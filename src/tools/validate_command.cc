@@ -2,12 +2,12 @@
 #include "tools/validate_command.h"
 
 #include "bundle/safetensors.h"
+#include "client/grpc_channel.h"
 #include "client/infer_io.h"
-#include "ir/float_bits.h"
 #include "protocol/proto/reactant_evidence_v1.grpc.pb.h"
 #include "protocol/status_mapping.h"
-#include "runtime/executable_cache.h"
-#include "runtime/model_repository.h"
+#include "support/digest.h"
+#include "support/net.h"
 #include "tools/validate_impl.h"
 
 #include <grpcpp/grpcpp.h>
@@ -57,7 +57,7 @@ Result<client::WireProtocol> parseProtocol(const std::string &name) {
 }
 
 std::string serverText(const client::KServeClientOptions &c) {
-  Result<client::HostPort> hp = client::parseServerUrl(c.url, c.protocol);
+  Result<HostPort> hp = client::parseServerUrl(c.url, c.protocol);
   if (!hp.isOk())
     return c.url;
   return protocolName(c.protocol) + "://" + hp->host + ":" + std::to_string(hp->port);
@@ -76,8 +76,8 @@ Result<json> parseObject(std::string_view text, std::string_view what) {
 }
 
 std::string sha256OfTensor(const Tensor &t) {
-  return runtime::sha256Hex(std::string_view(reinterpret_cast<const char *>(t.data()),
-                                             static_cast<size_t>(t.byteSize())));
+  return sha256Hex(std::string_view(reinterpret_cast<const char *>(t.data()),
+                                    static_cast<size_t>(t.byteSize())));
 }
 
 /// A string member of `j`, or "".
@@ -236,7 +236,7 @@ using namespace detail;
 //===----------------------------------------------------------------------===//
 
 Result<json> fetchEvidence(const client::KServeClientOptions &client) {
-  RS_ASSIGN_OR_RETURN(client::HostPort hp, client::parseServerUrl(client.url, client.protocol));
+  RS_ASSIGN_OR_RETURN(HostPort hp, client::parseServerUrl(client.url, client.protocol));
   const std::string where = serverText(client);
   if (client.protocol == client::WireProtocol::kHttp) {
     httplib::Client cli(hp.host, hp.port);
@@ -252,12 +252,10 @@ Result<json> fetchEvidence(const client::KServeClientOptions &client) {
       return protocol::fromHttpError(r->status, r->body).withPrefix(where + " GET /v2/evidence");
     return parseObject(r->body, where + " GET /v2/evidence");
   }
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(
-      static_cast<int>(std::clamp<int64_t>(client.max_message_bytes, 0, INT_MAX)));
-  const std::string host = hp.host.find(':') != std::string::npos ? "[" + hp.host + "]" : hp.host;
-  auto stub = reactant_evidence::EvidenceService::NewStub(grpc::CreateCustomChannel(
-      host + ":" + std::to_string(hp.port), grpc::InsecureChannelCredentials(), args));
+  client::ChannelOptions channel;
+  channel.max_message_bytes = client.max_message_bytes;
+  auto stub =
+      reactant_evidence::EvidenceService::NewStub(client::makeChannel(formatHostPort(hp), channel));
   grpc::ClientContext ctx;
   if (client.timeout_ms > 0)
     ctx.set_deadline(std::chrono::system_clock::now() +
@@ -313,95 +311,6 @@ std::vector<IdentityChange> compareIdentity(const json &recorded, const json &cu
   return out;
 }
 
-TensorDifference tensorDifference(const Tensor &a, const Tensor &b) {
-  TensorDifference d;
-  if (a.dtype() != b.dtype() || a.shape() != b.shape())
-    return d;
-  const DType t = a.dtype();
-  const int64_t width = dtypeSize(t) / (isComplex(t) ? 2 : 1);
-  const int64_t n = a.byteSize() / std::max<int64_t>(width, 1);
-  auto value = [&](const Tensor &x, int64_t i) -> double {
-    const uint8_t *p = x.data() + i * width;
-    switch (t) {
-    case DType::kBool: return *p ? 1 : 0;
-    case DType::kI8: return static_cast<int8_t>(*p);
-    case DType::kU8: return *p;
-    case DType::kI16: {
-      int16_t v;
-      std::memcpy(&v, p, 2);
-      return v;
-    }
-    case DType::kU16: {
-      uint16_t v;
-      std::memcpy(&v, p, 2);
-      return v;
-    }
-    case DType::kI32: {
-      int32_t v;
-      std::memcpy(&v, p, 4);
-      return v;
-    }
-    case DType::kU32: {
-      uint32_t v;
-      std::memcpy(&v, p, 4);
-      return v;
-    }
-    case DType::kI64: {
-      int64_t v;
-      std::memcpy(&v, p, 8);
-      return static_cast<double>(v);
-    }
-    case DType::kU64: {
-      uint64_t v;
-      std::memcpy(&v, p, 8);
-      return static_cast<double>(v);
-    }
-    case DType::kF16: {
-      uint16_t v;
-      std::memcpy(&v, p, 2);
-      return ir::halfBitsToDouble(v);
-    }
-    case DType::kBF16: {
-      uint16_t v;
-      std::memcpy(&v, p, 2);
-      return ir::bf16BitsToDouble(v);
-    }
-    case DType::kF32:
-    case DType::kComplex64: {
-      float v;
-      std::memcpy(&v, p, 4);
-      return v;
-    }
-    case DType::kF64:
-    case DType::kComplex128: {
-      double v;
-      std::memcpy(&v, p, 8);
-      return v;
-    }
-    default: return 0;
-    }
-  };
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  for (int64_t i = 0; i < n; ++i) {
-    if (std::memcmp(a.data() + i * width, b.data() + i * width, static_cast<size_t>(width)) == 0)
-      continue;
-    ++d.elements_differing;
-    const double x = value(a, i), y = value(b, i);
-    double abs_diff, rel_diff;
-    if (std::isnan(x) || std::isnan(y)) {
-      abs_diff = rel_diff = (std::isnan(x) && std::isnan(y)) ? 0 : kInf; // NaN payloads
-    } else if (x == y) {
-      abs_diff = rel_diff = 0; // +0 vs -0
-    } else {
-      abs_diff = std::fabs(x - y);
-      rel_diff = x == 0 ? kInf : abs_diff / std::fabs(x);
-    }
-    d.max_abs_diff = std::max(d.max_abs_diff, abs_diff);
-    d.max_rel_diff = std::max(d.max_rel_diff, rel_diff);
-  }
-  return d;
-}
-
 //===----------------------------------------------------------------------===//
 // validate record
 //===----------------------------------------------------------------------===//
@@ -423,7 +332,7 @@ Result<json> record(const ValidateRecordOptions &o, std::ostream &out) {
   size_t outputs = 0;
   for (size_t i = 0; i < planned.size(); ++i) {
     const PlannedRequest &p = planned[i];
-    RS_ASSIGN_OR_RETURN(std::string file_sha, runtime::fileSha256(p.file));
+    RS_ASSIGN_OR_RETURN(std::string file_sha, sha256OfFile(p.file));
     RS_ASSIGN_OR_RETURN(protocol::InferRequest request, loadRequest(p, identity));
     Result<protocol::InferResponse> response = client->infer(request);
     if (!response.isOk())

@@ -1,6 +1,6 @@
 //===- tools/validate_command.h - `reactant-server validate record|check` --===//
 //
-// Validation records (issue 10; docs/validation.md walks through them):
+// Validation records (docs/validation.md walks through them):
 //
 //   reactant-server validate record --out RECORD.json [--model M] [--requests [M=]PATH]...
 //       [--golden [M=]PATH]... [--outputs-dir DIR] [--protocol grpc|http] [--url host:port]
@@ -48,6 +48,7 @@
 #pragma once
 
 #include "client/kserve_client.h"
+#include "client/tensor_compare.h"
 #include "protocol/evidence.h"
 #include "support/status.h"
 
@@ -118,15 +119,9 @@ struct IdentityChange {
 std::vector<IdentityChange> compareIdentity(const nlohmann::json &recorded,
                                             const nlohmann::json &current);
 
-/// Largest differences between two tensors of the same dtype and shape: elements that
-/// differ bit for bit, and over them the max |a - b| and max |a - b| / |a| (a = recorded;
-/// inf when a is 0 or one side is NaN and the other is not).
-struct TensorDifference {
-  int64_t elements_differing = 0;
-  double max_abs_diff = 0;
-  double max_rel_diff = 0;
-};
-TensorDifference tensorDifference(const Tensor &recorded, const Tensor &current);
+/// How far a tensor moved from its recorded value (client/tensor_compare.h).
+using client::TensorDifference;
+using client::tensorDifference;
 
 /// Runs `validate record`; writes the report to `out`, errors to `err`; returns the exit
 /// status (kValidateMatch on success, kValidateError otherwise).

@@ -1,4 +1,5 @@
-// Diagnostics: position and text of the first error (cases_test.cc).
+// RUN: reactant-server run --split-input-file --verify-diagnostics %s
+// Diagnostics: position and text of the first error.
 
 func.func @f(%a: tensor<f32>) -> tensor<f32> {
   // expected-error @+1 {{use of undefined value '%9'}}

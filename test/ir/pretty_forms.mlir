@@ -1,4 +1,6 @@
-// Pretty forms and the generic spelling the parser normalises them to (cases_test.cc).
+// RUN: reactant-server run --split-input-file --verify-diagnostics --verify-roundtrip --print-ir %s \
+// RUN:   | FileCheck %s --check-prefixes=CHECK,CASE
+// Pretty forms and the generic spelling the parser normalises them to.
 
 // CHECK: "stablehlo.rng_bit_generator"(%0) <{rng_algorithm = #stablehlo<rng_algorithm THREE_FRY>}> : (tensor<2xui64>) -> (tensor<2xui64>, tensor<4xui32>)
 // CHECK: "stablehlo.rng"(%1, %2, %3) <{rng_distribution = #stablehlo<rng_distribution UNIFORM>}>
@@ -10,6 +12,7 @@ func.func @main(%state: tensor<2xui64>, %a: tensor<f32>, %b: tensor<f32>, %shape
 
 // -----
 
+// CASE-LABEL: // -----
 // CHECK: "stablehlo.fft"(%0) <{fft_length = array<i64: 4>, fft_type = #stablehlo<fft_type RFFT>}> : (tensor<4xf32>) -> tensor<3xcomplex<f32>>
 // CHECK: "stablehlo.real"(%1) : (tensor<3xcomplex<f32>>) -> tensor<3xf32>
 // CHECK: "stablehlo.complex"(%2, %2) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xcomplex<f32>>
@@ -22,6 +25,7 @@ func.func @main(%x: tensor<4xf32>) -> tensor<3xcomplex<f32>> {
 
 // -----
 
+// CASE-LABEL: // -----
 // CHECK: "stablehlo.cholesky"(%0) <{lower = true}> : (tensor<3x3xf32>) -> tensor<3x3xf32>
 // CHECK: "stablehlo.einsum"(%1, %1) <{einsum_config = "ab,bc->ac"}>
 // CHECK: "stablehlo.broadcast"(%2) <{broadcast_sizes = array<i64: 2>}> : (tensor<3x3xf32>) -> tensor<2x3x3xf32>
@@ -38,6 +42,7 @@ func.func @main(%a: tensor<3x3xf32>) -> tensor<i32> {
 
 // -----
 
+// CASE-LABEL: // -----
 // CHECK: "stablehlo.dynamic_iota"(%0) <{iota_dimension = 0 : i64}> : (tensor<1xi64>) -> tensor<4xi32>
 // CHECK: "stablehlo.dynamic_broadcast_in_dim"(%2, %1) <{broadcast_dimensions = array<i64: 1>, known_expanding_dimensions = array<i64>, known_nonexpanding_dimensions = array<i64: 0>}>
 func.func @main(%s: tensor<1xi64>, %t: tensor<2xi64>) -> tensor<3x4xi32> {
@@ -48,6 +53,7 @@ func.func @main(%s: tensor<1xi64>, %t: tensor<2xi64>) -> tensor<3x4xi32> {
 
 // -----
 
+// CASE-LABEL: // -----
 // CHECK: %3 = "stablehlo.tuple"(%0, %1) : (tensor<f32>, tensor<i32>) -> tuple<tensor<f32>, tensor<i32>>
 // CHECK-NEXT: %4 = "stablehlo.get_tuple_element"(%3) <{index = 1 : i32}> : (tuple<tensor<f32>, tensor<i32>>) -> tensor<i32>
 // CHECK: "stablehlo.after_all"(%2, %2) : (!stablehlo.token, !stablehlo.token) -> !stablehlo.token
@@ -60,6 +66,7 @@ func.func @main(%a: tensor<f32>, %b: tensor<i32>, %t: !stablehlo.token) -> tenso
 
 // -----
 
+// CASE-LABEL: // -----
 // CHECK: "stablehlo.composite"(%1) <{composite_attributes = {n = 2 : i64}, decomposition = @add_n.impl, name = "my.add_n", version = 1 : i32}> : (tensor<i64>) -> tensor<i64>
 // CHECK: "stablehlo.custom_call"(%2) <{api_version = 4 : i32, backend_config = {k = 1 : i64}, call_target_name = "foo-bar", has_side_effect = true}> {mhlo.frontend_attributes = {x = "y"}} : (tensor<i64>) -> ()
 func.func @add_n.impl(%arg0: tensor<i64>) -> tensor<i64> {
@@ -73,6 +80,7 @@ func.func @main(%x: tensor<i64>) -> tensor<i64> {
 
 // -----
 
+// CASE-LABEL: // -----
 // Unary, binary and ternary ops: a single type, or a function type when they differ.
 // CHECK: "stablehlo.clamp"(%1, %0, %2) : (tensor<f32>, tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
 // CHECK: "stablehlo.bitcast_convert"(%3) : (tensor<3xf32>) -> tensor<3xi32>
@@ -90,8 +98,9 @@ func.func @main(%x: tensor<3xf32>, %lo: tensor<f32>, %hi: tensor<f32>) -> tensor
 
 // -----
 
+// CASE-LABEL: // -----
 // Generic ops with regions keep them; properties may also come in the attr-dict.
-// CHECK: "stablehlo.reduce_window"(%0, %1) <{padding = dense<[[0, 0], [0, 1]]> : tensor<2x2xi64>, window_dimensions = array<i64: 1, 2>, window_strides = array<i64: 1, 2>}> ({
+// CHECK: "stablehlo.reduce_window"(%0, %1) <{padding = dense<{{\[\[}}0, 0], [0, 1]]> : tensor<2x2xi64>, window_dimensions = array<i64: 1, 2>, window_strides = array<i64: 1, 2>}> ({
 // CHECK-NEXT: ^bb0(%2: tensor<f32>, %3: tensor<f32>):
 // CHECK-NEXT: %4 = "stablehlo.maximum"(%2, %3)
 // CHECK-NEXT: "stablehlo.return"(%4) : (tensor<f32>) -> ()

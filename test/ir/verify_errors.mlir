@@ -1,5 +1,6 @@
+// RUN: reactant-server run --split-input-file --verify-diagnostics %s
 // Verifier diagnostics (ir/verify.h): one StableHLO constraint broken per chunk, parsed
-// text that the verifier refuses; position and text of the error (cases_test.cc).
+// text that the verifier refuses; position and text of the error.
 // Elementwise ops first, then data movement, dot_general and convolution, gather and
 // scatter, the reductions, control flow.
 

@@ -1,12 +1,15 @@
-// RUN: numerics mode=f32 target_tf32=false
+// RUN: reactant-server run --split-input-file --verify-diagnostics --verify-roundtrip --print-ir --print-outcome --pass numerics --numerics-mode f32 %s \
+// RUN:   | FileCheck %s --check-prefixes=CHECK,CASE
+// RUN: reactant-server run --split-input-file --verify-diagnostics --verify-roundtrip --print-ir --pass numerics --numerics-mode f32 %s \
+// RUN:   | FileCheck %s --check-prefix=CASE
 // numerics f32 (DESIGN.md "Numerics"): every f32 matmul-class op without an algorithm is
 // pinned to HIGHEST, TF32 algorithms become all-f32, the check proves the pin.
 
 // A DEFAULT dot_general is pinned.
-// OUTCOME: f32 (pinned 1 dot_general)
+// CHECK: // numerics: f32 (pinned 1 dot_general){{$}}
 // CHECK: "stablehlo.dot_general"
 // CHECK: precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]
-// CHECK-NOT: precision DEFAULT
+// CASE-NOT: precision DEFAULT
 func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
@@ -14,10 +17,11 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
+// CASE-LABEL: // -----
 // HIGH is not HIGHEST (XLA may use TF32 or bf16x3 for it): pinned.
-// OUTCOME: f32 (pinned 1 dot_general)
+// CHECK: // numerics: f32 (pinned 1 dot_general){{$}}
 // CHECK: precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]
-// CHECK-NOT: precision HIGH>
+// CASE-NOT: precision HIGH>
 func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], precision = [HIGH, HIGH] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
@@ -25,8 +29,9 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
+// CASE-LABEL: // -----
 // One operand at DEFAULT is enough to pin both.
-// OUTCOME: f32 (pinned 1 dot_general)
+// CHECK: // numerics: f32 (pinned 1 dot_general){{$}}
 // CHECK: precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]
 func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], precision = [HIGHEST, DEFAULT] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
@@ -35,8 +40,9 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
+// CASE-LABEL: // -----
 // Already HIGHEST: nothing to do.
-// OUTCOME: f32 (nothing to pin)
+// CHECK: // numerics: f32 (nothing to pin){{$}}
 // CHECK: precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]
 func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], precision = [HIGHEST, HIGHEST] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
@@ -45,8 +51,9 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
+// CASE-LABEL: // -----
 // No precision_config at all (the portable export's spelling) means DEFAULT: added.
-// OUTCOME: f32 (pinned 1 dot_general)
+// CHECK: // numerics: f32 (pinned 1 dot_general){{$}}
 // CHECK: <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]}>
 func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
   %0 = "stablehlo.dot_general"(%a, %b) <{dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}> : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
@@ -55,9 +62,10 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
+// CASE-LABEL: // -----
 // bf16 and f64 ops are not f32: TF32 never touches them, HIGHEST would change them.
-// OUTCOME: f32 (nothing to pin)
-// CHECK-NOT: HIGHEST
+// CHECK: // numerics: f32 (nothing to pin){{$}}
+// CASE-NOT: HIGHEST
 func.func @main(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>, %c: tensor<2x3xf64>, %d: tensor<3x4xf64>) -> (tensor<2x4xbf16>, tensor<2x4xf64>) {
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xbf16>, tensor<3x4xbf16>) -> tensor<2x4xbf16>
   %1 = stablehlo.dot_general %c, %d, contracting_dims = [1] x [0] : (tensor<2x3xf64>, tensor<3x4xf64>) -> tensor<2x4xf64>
@@ -66,12 +74,13 @@ func.func @main(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>, %c: tensor<2x3xf64>,
 
 // -----
 
+// CASE-LABEL: // -----
 // A TF32 algorithm is rewritten to the all-f32 algorithm; precision_config is kept
 // (an algorithm overrides it).
-// OUTCOME: f32 (rewrote 1 tf32 algorithm(s))
+// CHECK: // numerics: f32 (rewrote 1 tf32 algorithm(s)){{$}}
 // CHECK: algorithm = #stablehlo.dot_algorithm<lhs_precision_type = f32, rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false>
 // CHECK: precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision DEFAULT>]
-// CHECK-NOT: tf32
+// CASE-NOT: tf32
 func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT], algorithm = <lhs_precision_type = tf32, rhs_precision_type = tf32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
@@ -79,10 +88,11 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
+// CASE-LABEL: // -----
 // TF32_TF32_F32_X3 (three TF32 products) also becomes the one-product f32 algorithm.
-// OUTCOME: f32 (rewrote 1 tf32 algorithm(s))
+// CHECK: // numerics: f32 (rewrote 1 tf32 algorithm(s)){{$}}
 // CHECK: lhs_precision_type = f32, rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false>
-// CHECK-NOT: num_primitive_operations = 3
+// CASE-NOT: num_primitive_operations = 3
 func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], algorithm = <lhs_precision_type = tf32, rhs_precision_type = tf32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 3, allow_imprecise_accumulation = false> : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
@@ -90,11 +100,12 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
+// CASE-LABEL: // -----
 // A non-TF32 explicit algorithm (BF16_BF16_F32_X6) states the exporter's intent: kept,
 // and the check accepts it.
-// OUTCOME: f32 (nothing to pin)
+// CHECK: // numerics: f32 (nothing to pin){{$}}
 // CHECK: lhs_precision_type = bf16, rhs_precision_type = bf16, accumulation_type = f32
-// CHECK-NOT: HIGHEST
+// CASE-NOT: HIGHEST
 func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0], algorithm = <lhs_precision_type = bf16, rhs_precision_type = bf16, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 6, allow_imprecise_accumulation = false> : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
@@ -102,8 +113,9 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
+// CASE-LABEL: // -----
 // The legacy stablehlo.dot is a matmul too (counted with dot_general).
-// OUTCOME: f32 (pinned 1 dot_general)
+// CHECK: // numerics: f32 (pinned 1 dot_general){{$}}
 // CHECK: "stablehlo.dot"(%0, %1) <{precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]}>
 func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
   %0 = "stablehlo.dot"(%a, %b) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
@@ -112,8 +124,9 @@ func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
+// CASE-LABEL: // -----
 // A convolution without precision_config gets one, in sorted property position.
-// OUTCOME: f32 (pinned 1 convolution)
+// CHECK: // numerics: f32 (pinned 1 convolution){{$}}
 // CHECK: "stablehlo.convolution"
 // CHECK: padding = dense<1> : tensor<2x2xi64>, precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>], rhs_dilation
 func.func @main(%x: tensor<1x8x8x1xf32>, %w: tensor<3x3x1x4xf32>) -> tensor<1x4x4x4xf32> {
@@ -123,8 +136,9 @@ func.func @main(%x: tensor<1x8x8x1xf32>, %w: tensor<3x3x1x4xf32>) -> tensor<1x4x
 
 // -----
 
+// CASE-LABEL: // -----
 // Ops in called functions and in nested regions (a while body) are pinned too.
-// OUTCOME: f32 (pinned 3 dot_general)
+// CHECK: // numerics: f32 (pinned 3 dot_general){{$}}
 // CHECK: "func.func"
 // CHECK: "stablehlo.dot_general"
 // CHECK: precision HIGHEST
@@ -133,7 +147,7 @@ func.func @main(%x: tensor<1x8x8x1xf32>, %w: tensor<3x3x1x4xf32>) -> tensor<1x4x
 // CHECK: precision HIGHEST
 // CHECK: "stablehlo.dot_general"
 // CHECK: precision HIGHEST
-// CHECK-NOT: precision DEFAULT
+// CASE-NOT: precision DEFAULT
 func.func private @square(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {
   %0 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0] : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   return %0 : tensor<2x2xf32>
@@ -156,8 +170,9 @@ func.func @main(%i: tensor<i32>, %a: tensor<2x2xf32>) -> tensor<2x2xf32> {
 
 // -----
 
+// CASE-LABEL: // -----
 // Opaque ops cannot be governed: counted and named, sorted and unique.
-// OUTCOME: f32 (pinned 1 dot_general, UNGOVERNED opaque ops: stablehlo.cholesky, stablehlo.custom_call)
+// CHECK: // numerics: f32 (pinned 1 dot_general, UNGOVERNED opaque ops: stablehlo.cholesky, stablehlo.custom_call){{$}}
 // CHECK: "stablehlo.custom_call"
 // CHECK: "stablehlo.cholesky"
 func.func @main(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {

@@ -13,6 +13,7 @@
 #include "passes/numerics.h"
 #include "runtime/cpu_backend.h"
 #include "runtime_test_util.h"
+#include "support/digest.h"
 
 #include <gtest/gtest.h>
 

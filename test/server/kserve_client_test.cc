@@ -16,7 +16,7 @@ using testing::FakeService;
 
 TEST(ParseServerUrl, AcceptsAndRejects) {
   auto ok = [](const std::string &url, client::WireProtocol p) {
-    Result<client::HostPort> r = client::parseServerUrl(url, p);
+    Result<HostPort> r = client::parseServerUrl(url, p);
     EXPECT_TRUE(r.isOk()) << url << ": " << r.status().toString();
     return r.isOk() ? r->host + " " + std::to_string(r->port) : std::string();
   };
@@ -28,7 +28,7 @@ TEST(ParseServerUrl, AcceptsAndRejects) {
   EXPECT_EQ(ok("[::1]:8001", client::WireProtocol::kGrpc), "::1 8001");
 
   auto bad = [](const std::string &url, client::WireProtocol p) {
-    Result<client::HostPort> r = client::parseServerUrl(url, p);
+    Result<HostPort> r = client::parseServerUrl(url, p);
     EXPECT_FALSE(r.isOk()) << url;
     return r.isOk() ? std::string() : r.status().message();
   };

@@ -12,6 +12,7 @@
 #include "../bundle/multishape_fixture.h"
 #include "runtime/executable_cache.h"
 #include "server/evidence.h"
+#include "support/digest.h"
 #include "validation_fixture.h"
 
 #include <gtest/gtest.h>
@@ -109,7 +110,7 @@ TEST(MultiShapeEvidence, ListsEveryVariantsProgram) {
     const nlohmann::json &p = m["programs"][program];
     const std::string file = std::string("model.") + program + ".mlir";
     EXPECT_EQ(p["file"], file);
-    EXPECT_EQ(p["sha256"], runtime::sha256Hex(readFile(dir + "/" + file)));
+    EXPECT_EQ(p["sha256"], sha256Hex(readFile(dir + "/" + file)));
     keys.insert(p["cache_key"].get<std::string>());
     EXPECT_EQ(recorded["instance"]["executable_cache"]["programs"]["text_encoder_ms"][program],
               "miss: no entry");

@@ -10,6 +10,7 @@
 #include "tools/cache_command.h"
 
 #include "runtime/executable_cache.h"
+#include "support/digest.h"
 #include "validation_fixture.h"
 
 #include <archive.h>
@@ -231,8 +232,8 @@ TEST_F(CacheArchive, CorruptedArchiveIsRefusedNamingTheFileAndNothingIsWritten) 
   EXPECT_EQ(imported.out, "");
   EXPECT_EQ(imported.err, "cache import: archive " + archive_ +
                               " refused (nothing was imported): model_repos/0/iris_mlp/.cache/" +
-                              entry + " fails its checksum: SHA-256 " + runtime::sha256Hex(bad) +
-                              ", the manifest says " + runtime::sha256Hex(good) + "\n");
+                              entry + " fails its checksum: SHA-256 " + sha256Hex(bad) +
+                              ", the manifest says " + sha256Hex(good) + "\n");
   EXPECT_FALSE(fs::exists(repo_ + "/iris_mlp/.cache"));
   EXPECT_FALSE(fs::exists(repo_ + "/digits_cnn/.cache"));
   EXPECT_FALSE(fs::exists(autotune_));
@@ -251,8 +252,8 @@ void writeArchive(const std::string &path, std::vector<std::pair<std::string, st
                                                            {"SHA256SUMS", ""}};
   for (const auto &[name, bytes] : files) {
     manifest["files"].push_back(
-        {{"path", name}, {"size", bytes.size()}, {"sha256", runtime::sha256Hex(bytes)}});
-    members[1].second += runtime::sha256Hex(bytes) + "  " + name + "\n";
+        {{"path", name}, {"size", bytes.size()}, {"sha256", sha256Hex(bytes)}});
+    members[1].second += sha256Hex(bytes) + "  " + name + "\n";
     members.emplace_back(name, bytes);
   }
   members[0].second = manifest.dump();

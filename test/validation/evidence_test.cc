@@ -5,6 +5,7 @@
 #include "protocol/proto/reactant_evidence_v1.grpc.pb.h"
 #include "runtime/executable_cache.h"
 #include "support/build_info.h"
+#include "support/digest.h"
 #include "tools/validate_command.h"
 #include "validation_fixture.h"
 
@@ -25,14 +26,14 @@ TEST(FileSha256, KnownVectorsAndMissingFile) {
   TempDir tmp;
   writeFile(tmp.str() + "/abc", "abc");
   writeFile(tmp.str() + "/empty", "");
-  Result<std::string> abc = runtime::fileSha256(tmp.str() + "/abc");
+  Result<std::string> abc = sha256OfFile(tmp.str() + "/abc");
   ASSERT_TRUE(abc.isOk()) << abc.status().toString();
   // FIPS 180-2 test vectors.
   EXPECT_EQ(*abc, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  Result<std::string> empty = runtime::fileSha256(tmp.str() + "/empty");
+  Result<std::string> empty = sha256OfFile(tmp.str() + "/empty");
   ASSERT_TRUE(empty.isOk());
   EXPECT_EQ(*empty, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  Result<std::string> missing = runtime::fileSha256(tmp.str() + "/nope");
+  Result<std::string> missing = sha256OfFile(tmp.str() + "/nope");
   ASSERT_FALSE(missing.isOk());
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(missing.status().message(), tmp.str() + "/nope: cannot open to compute its sha256");
@@ -207,8 +208,8 @@ TEST_F(ServedEvidence, DocumentHoldsTheFactsOfTheDeployment) {
   const std::string dir = repo_ + "/digits_cnn";
   const json &m = doc["models"]["digits_cnn"];
   EXPECT_EQ(m["state"], "ready");
-  EXPECT_EQ(m["manifest_sha256"], runtime::sha256Hex(readFile(dir + "/manifest.yaml")));
-  EXPECT_EQ(m["weights_sha256"], runtime::sha256Hex(readFile(dir + "/weights.safetensors")));
+  EXPECT_EQ(m["manifest_sha256"], sha256Hex(readFile(dir + "/manifest.yaml")));
+  EXPECT_EQ(m["weights_sha256"], sha256Hex(readFile(dir + "/weights.safetensors")));
   EXPECT_EQ(m["batch_sizes"], json({1, 4, 8}));
   EXPECT_EQ(m["numerics"], "auto (f32: target lacks TF32)");
   EXPECT_EQ(m["inputs"], json::parse(R"([{"name":"image","datatype":"FP32","shape":[-1,8,8,1]}])"));
@@ -219,7 +220,7 @@ TEST_F(ServedEvidence, DocumentHoldsTheFactsOfTheDeployment) {
     const json &p = m["programs"][size];
     const std::string file = std::string("model.b") + size + ".mlir";
     EXPECT_EQ(p["file"], file);
-    EXPECT_EQ(p["sha256"], runtime::sha256Hex(readFile(dir + "/" + file)));
+    EXPECT_EQ(p["sha256"], sha256Hex(readFile(dir + "/" + file)));
     EXPECT_EQ(p["cache_key"].get<std::string>().size(), 64u);
     EXPECT_EQ(doc["instance"]["executable_cache"]["programs"]["digits_cnn"][size],
               "miss: no entry"); // a fresh copy: every program compiled
@@ -269,7 +270,7 @@ TEST_F(ServedEvidence, ReloadedModelShowsItsNewHashes) {
   std::filesystem::rename(weights + ".new", weights);
   ASSERT_TRUE(worker_->repository().loadModel(repo_ + "/digits_cnn").isOk());
   const json doc = json::parse(worker_->evidenceJson());
-  EXPECT_EQ(doc["models"]["digits_cnn"]["weights_sha256"], runtime::sha256Hex(bytes));
+  EXPECT_EQ(doc["models"]["digits_cnn"]["weights_sha256"], sha256Hex(bytes));
   // The same modules: the reload found every program in the executable cache.
   EXPECT_EQ(doc["instance"]["executable_cache"]["programs"]["digits_cnn"]["8"], "hit");
 }

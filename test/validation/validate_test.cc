@@ -10,6 +10,7 @@
 
 #include "bundle/safetensors.h"
 #include "runtime/executable_cache.h"
+#include "support/digest.h"
 #include "validation_fixture.h"
 
 #include <gtest/gtest.h>
@@ -107,7 +108,7 @@ TEST_F(Validate, RecordRestartCheckMatchesOverBothProtocols) {
   const json r = json::parse(readFile(record_));
   EXPECT_EQ(r["format"], "reactant-server validation record 1");
   EXPECT_EQ(r["identity"]["models"]["digits_cnn"]["weights_sha256"],
-            runtime::sha256Hex(readFile(repo_ + "/digits_cnn/weights.safetensors")));
+            sha256Hex(readFile(repo_ + "/digits_cnn/weights.safetensors")));
   ASSERT_EQ(r["requests"].size(), 3u);
   EXPECT_EQ(r["requests"][0]["name"], "digits_cnn/b1.safetensors");
   EXPECT_EQ(r["requests"][0]["kind"], "golden");
@@ -121,8 +122,8 @@ TEST_F(Validate, RecordRestartCheckMatchesOverBothProtocols) {
     for (const json &o : r["requests"][i]["outputs"]) {
       Result<Tensor> t = kept->tensor(o["name"].get<std::string>());
       ASSERT_TRUE(t.isOk());
-      EXPECT_EQ(o["sha256"], runtime::sha256Hex(std::string_view(
-                                 reinterpret_cast<const char *>(t->data()), t->byteSize())));
+      EXPECT_EQ(o["sha256"], sha256Hex(std::string_view(reinterpret_cast<const char *>(t->data()),
+                                                        t->byteSize())));
     }
   }
   EXPECT_EQ(r["requests"][1]["outputs"][0],
@@ -172,7 +173,7 @@ TEST_F(Validate, ChangedWeightAfterReloadNamesModelTensorsAndHash) {
 
   CommandRun c = check(grpcUrl(*w));
   EXPECT_EQ(c.status, tools::kValidateMismatch) << c.out << c.err;
-  const std::string old_hash = runtime::sha256Hex(before), new_hash = runtime::sha256Hex(bytes);
+  const std::string old_hash = sha256Hex(before), new_hash = sha256Hex(bytes);
   EXPECT_NE(c.out.find("identity: 1 fact changed\n  [bundle hashes] "
                        "models.digits_cnn.weights_sha256: \"" +
                        old_hash + "\" -> \"" + new_hash + "\"\n"),

@@ -35,6 +35,7 @@
 
 #include "cpu/kernels/element_ops_common.h"
 #include "cpu/kernels/element_ops_unary.h"
+#include "cpu/kernels/element_types.h"
 
 #include <string_view>
 
@@ -306,6 +307,23 @@ template <typename F> bool forReductionOp(std::string_view body_op, F &&f) {
   else
     return false;
   return true;
+}
+
+/// The fast path of a reduction kernel (reduce, reduce_window) for the body op `body_op`
+/// (forReductionOp) and element type `t`: `make(Op{}, tag)`, `tag` the element-type tag of
+/// visitNumericOrComplexType, when the functor supports the type (kSupported); nullptr for
+/// any other body or type.
+template <typename Fn, typename Make>
+Fn reductionFastPath(std::string_view body_op, DType t, Make &&make) {
+  Fn fn = nullptr;
+  forReductionOp(body_op, [&](auto op) {
+    using Op = decltype(op);
+    visitNumericOrComplexType(t, [&](auto tag) {
+      if constexpr (kSupported<Op, typename decltype(tag)::type>)
+        fn = make(op, tag);
+    });
+  });
+  return fn;
 }
 
 } // namespace rs::cpu::ops

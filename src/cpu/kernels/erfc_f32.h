@@ -110,8 +110,8 @@ template <bool kWithSmall, bool kWithNear, bool kWithFar>
 /// each; overwritten), `has_far` whether one of them has !(|x| < 3). The series piece runs over
 /// every element; the gathered ones then go through the other pieces (the far one only when
 /// has_far) and are scattered back. Each element gets erfcF32's operations for its own piece,
-/// so the bits are erfcF32's. GELU's inputs mostly lie below 1 in magnitude (bert_bench: about
-/// 92%): most elements skip exp and two polynomials.
+/// so the bits are erfcF32's. GELU's inputs mostly lie below 1 in magnitude
+/// (docs/performance.md), so most elements skip exp and two polynomials.
 [[gnu::always_inline]] inline void erfcF32Scattered(const float *x, float *y, int64_t len,
                                                     const int32_t *index, float *gathered,
                                                     int64_t m, bool has_far) {

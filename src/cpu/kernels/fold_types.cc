@@ -38,4 +38,24 @@ Status checkScalarBody(OpView &v, const Callable &body, std::span<const DType> a
   return Status::ok();
 }
 
+Status planFold(OpView &v, size_t n, std::vector<DType> &types, RegionRef &body) {
+  RS_RETURN_IF_ERROR(checkFoldTypes(v, n, types));
+  for (DType t : types)
+    RS_RETURN_IF_ERROR(checkElementSize(v, t));
+  RS_ASSIGN_OR_RETURN(body, v.compileRegion(0));
+  std::vector<DType> arg_types = types;
+  arg_types.insert(arg_types.end(), types.begin(), types.end());
+  return checkScalarBody(v, *body.callable, arg_types, types, "body");
+}
+
+FoldTile::FoldTile(const RegionRef &body, std::span<const DType> types, const KernelIo &io)
+    : fold(*body.callable, io.in.subspan(body.capture_begin, body.capture_count), io.rc, types),
+      init(types.size()), x(types.size()), sizes(types.size()) {
+  const size_t n = types.size();
+  for (size_t i = 0; i < n; ++i) {
+    init[i] = io.in[n + i]->data();
+    sizes[i] = dtypeSize(types[i]);
+  }
+}
+
 } // namespace rs::cpu

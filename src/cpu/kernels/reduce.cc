@@ -147,20 +147,10 @@ void fastReduce(const ReducePlan &p, const uint8_t *in_bytes, const uint8_t *ini
   }
 }
 
-template <typename Op> FastFn fastFor(DType t) {
-  FastFn fn = nullptr;
-  visitNumericOrComplexType(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (ops::kSupported<Op, T>)
-      fn = &fastReduce<Op, T>;
-  });
-  return fn;
-}
-
 FastFn fastReduceFor(std::string_view body_op, DType t) {
-  FastFn fn = nullptr;
-  ops::forReductionOp(body_op, [&](auto op) { fn = fastFor<decltype(op)>(t); });
-  return fn;
+  return ops::reductionFastPath<FastFn>(body_op, t, [](auto op, auto tag) -> FastFn {
+    return &fastReduce<decltype(op), typename decltype(tag)::type>;
+  });
 }
 
 /// The kept dims (all but a trailing inner run), the inner run and the reduced dims.
@@ -193,14 +183,8 @@ void planDims(const Shape &shape, const std::vector<int64_t> &dims, ReducePlan &
 Status planReduce(OpView &v, ReducePlan &p) {
   const size_t n = v.operands().size() / 2;
   p.n = n;
-  RS_RETURN_IF_ERROR(checkFoldTypes(v, n, p.types));
-  for (DType t : p.types)
-    RS_RETURN_IF_ERROR(checkElementSize(v, t));
+  RS_RETURN_IF_ERROR(planFold(v, n, p.types, p.body));
   RS_ASSIGN_OR_RETURN(std::vector<int64_t> dims, v.intList("dimensions"));
-  RS_ASSIGN_OR_RETURN(p.body, v.compileRegion(0));
-  std::vector<DType> arg_types = p.types;
-  arg_types.insert(arg_types.end(), p.types.begin(), p.types.end());
-  RS_RETURN_IF_ERROR(checkScalarBody(v, *p.body.callable, arg_types, p.types, "body"));
   if (n == 1 && p.body.capture_count == 0)
     p.fast = fastReduceFor(binaryBodyOp(v.op().regions[0]), p.types[0]);
   planDims(v.operand(0).shape, dims, p);
@@ -208,41 +192,24 @@ Status planReduce(OpView &v, ReducePlan &p) {
 }
 
 void runReduce(const ReducePlan &p, const KernelIo &io) {
-  const int64_t per_outer = std::max<int64_t>(1, p.red_count * p.inner);
-  const int64_t grain = std::max<int64_t>(1, kReduceGrain / per_outer);
-  const int64_t tiles = (p.outer + grain - 1) / grain;
-  if (p.fast) {
-    const uint8_t *in = io.in[0]->data(), *init = io.in[1]->data();
-    uint8_t *out = io.out[0].mutableData();
-    io.rc.cpu->parallelFor(tiles, [&](int64_t t) {
-      p.fast(p, in, init, out, t * grain, std::min(p.outer, (t + 1) * grain));
-    });
-    return;
-  }
-  io.rc.cpu->parallelFor(tiles, [&](int64_t t) {
-    BodyFold fold(*p.body.callable, io.in.subspan(p.body.capture_begin, p.body.capture_count),
-                  io.rc, p.types);
-    std::vector<const uint8_t *> init(p.n), x(p.n);
-    std::vector<int64_t> sizes(p.n), idx;
-    for (size_t i = 0; i < p.n; ++i) {
-      init[i] = io.in[p.n + i]->data();
-      sizes[i] = dtypeSize(p.types[i]);
-    }
-    for (int64_t o = t * grain, end = std::min(p.outer, (t + 1) * grain); o < end; ++o) {
-      const int64_t base = outerOffset(p, o);
-      for (int64_t c = 0; c < p.inner; ++c) {
-        fold.reset(init);
-        forEachReduced(p, idx, [&](int64_t off) {
-          for (size_t i = 0; i < p.n; ++i)
-            x[i] = io.in[i]->data() + (base + off + c) * sizes[i];
-          fold.add(x);
-        });
-        for (size_t i = 0; i < p.n; ++i)
-          std::memcpy(io.out[i].mutableData() + (o * p.inner + c) * sizes[i], fold.acc(i),
-                      static_cast<size_t>(sizes[i]));
-      }
-    }
-  });
+  runFoldTiles(p, io, p.red_count * p.inner, kReduceGrain,
+               [&](FoldTile &tile, int64_t begin, int64_t end) {
+                 std::vector<int64_t> idx;
+                 for (int64_t o = begin; o < end; ++o) {
+                   const int64_t base = outerOffset(p, o);
+                   for (int64_t c = 0; c < p.inner; ++c) {
+                     tile.fold.reset(tile.init);
+                     forEachReduced(p, idx, [&](int64_t off) {
+                       for (size_t i = 0; i < p.n; ++i)
+                         tile.x[i] = io.in[i]->data() + (base + off + c) * tile.sizes[i];
+                       tile.fold.add(tile.x);
+                     });
+                     for (size_t i = 0; i < p.n; ++i)
+                       std::memcpy(io.out[i].mutableData() + (o * p.inner + c) * tile.sizes[i],
+                                   tile.fold.acc(i), static_cast<size_t>(tile.sizes[i]));
+                   }
+                 }
+               });
 }
 
 /// reduce's kernel; a reduce of the trailing dims on the fast path computes rows on demand

@@ -106,20 +106,10 @@ void fastReduceWindow(const ReduceWindowPlan &p, const uint8_t *in_bytes, const 
   }
 }
 
-template <typename Op> FastFn fastFor(DType t) {
-  FastFn fn = nullptr;
-  visitNumericOrComplexType(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (ops::kSupported<Op, T>)
-      fn = &fastReduceWindow<Op, T>;
-  });
-  return fn;
-}
-
 FastFn fastReduceWindowFor(std::string_view body_op, DType t) {
-  FastFn fn = nullptr;
-  ops::forReductionOp(body_op, [&](auto op) { fn = fastFor<decltype(op)>(t); });
-  return fn;
+  return ops::reductionFastPath<FastFn>(body_op, t, [](auto op, auto tag) -> FastFn {
+    return &fastReduceWindow<decltype(op), typename decltype(tag)::type>;
+  });
 }
 
 /// Per dim, the input index table: for output index o and window index w, the input index
@@ -160,16 +150,10 @@ void planWindow(const Shape &in_shape, const Shape &out_shape, const ir::WindowA
 Status planReduceWindow(OpView &v, ReduceWindowPlan &p) {
   const size_t n = v.operands().size() / 2;
   p.n = n;
-  RS_RETURN_IF_ERROR(checkFoldTypes(v, n, p.types));
-  for (DType t : p.types)
-    RS_RETURN_IF_ERROR(checkElementSize(v, t));
+  RS_RETURN_IF_ERROR(planFold(v, n, p.types, p.body));
   const Shape &in_shape = v.operand(0).shape;
   RS_ASSIGN_OR_RETURN(ir::WindowAttributes w,
                       v.decoded(ir::reduceWindowAttributes(v.op(), in_shape.size())));
-  RS_ASSIGN_OR_RETURN(p.body, v.compileRegion(0));
-  std::vector<DType> arg_types = p.types;
-  arg_types.insert(arg_types.end(), p.types.begin(), p.types.end());
-  RS_RETURN_IF_ERROR(checkScalarBody(v, *p.body.callable, arg_types, p.types, "body"));
   if (n == 1 && p.body.capture_count == 0)
     p.fast = fastReduceWindowFor(binaryBodyOp(v.op().regions[0]), p.types[0]);
   planWindow(in_shape, v.result(0).shape, w, p);
@@ -177,39 +161,23 @@ Status planReduceWindow(OpView &v, ReduceWindowPlan &p) {
 }
 
 void runReduceWindow(const ReduceWindowPlan &p, const KernelIo &io) {
-  const int64_t per_outer = std::max<int64_t>(1, p.window_count * p.inner);
-  const int64_t grain = std::max<int64_t>(1, kWindowGrain / per_outer);
-  const int64_t tiles = (p.outer + grain - 1) / grain;
-  if (p.fast) {
-    const uint8_t *in = io.in[0]->data(), *init = io.in[1]->data();
-    uint8_t *out = io.out[0].mutableData();
-    io.rc.cpu->parallelFor(tiles, [&](int64_t t) {
-      p.fast(p, in, init, out, t * grain, std::min(p.outer, (t + 1) * grain));
-    });
-    return;
-  }
-  io.rc.cpu->parallelFor(tiles, [&](int64_t t) {
-    BodyFold fold(*p.body.callable, io.in.subspan(p.body.capture_begin, p.body.capture_count),
-                  io.rc, p.types);
-    std::vector<const uint8_t *> init(p.n), x(p.n);
-    std::vector<int64_t> sizes(p.n), oi, wi;
-    for (size_t i = 0; i < p.n; ++i) {
-      init[i] = io.in[p.n + i]->data();
-      sizes[i] = dtypeSize(p.types[i]);
-    }
-    for (int64_t o = t * grain, end = std::min(p.outer, (t + 1) * grain); o < end; ++o)
-      for (int64_t c = 0; c < p.inner; ++c) {
-        fold.reset(init);
-        forEachWindow(p, o, oi, wi, [&](int64_t off) {
-          for (size_t i = 0; i < p.n; ++i)
-            x[i] = off >= 0 ? io.in[i]->data() + (off + c) * sizes[i] : init[i];
-          fold.add(x);
-        });
-        for (size_t i = 0; i < p.n; ++i)
-          std::memcpy(io.out[i].mutableData() + (o * p.inner + c) * sizes[i], fold.acc(i),
-                      static_cast<size_t>(sizes[i]));
-      }
-  });
+  runFoldTiles(p, io, p.window_count * p.inner, kWindowGrain,
+               [&](FoldTile &tile, int64_t begin, int64_t end) {
+                 std::vector<int64_t> oi, wi;
+                 for (int64_t o = begin; o < end; ++o)
+                   for (int64_t c = 0; c < p.inner; ++c) {
+                     tile.fold.reset(tile.init);
+                     forEachWindow(p, o, oi, wi, [&](int64_t off) {
+                       for (size_t i = 0; i < p.n; ++i)
+                         tile.x[i] =
+                             off >= 0 ? io.in[i]->data() + (off + c) * tile.sizes[i] : tile.init[i];
+                       tile.fold.add(tile.x);
+                     });
+                     for (size_t i = 0; i < p.n; ++i)
+                       std::memcpy(io.out[i].mutableData() + (o * p.inner + c) * tile.sizes[i],
+                                   tile.fold.acc(i), static_cast<size_t>(tile.sizes[i]));
+                   }
+               });
 }
 
 } // namespace

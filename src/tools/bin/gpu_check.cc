@@ -21,7 +21,8 @@
 // "gpu-check: N of M checks passed". Exit status 0 when every check passed.
 //
 // Usage: reactant-gpu-check --fixtures DIR [--plugin PATH] [--runs N] [--event-spin-us US]
-//                           [--model NAME]... [--dry-run]
+//                           [--model NAME]... [--xla-flags=FLAGS] [--dry-run]
+// (CLI11: 2 and a message for bad use; FLAGS start with "--", hence the `=` form.)
 // --event-spin-us: as runtime.event_spin_us (default 20000; 0 = sleep on every PJRT event).
 // --dry-run needs no GPU: it loads every bundle and golden, runs the f32 numerics pass and
 // checks that the printed module parses again, without creating a backend.
@@ -35,6 +36,8 @@
 #include "pjrt/compile_options.h"
 #include "runtime/numerics_gate.h"
 #include "runtime/pjrt_backend.h"
+
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -145,35 +148,26 @@ struct Args {
   std::string xla_flags = kXlaFlags;
 };
 
-bool parseArgs(int argc, char **argv, Args *args) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto next = [&](std::string *v) {
-      if (i + 1 >= argc)
-        return false;
-      *v = argv[++i];
-      return true;
-    };
-    std::string v;
-    if (a == "--fixtures" && next(&v)) {
-      args->fixtures = v;
-    } else if (a == "--plugin" && next(&v)) {
-      args->plugin = v;
-    } else if (a == "--runs" && next(&v)) {
-      args->runs = std::max(1, std::atoi(v.c_str()));
-    } else if (a == "--event-spin-us" && next(&v)) {
-      args->event_spin_us = std::max(0, std::atoi(v.c_str()));
-    } else if (a == "--model" && next(&v)) {
-      args->models.push_back(v);
-    } else if (a == "--xla-flags" && next(&v)) {
-      args->xla_flags = v;
-    } else if (a == "--dry-run") {
-      args->dry_run = true;
-    } else {
-      return false;
-    }
+/// Reads the command line into `args` (CLI11); returns the exit status to end with (0 for
+/// --help, 2 for bad use, the message on stderr), or -1 to go on.
+int parseArgs(int argc, char **argv, Args *args) {
+  CLI::App app{"reactant-gpu-check: the PJRT backend against the fixtures' GPU goldens "
+               "(docs/gpu.md)"};
+  app.add_option("--fixtures", args->fixtures, "The fixtures directory")->required();
+  app.add_option("--plugin", args->plugin, "PJRT plugin (default: found as the server finds it)");
+  app.add_option("--runs", args->runs, "Timed runs per program")->check(CLI::PositiveNumber);
+  app.add_option("--event-spin-us", args->event_spin_us, "runtime.event_spin_us")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--model", args->models, "Only these fixtures (repeatable)");
+  app.add_option("--xla-flags", args->xla_flags,
+                 "Per-compile XLA flags (default: the goldens'); give them as --xla-flags=...");
+  app.add_flag("--dry-run", args->dry_run, "Check the fixtures without a GPU");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e) == 0 ? 0 : 2;
   }
-  return !args->fixtures.empty();
+  return -1;
 }
 
 /// Times one program through the pjrt layer directly: the sequential path (each upload,
@@ -540,12 +534,8 @@ int dryRun(const Args &args) {
 
 int main(int argc, char **argv) {
   Args args;
-  if (!parseArgs(argc, argv, &args)) {
-    std::fprintf(stderr,
-                 "usage: reactant-gpu-check --fixtures DIR [--plugin PATH] [--runs N] "
-                 "[--event-spin-us US] [--model NAME]... [--xla-flags FLAGS] [--dry-run]\n");
-    return 2;
-  }
+  if (int status = parseArgs(argc, argv, &args); status >= 0)
+    return status;
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   Tally tally;
   if (args.dry_run)

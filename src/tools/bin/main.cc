@@ -1,7 +1,8 @@
 //===- tools/bin/main.cc - reactant-server entry point ----------------------===//
 //
-// One binary with subcommands (DESIGN.md "Processes and ports"): serve, infer, bundle,
-// run, validate, cache, config, ... `--version` prints the build's identity.
+// One binary with subcommands (DESIGN.md "Processes and ports"): serve, gateway, node,
+// infer, loadgen, bundle, run, validate, cache, config, bench. `--version` prints the build's
+// identity.
 //
 //===----------------------------------------------------------------------===//
 #include "support/build_info.h"
@@ -13,6 +14,7 @@
 #include "tools/infer_command.h"
 #include "tools/loadgen_command.h"
 #include "tools/node_command.h"
+#include "tools/run_command.h"
 #include "tools/serve_command.h"
 #include "tools/validate_command.h"
 
@@ -30,7 +32,8 @@ int main(int argc, char **argv) {
   // Blocks of 4 MiB and more (tensors, payloads) come from mmap and go back to the system
   // when freed. Left alone, glibc raises this threshold to 32 MiB after the first such free,
   // and freed tensors then stay in the arena of whichever thread freed them (one per gRPC and
-  // answer thread): serving bert_bench held 268 MiB instead of 168 (bench/serve_rss.sh). The
+  // answer thread), which raises the serving peak by about a batch's activations per thread
+  // (bench/serve_rss.sh; docs/performance.md, "Peak resident memory while serving"). The
   // CPU executor's own intermediates are recycled by its BlockCache, not by malloc.
   mallopt(M_MMAP_THRESHOLD, 4 << 20);
   CLI::App app{"reactant-server: a KServe V2 inference server for StableHLO bundles"};
@@ -41,6 +44,7 @@ int main(int argc, char **argv) {
   rs::tools::addInferCommand(app);
   rs::tools::addLoadgenCommand(app);
   rs::tools::addBundleCommand(app);
+  rs::tools::addRunCommand(app);
   rs::tools::addGatewayCommand(app);
   rs::tools::addNodeCommand(app);
   rs::tools::addValidateCommand(app);

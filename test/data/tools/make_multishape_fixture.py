@@ -27,11 +27,17 @@ from another checkout, they differ in those bytes only.
 
 import json
 import os
-import struct
+import sys
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+# The exporter's safetensors writer (python/reactant_export), the one the bundles are written
+# with.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                "python"))
+from reactant_export import _safetensors  # noqa: E402
 
 jax.config.update("jax_platforms", "cpu")
 
@@ -101,29 +107,6 @@ def encoder(input_ids, attention_mask, tokens, positions, qkv_w, qkv_b, o_w, o_b
     return hidden, pooled, logits
 
 
-def write_safetensors(path, tensors, metadata=None):
-    """tensors: list of (name, np.ndarray); written sorted by name, like the safetensors library."""
-    dtypes = {np.dtype(np.float32): "F32", np.dtype(np.int32): "I32"}
-    header = {}
-    if metadata:
-        header["__metadata__"] = metadata
-    blobs = []
-    offset = 0
-    for name, array in sorted(tensors, key=lambda t: t[0]):
-        data = np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<")).tobytes()
-        header[name] = {"dtype": dtypes[array.dtype], "shape": list(array.shape),
-                        "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * ((8 - len(text) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for blob in blobs:
-            f.write(blob)
-
-
 MANIFEST = """format_version: "2.0"
 name: text_encoder_ms
 description: "text encoder with a variable sequence axis s: embedding, one 2-head attention layer, masked mean-pool, dense head; random weights"
@@ -162,7 +145,7 @@ def main():
     for d in (text_dir, portable_dir):
         with open(os.path.join(d, "manifest.yaml"), "w") as f:
             f.write(MANIFEST.replace("name: text_encoder_ms", "name: " + os.path.basename(d)))
-        write_safetensors(os.path.join(d, "weights.safetensors"), weights,
+        _safetensors.write(os.path.join(d, "weights.safetensors"), weights,
                           {"argument_order": json.dumps(names)})
 
     jitted = jax.jit(encoder, keep_unused=True)
@@ -179,7 +162,7 @@ def main():
                 f.write(exported.mlir_module_serialized)
             ids, mask = golden_inputs(rng, n, s)
             hidden, pooled, logits = (np.asarray(t) for t in jitted(ids, mask, *arrays))
-            write_safetensors(os.path.join(golden_dir, f"v{v}.b{n}.safetensors"),
+            _safetensors.write(os.path.join(golden_dir, f"v{v}.b{n}.safetensors"),
                               [("input_ids", ids), ("attention_mask", mask), ("hidden", hidden),
                                ("pooled", pooled), ("logits", logits)])
             print(f"{program}: s={s} n={n} logits[0]={logits[0]}")

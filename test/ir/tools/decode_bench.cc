@@ -16,6 +16,8 @@
 #include "ir/parser.h"
 #include "support/file.h"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -82,21 +84,14 @@ int main(int argc, char **argv) {
   int iterations = 200;
   int repeats = 7;
   std::vector<std::string> files;
-  for (int a = 1; a < argc; ++a) {
-    if ((!std::strcmp(argv[a], "-n") || !std::strcmp(argv[a], "-r")) && a + 1 < argc) {
-      const int v = std::atoi(argv[a + 1]);
-      if (v <= 0) {
-        std::fprintf(stderr, "%s: expected a positive count, got '%s'\n", argv[a], argv[a + 1]);
-        return 2;
-      }
-      (argv[a][1] == 'n' ? iterations : repeats) = v;
-      ++a;
-    } else if (argv[a][0] == '-') {
-      std::fprintf(stderr, "usage: %s [-n ITERATIONS] [-r REPEATS] [FILE...]\n", argv[0]);
-      return 2;
-    } else {
-      files.push_back(argv[a]);
-    }
+  CLI::App app{"rs_ir_decode_bench: portable artifact decoding vs text parsing speed"};
+  app.add_option("-n", iterations, "Decodes or parses per repeat")->check(CLI::PositiveNumber);
+  app.add_option("-r", repeats, "Repeats (the median is printed)")->check(CLI::PositiveNumber);
+  app.add_option("files", files, "Program files (default: bert_bench's b1 in three forms)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e) == 0 ? 0 : 2;
   }
   if (files.empty()) {
     const std::string bert =

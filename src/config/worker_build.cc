@@ -260,6 +260,7 @@ Status buildRuntime(const Builder &b, RuntimeConfig &r) {
       b.choice<BatchSizes>("runtime.batch_sizes", &r.batch_sizes,
                            {{"all", BatchSizes::kAll}, {"largest", BatchSizes::kLargest}}));
   RS_RETURN_IF_ERROR(b.boolean("runtime.executable_cache", &r.executable_cache));
+  RS_RETURN_IF_ERROR(b.str("runtime.executable_cache_key_file", &r.executable_cache_key_file));
   RS_RETURN_IF_ERROR(b.str("runtime.pjrt_plugin", &r.pjrt_plugin));
   RS_RETURN_IF_ERROR(b.integer("runtime.cpu_threads", &r.cpu_threads, 0, 4096));
 
@@ -366,6 +367,24 @@ Status buildEndpoints(const Builder &b, EndpointsConfig &e, GrpcConfig &g) {
   RS_RETURN_IF_ERROR(
       b.integer("endpoints.max_concurrent_requests", &e.max_concurrent_requests, 0, kMaxInt));
   RS_RETURN_IF_ERROR(b.integer("endpoints.http_port", &e.http_port, 0, 65535));
+  RS_RETURN_IF_ERROR(
+      b.choice("endpoints.shared_memory", &e.shared_memory, {{"off", false}, {"system", true}}));
+  RS_RETURN_IF_ERROR(b.str("endpoints.shared_memory_prefix", &e.shared_memory_prefix));
+  if (e.shared_memory_prefix.empty() || e.shared_memory_prefix[0] != '/' ||
+      e.shared_memory_prefix.find('/', 1) != std::string::npos)
+    return b.error(*b.lookup("endpoints.shared_memory_prefix"), "endpoints.shared_memory_prefix")
+           << "'" << e.shared_memory_prefix
+           << "' must be '/' followed by the start of a shared memory object name (no other '/')";
+  std::vector<std::string> uids;
+  RS_RETURN_IF_ERROR(b.stringList("endpoints.shared_memory_allowed_uids", &uids));
+  for (const std::string &uid : uids) {
+    std::optional<int64_t> parsed = parseInt(uid);
+    if (!parsed || *parsed < 0 || *parsed > UINT32_MAX)
+      return b.error(*b.lookup("endpoints.shared_memory_allowed_uids"),
+                     "endpoints.shared_memory_allowed_uids")
+             << "'" << uid << "' is not a uid (an integer in [0, 4294967295])";
+    e.shared_memory_allowed_uids.push_back(static_cast<uint32_t>(*parsed));
+  }
   RS_RETURN_IF_ERROR(b.integer("grpc.max_recv_msg_bytes", &g.max_recv_msg_bytes, 1, kMaxGrpcBytes));
   RS_RETURN_IF_ERROR(b.integer("grpc.max_send_msg_bytes", &g.max_send_msg_bytes, 1, kMaxGrpcBytes));
   RS_RETURN_IF_ERROR(b.integer("grpc.polling_threads", &g.polling_threads, 1, 256));

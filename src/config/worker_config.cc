@@ -100,6 +100,7 @@ std::vector<std::pair<std::string, std::string>> effectiveSettings(const WorkerC
   add("runtime.device_ordinal", std::to_string(r.device_ordinal));
   add("runtime.event_spin_us", std::to_string(r.event_spin_us));
   add("runtime.executable_cache", boolText(r.executable_cache));
+  add("runtime.executable_cache_key_file", r.executable_cache_key_file);
   add("runtime.mem_fraction", numberText(r.mem_fraction));
   add("runtime.numerics", std::string(numericsName(r.numerics)));
   add("runtime.pjrt_plugin", r.pjrt_plugin);
@@ -135,6 +136,12 @@ std::vector<std::pair<std::string, std::string>> effectiveSettings(const WorkerC
   add("endpoints.max_concurrent_requests", std::to_string(e.max_concurrent_requests));
   add("endpoints.metrics_port", std::to_string(e.metrics_port));
   add("endpoints.port", std::to_string(e.port));
+  add("endpoints.shared_memory", e.shared_memory ? "system" : "off");
+  std::string uids;
+  for (uint32_t uid : e.shared_memory_allowed_uids)
+    uids += (uids.empty() ? "" : ",") + std::to_string(uid);
+  add("endpoints.shared_memory_allowed_uids", "[" + uids + "]");
+  add("endpoints.shared_memory_prefix", e.shared_memory_prefix);
   add("grpc.max_recv_msg_bytes", std::to_string(c.grpc.max_recv_msg_bytes));
   add("grpc.max_send_msg_bytes", std::to_string(c.grpc.max_send_msg_bytes));
   add("grpc.polling_threads", std::to_string(c.grpc.polling_threads));

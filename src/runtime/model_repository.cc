@@ -218,7 +218,7 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
     std::lock_guard<std::mutex> lock(mu_);
     ++load_failures_[{name, std::string(statusCodeName(loaded.status().code()))}];
   }
-  return bundleRelative(loaded.status(), dir, name);
+  return loaded;
 }
 
 void ModelRepository::publish(std::shared_ptr<const LoadedModel> model) {
@@ -230,14 +230,15 @@ void ModelRepository::publish(std::shared_ptr<const LoadedModel> model) {
 void ModelRepository::recordFailure(const std::string &name, const std::string &dir,
                                     Status status) {
   std::lock_guard<std::mutex> lock(mu_);
-  models_[name] = ModelState{name, dir, nullptr, std::move(status), Status::ok(), false};
+  models_[name] =
+      ModelState{name, dir, nullptr, bundleRelative(status, dir, name), Status::ok(), false};
 }
 
 void ModelRepository::recordReloadFailure(const std::string &name, Status status) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = models_.find(name);
   if (it != models_.end() && it->second.model)
-    it->second.last_failure = std::move(status);
+    it->second.last_failure = bundleRelative(status, it->second.dir, name);
 }
 
 void ModelRepository::markUnloaded(const std::string &name) {

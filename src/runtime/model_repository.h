@@ -146,18 +146,18 @@ public:
   /// basename) and logs `model loaded ... source=<source>` (or `model load failed`), but
   /// publishes nothing, so the model of that name (if any) serves on meanwhile. `source`
   /// is "startup" or "dynamic" (reference-system.md §3.5). Errors: the bundle's and the
-  /// backend's (bundle/bundle.h), prefixed with the program file where one failed, with
-  /// every path relative to the bundle directory (clients see them; the `model load failed`
-  /// line logs the full ones). A failure counts in loadFailures().
+  /// backend's (bundle/bundle.h), prefixed with the program file where one failed (full
+  /// paths; the states keep them relative to the bundle, for clients). A failure counts in
+  /// loadFailures().
   Result<std::shared_ptr<const LoadedModel>> buildModel(const std::string &dir,
                                                         std::string_view source);
   /// Makes `model` the served model of its name (replacing any earlier one atomically:
   /// requests already running keep the LoadedModel they hold).
   void publish(std::shared_ptr<const LoadedModel> model);
-  /// Records `name` (bundle `dir`) as failed with `status` (readiness reports it).
+  /// Records `name` (bundle `dir`) as failed with `status`, its paths made bundle-relative.
   void recordFailure(const std::string &name, const std::string &dir, Status status);
-  /// Records `status` as the last failure of loaded model `name`, which serves on
-  /// (ModelState::last_failure); nothing when `name` is not loaded.
+  /// Records `status` (bundle-relative) as the last failure of loaded model `name`, which
+  /// serves on (ModelState::last_failure); nothing when `name` is not loaded.
   void recordReloadFailure(const std::string &name, Status status);
   /// A copy of loaded model `from` named `to`, with its bundle now in `dir`: the same
   /// executables, weights and cache outcomes; nothing is read or compiled (a rename of the

@@ -44,7 +44,7 @@ struct WorkerOptions {
   bool ephemeral_ports = false;
   /// Tests only: called by start() on its thread once the metrics/health port serves and
   /// before the first model loads (metricsPort() is known then).
-  std::function<void()> before_models_load;
+  std::function<void()> before_models_load = nullptr;
 };
 
 class Worker {

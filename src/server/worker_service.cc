@@ -145,7 +145,11 @@ Status WorkerService::loadModel(const std::string &name, const std::string &dir)
     } else {
       repository_.recordFailure(name, dir, built.status());
     }
-    return built.status();
+    // The client gets the recorded, bundle-relative reason (the log has the full paths).
+    const std::optional<runtime::ModelState> after = repository_.state(name);
+    if (!after)
+      return built.status();
+    return after->model ? after->last_failure : after->status;
   }
   // Known to the scheduler first, so that no request admitted against the published model
   // finds it missing there; a reload keeps the queue and counters.

@@ -192,7 +192,8 @@ TEST(WorkerLimits, MessageAndBodyLimits) {
   // Shared memory cannot carry more than the wire would.
   ShmObject object(16384);
   ASSERT_TRUE(object.ok());
-  ASSERT_TRUE(w->service().sharedMemory().registerRegion({"r", object.key(), 0, 16384}).isOk());
+  ASSERT_TRUE(
+      w->service().sharedMemory().registerRegion(kPeer, {"r", object.key(), 0, 16384}).isOk());
   ModelInferRequest shm = irisRequest(irisRow());
   shm.clear_raw_input_contents();
   shm.mutable_inputs(0)->set_shape(0, 1024);

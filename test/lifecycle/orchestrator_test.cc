@@ -113,7 +113,7 @@ TEST(Orchestrator, ABadNewBundleLeavesTheWorkerReadyAndIsCountedWithItsReason) {
   EXPECT_EQ(index[1], nlohmann::json::parse(R"({"name":"iris","version":"","state":"READY"})"));
   const std::string scrape = w.harness->scrape();
   EXPECT_NE(seriesLine(scrape, "worker_model_load_failures_total{gpu=\"\",worker=\"worker0\","
-                               "model=\"broken\",reason=\"INVALID_ARGUMENT\"} 1"),
+                               "model=\"broken\",reason=\"DATA_LOSS\"} 1"),
             "")
       << scrape;
   EXPECT_NE(seriesLine(scrape, "worker_model_state{gpu=\"\",worker=\"worker0\",model=\"broken\","

@@ -82,9 +82,13 @@ TEST(ModelRepositoryTest, CompileErrorNamesTheFileOnceWithTheLine) {
   ModelRepository repo(cpuBackend(), options(passes::NumericsMode::kAuto, false));
   Status s = repo.loadModel(dir.string());
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
-  // Relative to the bundle: the message reaches clients (the log has the full path).
-  EXPECT_EQ(s.message(), "model.b1.mlir:4:5: 'func.call' op calls @absent, which the module does "
-                         "not define (in function @main)");
+  EXPECT_EQ(s.message(), (dir / "model.b1.mlir").string() +
+                             ":4:5: 'func.call' op calls @absent, which the module does not "
+                             "define (in function @main)");
+  // The recorded state reaches clients: its paths are relative to the bundle.
+  EXPECT_EQ(repo.state("iris_mlp")->status.message(),
+            "model.b1.mlir:4:5: 'func.call' op calls @absent, which the module does not define "
+            "(in function @main)");
 }
 
 TEST(ModelRepositoryTest, AllLoadsEverySizeAndSumsTheNumericsCounts) {

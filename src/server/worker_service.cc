@@ -399,7 +399,8 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
     return;
   }
   if (state->unloaded) {
-    done(notFound() << "model '" << request.model_name << "' was unloaded");
+    done(notFound() << "model '" << request.model_name
+                    << "' was unloaded: new requests are refused until it is loaded again");
     return;
   }
   if (!state->model) {

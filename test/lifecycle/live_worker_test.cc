@@ -275,7 +275,11 @@ TEST(LiveWorker, RemovedBundleUnloadsAfterAdmittedRequestsFinish) {
     });
   ASSERT_TRUE(waitUntil([&] { return ok.load() >= 50; }));
   fs::remove_all(tmp.root / "a");
-  ASSERT_TRUE(waitUntil([&] { return !w.worker->repository().state("a").has_value(); }));
+  // The unloaded model stays known, as unloaded (the index lists it UNAVAILABLE).
+  ASSERT_TRUE(waitUntil([&] {
+    const auto a = w.worker->repository().state("a");
+    return a && a->unloaded;
+  }));
   ASSERT_TRUE(waitUntil([&] { return refused.load() >= 20; }));
   stop = true;
   for (auto &t : clients)

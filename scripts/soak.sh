@@ -24,7 +24,7 @@ model_repo: "$root/../shared/fixtures/bundles"
 base_port: $grpc
 metrics_base_port: $metrics
 global:
-  endpoints: {host: 127.0.0.1, http_port: $http}
+  endpoints: {host: 127.0.0.1, http_port: $http, shared_memory: system}
   runtime: {executable_cache: false, profile: regulated, numerics: f32}
   models_include: [$model]
 YAML

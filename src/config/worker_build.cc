@@ -11,6 +11,8 @@
 #include "config/keys.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 
@@ -30,6 +32,27 @@ Status checkSharedWeightsMode(const KeyReader &b, const RuntimeConfig &r) {
   if (!octal || std::strtol(s.c_str(), nullptr, 8) > 0777)
     return b.error(*v, "runtime.shared_host_weights_mode")
            << "'" << s << "' is not an octal permission string like \"660\" (at most 777)";
+  return Status::ok();
+}
+
+/// endpoints.shared_memory_prefix is '/' and the start of an object name;
+/// endpoints.shared_memory_allowed_uids are uids (filled into shared_memory_uids).
+Status checkSharedMemory(const KeyReader &b, EndpointsConfig &e) {
+  const std::string &prefix = e.shared_memory_prefix;
+  if (prefix.empty() || prefix[0] != '/' || prefix.find('/', 1) != std::string::npos)
+    return b.error(*b.lookup("endpoints.shared_memory_prefix"), "endpoints.shared_memory_prefix")
+           << "'" << prefix
+           << "' must be '/' followed by the start of a shared memory object name (no other '/')";
+  e.shared_memory_uids.clear();
+  for (const std::string &uid : e.shared_memory_allowed_uids) {
+    uint64_t parsed = 0;
+    const auto [end, ec] = std::from_chars(uid.data(), uid.data() + uid.size(), parsed);
+    if (uid.empty() || ec != std::errc() || end != uid.data() + uid.size() || parsed > UINT32_MAX)
+      return b.error(*b.lookup("endpoints.shared_memory_allowed_uids"),
+                     "endpoints.shared_memory_allowed_uids")
+             << "'" << uid << "' is not a uid (an integer in [0, 4294967295])";
+    e.shared_memory_uids.push_back(static_cast<uint32_t>(parsed));
+  }
   return Status::ok();
 }
 
@@ -113,6 +136,7 @@ Status buildWorker(const ConfigValue &raw, std::string_view file, WorkerConfig &
     if (m.pin_to_gpu && !m.residency)
       m.residency = Residency::kPinnedDevice; // alias (reference-system.md §2.2)
   RS_RETURN_IF_ERROR(checkPorts(b, out.endpoints));
+  RS_RETURN_IF_ERROR(checkSharedMemory(b, out.endpoints));
   if (out.grpc.busy_poll_us < 0) // unset: poll on a GPU worker, whose cores wait on the device
     out.grpc.busy_poll_us = out.runtime.backend == Backend::kCuda ? 20000 : 0;
   RS_RETURN_IF_ERROR(checkTls(b, out.tls));

@@ -27,7 +27,11 @@
 
 namespace rs::config {
 
-enum class Backend : uint8_t { kCpu, kCuda }; // "cpu" | "cuda" ("gpu" is an alias)
+enum class Backend : uint8_t { kCpu, kCuda };
+enum class SharedMemoryMode : uint8_t {
+  kOff,
+  kSystem
+}; // endpoints.shared_memory: off | system // "cpu" | "cuda" ("gpu" is an alias)
 enum class ModelControlMode : uint8_t { kStatic, kDynamic, kExplicit };
 enum class Numerics : uint8_t { kF32, kAuto, kTf32 };
 enum class Profile : uint8_t { kNone, kRegulated };
@@ -65,8 +69,11 @@ struct RuntimeConfig {
   /// runtime.xla_flags: XLA debug options, name (without "--") -> value text ("true", "0").
   std::map<std::string, std::string> xla_flags;
   bool executable_cache = true; // runtime.executable_cache
-  std::string pjrt_plugin;      // runtime.pjrt_plugin: plugin .so path; "" = default
-  int64_t cpu_threads = 0;      // runtime.cpu_threads in [0, 4096]; 0 = all cores
+  /// runtime.executable_cache_key_file: a file whose bytes are the HMAC-SHA256 key that
+  /// authenticates executable cache entries (runtime/executable_cache.h); "" = none.
+  std::string executable_cache_key_file;
+  std::string pjrt_plugin; // runtime.pjrt_plugin: plugin .so path; "" = default
+  int64_t cpu_threads = 0; // runtime.cpu_threads in [0, 4096]; 0 = all cores
   /// runtime.event_spin_us in [0, 1000000]: how long a GPU worker's thread polls a PJRT event
   /// before it sleeps (pjrt::ClientOptions::event_spin); 0 = sleep at once.
   int64_t event_spin_us = 20000;
@@ -103,6 +110,15 @@ struct EndpointsConfig {
   int64_t metrics_port = 0;             // endpoints.metrics_port in [0, 65535]; 0 = off
   int64_t max_concurrent_requests = 64; // >= 0; 0 = uncapped
   int64_t http_port = 8000;             // endpoints.http_port (KServe REST) in [0, 65535]; 0 = off
+  /// endpoints.shared_memory: off | system. System: Triton's system shared-memory
+  /// extension, for loopback peers only (protocol/shared_memory.h).
+  SharedMemoryMode shared_memory = SharedMemoryMode::kOff;
+  /// endpoints.shared_memory_prefix: the keys a region may name start with it ('/' first).
+  std::string shared_memory_prefix = "/rs_";
+  /// endpoints.shared_memory_allowed_uids as written (decimal uids).
+  std::vector<std::string> shared_memory_allowed_uids;
+  /// The same as numbers, checked by the worker's rules; empty = the server's own uid.
+  std::vector<uint32_t> shared_memory_uids;
 };
 
 /// `grpc:` block.

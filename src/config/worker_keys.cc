@@ -33,6 +33,8 @@ constexpr Choice kNumerics[] = {
     {"f32", int(Numerics::kF32)}, {"auto", int(Numerics::kAuto)}, {"tf32", int(Numerics::kTf32)}};
 constexpr Choice kProfiles[] = {{"none", int(Profile::kNone)},
                                 {"regulated", int(Profile::kRegulated)}};
+constexpr Choice kSharedMemoryModes[] = {{"off", int(SharedMemoryMode::kOff)},
+                                         {"system", int(SharedMemoryMode::kSystem)}};
 constexpr Choice kBatchSizes[] = {{"all", int(BatchSizes::kAll)},
                                   {"largest", int(BatchSizes::kLargest)}};
 constexpr Choice kDisciplines[] = {{"fair", int(Discipline::kFair)},
@@ -247,6 +249,13 @@ KeyTable<W> makeWorkerKeys() {
         .values_doc = "path of a PJRT plugin `.so`",
         .doc = "GPU (ours): the plugin to load (docs/gpu.md)"},
        [](W &c) { return field(c.runtime.pjrt_plugin); }},
+      {{.path = "runtime.executable_cache_key_file",
+        .type = T::kText,
+        .default_doc = "`\"\"` (entries carry a content hash only)",
+        .values_doc = "path of a file whose bytes are the key",
+        .doc = "used (ours): executable cache entries are authenticated by an HMAC-SHA256 "
+               "under this key; a forged entry is a logged miss (docs/operations.md)"},
+       [](W &c) { return field(c.runtime.executable_cache_key_file); }},
       {{.path = "runtime.cpu_threads",
         .type = T::kInteger,
         .fallback = "0",
@@ -389,6 +398,25 @@ KeyTable<W> makeWorkerKeys() {
         .values_doc = "0..65535, 0 = off; != `port`, `metrics_port`",
         .doc = "used (ours): KServe V2 REST"},
        [](W &c) { return field(c.endpoints.http_port); }},
+      {{.path = "endpoints.shared_memory",
+        .type = T::kChoice,
+        .fallback = "off",
+        .choices = kSharedMemoryModes,
+        .doc = "used: `system` offers Triton's system shared-memory extension, to loopback "
+               "peers only (docs/protocols.md)"},
+       [](W &c) { return field(c.endpoints.shared_memory); }},
+      {{.path = "endpoints.shared_memory_prefix",
+        .type = T::kText,
+        .fallback = "/rs_",
+        .values_doc = "`/` then the start of an object name (no other `/`)",
+        .doc = "used: every registered key must start with it"},
+       [](W &c) { return field(c.endpoints.shared_memory_prefix); }},
+      {{.path = "endpoints.shared_memory_allowed_uids",
+        .type = T::kTextList,
+        .default_doc = "`[]` (the server's own uid)",
+        .values_doc = "uids, integers in [0, 4294967295]",
+        .doc = "used: the owners a registered shared memory object may have"},
+       [](W &c) { return field(c.endpoints.shared_memory_allowed_uids); }},
       {{.path = "grpc.max_recv_msg_bytes",
         .type = T::kInteger,
         .fallback = "536870912",

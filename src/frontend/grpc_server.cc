@@ -1,6 +1,8 @@
 //===- frontend/grpc_server.cc - KServe V2 gRPC front-end ---------------------===//
 #include "frontend/grpc_server.h"
 
+#include "frontend/peer.h"
+
 #include "protocol/deadline.h"
 #include "protocol/grpc_codec.h"
 #include "protocol/proto/grpc_service.grpc.pb.h"
@@ -86,6 +88,16 @@ public:
         service, request,
         [obj, fn](const grpc::ServerContext &, std::shared_ptr<const Req> req, Resp *resp,
                   Reply reply) { reply((obj->*fn)(req.get(), resp)); },
+        1);
+  }
+  /// The same for a handler that reads the call's context (its peer).
+  template <class Service, class Req, class Resp, class Obj>
+  void serve(std::type_identity_t<Service> *service, RequestFn<Service, Req, Resp> request,
+             Obj *obj, grpc::Status (Obj::*fn)(const grpc::ServerContext &, const Req *, Resp *)) {
+    serve<Service, Req, Resp>(
+        service, request,
+        [obj, fn](const grpc::ServerContext &ctx, std::shared_ptr<const Req> req, Resp *resp,
+                  Reply reply) { reply((obj->*fn)(ctx, req.get(), resp)); },
         1);
   }
 
@@ -224,7 +236,8 @@ public:
   Impl(protocol::InferenceService &service, protocol::ModelControl &control,
        const GrpcServerOptions &options)
       : service_(service), control_(control), shared_memory_(options.shared_memory),
-        reporter_(options.reporter), max_shm_input_bytes_(options.max_recv_msg_bytes) {}
+        reporter_(options.reporter), max_shm_input_bytes_(options.max_recv_msg_bytes),
+        max_send_bytes_(options.max_send_msg_bytes) {}
 
   grpc::Status ServerLive(const inference::ServerLiveRequest *,
                           inference::ServerLiveResponse *resp) {
@@ -278,6 +291,8 @@ public:
     options.shared_memory = shared_memory_;
     options.max_shared_memory_input_bytes = max_shm_input_bytes_;
     options.message_owner = req; // raw inputs are read in place (no copy of the payload)
+    options.expected_datatype = protocol::expectedDatatypes(service_, req->model_name());
+    options.shared_memory_owner = localPeerIdentity(ctx.peer()).value_or("");
     Result<protocol::DecodedInferRequest> decoded =
         protocol::decodeModelInferRequest(*req, options);
     if (!decoded.isOk()) {
@@ -289,25 +304,49 @@ public:
     request.deadline = protocol::tighterDeadline(
         request.deadline,
         protocol::steadyDeadline(ctx.deadline(), std::chrono::system_clock::now(), now));
-    // The shared-memory outputs hold their regions until the reply is written.
-    service_.infer(
-        std::move(request),
-        [this, resp, finish = std::move(finish), model = req->model_name(), id = req->id(),
-         shm = std::move(decoded->shared_memory_outputs)](Result<protocol::InferResponse> result) {
-          if (!result.isOk()) {
-            report(model, id, result.status(), true);
-            finish(protocol::toGrpcStatus(result.status()));
-            return;
-          }
-          if (Status s = protocol::writeSharedMemoryOutputs(shm, *result); !s.isOk()) {
-            s = s.withPrefix(requestPrefix(model, id));
-            report(model, id, s, true);
-            finish(protocol::toGrpcStatus(s));
-            return;
-          }
-          protocol::encodeModelInferResponse(*result, shm, resp);
-          finish(grpc::Status::OK);
-        });
+    // The shared-memory outputs hold their regions until the reply is written. The
+    // service delivers (writes them, encodes the reply, checks its size) before it counts
+    // the answer; `delivered` says whether it did.
+    auto shm = std::make_shared<std::vector<protocol::SharedMemoryOutput>>(
+        std::move(decoded->shared_memory_outputs));
+    auto delivered = std::make_shared<bool>(false);
+    request.deliver = [this, resp, shm, delivered, model = req->model_name(),
+                       id = req->id()](const protocol::InferResponse &r) {
+      *delivered = true;
+      Status s = deliverReply(r, *shm, resp);
+      return s.isOk() ? s : s.withPrefix(requestPrefix(model, id));
+    };
+    std::function<Status(const protocol::InferResponse &)> deliver = request.deliver;
+    service_.infer(std::move(request), [this, finish = std::move(finish), shm, delivered,
+                                        deliver = std::move(deliver), model = req->model_name(),
+                                        id = req->id()](Result<protocol::InferResponse> result) {
+      if (result.isOk() && !*delivered)
+        if (Status s = deliver(*result); !s.isOk())
+          result = s;
+      if (!result.isOk()) {
+        report(model, id, result.status(), true);
+        finish(protocol::toGrpcStatus(result.status()));
+        return;
+      }
+      finish(grpc::Status::OK);
+    });
+  }
+
+  /// Writes `r`'s shared-memory outputs and encodes it into `resp`. ResourceExhausted when
+  /// the encoded reply is larger than grpc.max_send_msg_bytes (gRPC would refuse to send it).
+  Status deliverReply(const protocol::InferResponse &r,
+                      const std::vector<protocol::SharedMemoryOutput> &shm,
+                      inference::ModelInferResponse *resp) const {
+    RS_RETURN_IF_ERROR(protocol::writeSharedMemoryOutputs(shm, r));
+    protocol::encodeModelInferResponse(r, shm, resp);
+    const size_t bytes = resp->ByteSizeLong();
+    if (max_send_bytes_ > 0 && bytes > static_cast<size_t>(max_send_bytes_)) {
+      resp->Clear();
+      return StatusBuilder(StatusCode::kResourceExhausted)
+             << "response of " << bytes << " bytes exceeds grpc.max_send_msg_bytes ("
+             << max_send_bytes_ << ")";
+    }
+    return Status::ok();
   }
 
   grpc::Status RepositoryIndex(const inference::RepositoryIndexRequest *req,
@@ -372,12 +411,16 @@ public:
     }
     return grpc::Status::OK;
   }
-  grpc::Status SystemSharedMemoryStatus(const inference::SystemSharedMemoryStatusRequest *req,
+  grpc::Status SystemSharedMemoryStatus(const grpc::ServerContext &ctx,
+                                        const inference::SystemSharedMemoryStatusRequest *req,
                                         inference::SystemSharedMemoryStatusResponse *resp) {
     if (!shared_memory_)
       return notImplemented("SystemSharedMemoryStatus");
+    Result<std::string> owner = sharedMemoryPeer(ctx);
+    if (!owner.isOk())
+      return protocol::toGrpcStatus(owner.status());
     Result<std::vector<protocol::SharedMemoryRegionInfo>> regions =
-        shared_memory_->status(req->name());
+        shared_memory_->status(*owner, req->name());
     if (!regions.isOk())
       return protocol::toGrpcStatus(regions.status());
     for (const protocol::SharedMemoryRegionInfo &r : *regions) {
@@ -389,27 +432,50 @@ public:
     }
     return grpc::Status::OK;
   }
-  grpc::Status SystemSharedMemoryRegister(const inference::SystemSharedMemoryRegisterRequest *req,
+  grpc::Status SystemSharedMemoryRegister(const grpc::ServerContext &ctx,
+                                          const inference::SystemSharedMemoryRegisterRequest *req,
                                           inference::SystemSharedMemoryRegisterResponse *) {
     if (!shared_memory_)
       return notImplemented("SystemSharedMemoryRegister");
-    Status s =
-        shared_memory_->registerRegion({req->name(), req->key(), req->offset(), req->byte_size()});
+    Result<std::string> owner = sharedMemoryPeer(ctx);
+    if (!owner.isOk())
+      return protocol::toGrpcStatus(owner.status());
+    std::string cause;
+    Status s = shared_memory_->registerRegion(
+        *owner, {req->name(), req->key(), req->offset(), req->byte_size()}, &cause);
     if (s.isOk())
-      spdlog::info("shared memory region registered name={} key={} offset={} byte_size={}",
-                   req->name(), req->key(), req->offset(), req->byte_size());
+      spdlog::info("shared memory region registered name={} key={} offset={} byte_size={} "
+                   "peer={}",
+                   req->name(), req->key(), req->offset(), req->byte_size(), *owner);
+    else
+      spdlog::warn("shared memory region refused name={} key={} peer={} cause={}", req->name(),
+                   req->key(), *owner, cause.empty() ? s.message() : cause);
     return protocol::toGrpcStatus(s);
   }
   grpc::Status
-  SystemSharedMemoryUnregister(const inference::SystemSharedMemoryUnregisterRequest *req,
+  SystemSharedMemoryUnregister(const grpc::ServerContext &ctx,
+                               const inference::SystemSharedMemoryUnregisterRequest *req,
                                inference::SystemSharedMemoryUnregisterResponse *) {
     if (!shared_memory_)
       return notImplemented("SystemSharedMemoryUnregister");
-    shared_memory_->unregisterRegion(req->name());
+    Result<std::string> owner = sharedMemoryPeer(ctx);
+    if (!owner.isOk())
+      return protocol::toGrpcStatus(owner.status());
+    shared_memory_->unregisterRegion(*owner, req->name());
     return grpc::Status::OK;
   }
 
 private:
+  /// The shared-memory owner of the call's peer (frontend/peer.h), or PermissionDenied.
+  static Result<std::string> sharedMemoryPeer(const grpc::ServerContext &ctx) {
+    std::optional<std::string> owner = localPeerIdentity(ctx.peer());
+    if (!owner)
+      return Status(StatusCode::kPermissionDenied,
+                    "system shared memory is accepted only from loopback peers, not from " +
+                        ctx.peer());
+    return *owner;
+  }
+
   static grpc::Status notImplemented(const char *rpc) {
     return grpc::Status(grpc::StatusCode::UNIMPLEMENTED, std::string(rpc) + " is not implemented");
   }
@@ -428,6 +494,7 @@ private:
   protocol::SharedMemoryRegistry *shared_memory_;
   RequestReporter *reporter_;
   int64_t max_shm_input_bytes_;
+  int64_t max_send_bytes_; // grpc.max_send_msg_bytes
 };
 
 /// reactant_control.ControlService: ModelControlStatus, SetModelResidency and

@@ -1,6 +1,8 @@
 //===- frontend/http_server.cc - KServe V2 HTTP/REST front-end ----------------===//
 #include "frontend/http_server.h"
 
+#include "frontend/peer.h"
+
 #include "frontend/http_listener.h"
 #include "frontend/http_server_impl.h"
 #include "protocol/http_codec.h"
@@ -124,6 +126,8 @@ void HttpServer::handleInfer(const httplib::Request &req, std::string body,
   options.now = protocol::Clock::now();
   options.shared_memory = options_.shared_memory;
   options.max_shared_memory_input_bytes = options_.max_body_bytes;
+  options.expected_datatype = protocol::expectedDatatypes(service_, modelRef(req).name);
+  options.shared_memory_owner = localPeerIdentity(req.remote_addr).value_or("");
   Result<protocol::HttpInferRequest> decoded = protocol::decodeHttpInferRequest(
       modelRef(req), body, header ? std::optional<std::string_view>(*header) : std::nullopt,
       options);
@@ -143,6 +147,18 @@ void HttpServer::handleInfer(const httplib::Request &req, std::string body,
   std::vector<protocol::SharedMemoryOutput> shm = std::move(decoded->shared_memory_outputs);
   const std::string id = decoded->request.id;
 
+  // The service writes the shared-memory outputs (deliver) before it counts the answer, so
+  // a window that cannot take them counts as the error the client gets. This thread waits
+  // for the answer, so the locals the delivery uses outlive it.
+  bool delivered = false;
+  const std::string prefix =
+      "model '" + decoded->request.model_name + "'" + (id.empty() ? "" : ", request '" + id + "'");
+  decoded->request.deliver = [&shm, &delivered, &prefix](const protocol::InferResponse &r) {
+    delivered = true;
+    Status s = protocol::writeSharedMemoryOutputs(shm, r);
+    return s.isOk() ? s : s.withPrefix(prefix);
+  };
+  std::function<Status(const protocol::InferResponse &)> deliver = decoded->request.deliver;
   // The service completes on its own thread; this handler thread waits for it. The promise
   // is shared so the callback never touches a destroyed object.
   auto promise = std::make_shared<std::promise<Result<protocol::InferResponse>>>();
@@ -151,15 +167,12 @@ void HttpServer::handleInfer(const httplib::Request &req, std::string body,
     promise->set_value(std::move(r));
   });
   Result<protocol::InferResponse> result = future.get();
+  if (result.isOk() && !delivered)
+    if (Status s = deliver(*result); !s.isOk())
+      result = s;
   if (!result.isOk()) {
     report(req, id, result.status(), true);
     return replyError(res, result.status());
-  }
-  if (Status s = protocol::writeSharedMemoryOutputs(shm, *result); !s.isOk()) {
-    s = s.withPrefix("model '" + result->model_name + "'" +
-                     (id.empty() ? "" : ", request '" + id + "'"));
-    report(req, id, s, true);
-    return replyError(res, s);
   }
 
   protocol::HttpBody out = protocol::encodeHttpInferResponse(*result, encoding, shm);

@@ -7,6 +7,7 @@
 #include "frontend/http_listener.h"
 #include "frontend/http_server.h"
 #include "frontend/http_server_impl.h"
+#include "frontend/peer.h"
 #include "protocol/http_codec.h"
 #include "protocol/status_mapping.h"
 
@@ -17,14 +18,31 @@ namespace rs::frontend {
 
 using namespace http_detail;
 
+namespace {
+
+/// The shared-memory owner of `req`'s peer, or the error for a peer that may not use it.
+Result<std::string> sharedMemoryPeer(const httplib::Request &req) {
+  std::optional<std::string> owner = localPeerIdentity(req.remote_addr);
+  if (!owner)
+    return Status(StatusCode::kPermissionDenied,
+                  "system shared memory is accepted only from loopback peers, not from " +
+                      req.remote_addr);
+  return *owner;
+}
+
+} // namespace
+
 void HttpServer::addSharedMemoryRoutes() {
   protocol::SharedMemoryRegistry *registry = options_.shared_memory;
   if (!registry)
     return;
   constexpr const char *kRegion = "/v2/systemsharedmemory/region/([^/]+)";
   auto status = [registry](const httplib::Request &req, httplib::Response &res) {
+    Result<std::string> owner = sharedMemoryPeer(req);
+    if (!owner.isOk())
+      return replyError(res, owner.status());
     const std::string name = req.matches.size() > 1 ? req.matches[1].str() : "";
-    Result<std::vector<protocol::SharedMemoryRegionInfo>> regions = registry->status(name);
+    Result<std::vector<protocol::SharedMemoryRegionInfo>> regions = registry->status(*owner, name);
     if (!regions.isOk())
       return replyError(res, regions.status());
     replyJson(res, 200, protocol::sharedMemoryStatusJson(*regions));
@@ -33,17 +51,29 @@ void HttpServer::addSharedMemoryRoutes() {
   get(std::string(kRegion) + "/status", status);
   post(std::string(kRegion) + "/register",
        [registry](const httplib::Request &req, httplib::Response &res) {
+         Result<std::string> owner = sharedMemoryPeer(req);
+         if (!owner.isOk())
+           return replyError(res, owner.status());
          Result<protocol::SharedMemoryRegionInfo> info =
              protocol::parseSharedMemoryRegisterJson(req.matches[1].str(), req.body);
-         Status s = info.isOk() ? registry->registerRegion(*info) : info.status();
-         if (!s.isOk())
+         if (!info.isOk())
+           return replyError(res, info.status());
+         std::string cause;
+         if (Status s = registry->registerRegion(*owner, *info, &cause); !s.isOk()) {
+           spdlog::warn("shared memory region refused name={} key={} peer={} cause={}", info->name,
+                        info->key, *owner, cause.empty() ? s.message() : cause);
            return replyError(res, s);
-         spdlog::info("shared memory region registered name={} key={} offset={} byte_size={}",
-                      info->name, info->key, info->offset, info->byte_size);
+         }
+         spdlog::info("shared memory region registered name={} key={} offset={} byte_size={} "
+                      "peer={}",
+                      info->name, info->key, info->offset, info->byte_size, *owner);
          res.status = 200;
        });
   auto unregister = [registry](const httplib::Request &req, httplib::Response &res) {
-    registry->unregisterRegion(req.matches.size() > 1 ? req.matches[1].str() : "");
+    Result<std::string> owner = sharedMemoryPeer(req);
+    if (!owner.isOk())
+      return replyError(res, owner.status());
+    registry->unregisterRegion(*owner, req.matches.size() > 1 ? req.matches[1].str() : "");
     res.status = 200;
   };
   post("/v2/systemsharedmemory/unregister", unregister);

@@ -18,8 +18,10 @@ MetricsHealthServer::MetricsHealthServer(MetricsHealthServerOptions options, Rea
   lo.threads = options.threads;
   listener_ = std::make_unique<HttpListener>(std::move(lo));
   httplib::Server &svr = listener_->server();
-  svr.Get("/healthz",
-          [](const httplib::Request &, httplib::Response &res) { res.set_content("ok", kText); });
+  // Liveness under both names: orchestrators probe /healthz, KServe clients /v2/health/live.
+  for (const char *live : {"/healthz", "/v2/health/live"})
+    svr.Get(live,
+            [](const httplib::Request &, httplib::Response &res) { res.set_content("ok", kText); });
   svr.Get("/readyz", [ready = std::move(ready)](const httplib::Request &, httplib::Response &res) {
     bool ok = ready && ready();
     res.status = ok ? 200 : 503;

@@ -3,6 +3,8 @@
 // The small HTTP server on the metrics port (reference-system.md section 6):
 //
 //   GET /healthz   200 "ok" (text/plain): the process answers; never waits on models
+//   GET /v2/health/live   the same (KServe V2's liveness path); the worker starts this
+//                  port before it loads any model, so liveness holds while models compile
 //   GET /readyz    200 "ready", or 503 "not ready": the `ready` predicate, which is the
 //                  same as gRPC ServerReady
 //   GET /metrics   200 Prometheus text exposition 0.0.4 from the `metrics` callback

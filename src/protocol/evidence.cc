@@ -96,6 +96,8 @@ std::string categoryOf(const std::vector<std::string> &p) {
       return "bundle hashes";
     if (field == "programs" && p.size() == 5 && p[4] == "cache_key")
       return "cache keys";
+    if (field == "programs" && p.size() == 5 && p[4] == "cache_payload_sha256")
+      return "cache entries";
     return "model load";
   }
   if (top == "format")

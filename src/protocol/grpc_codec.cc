@@ -232,9 +232,13 @@ Status decodeRequestBody(const inference::ModelInferRequest &msg, const DecodeOp
     RS_RETURN_IF_ERROR(checkTensorParameters(what, in.parameters()));
     RS_ASSIGN_OR_RETURN(std::optional<SharedMemoryRef> shm,
                         sharedMemoryParameters(what, in.parameters(), options.shared_memory));
-    RS_ASSIGN_OR_RETURN(WireTensorLayout layout,
-                        checkWireTensor(what, in.datatype(),
-                                        {in.shape().data(), static_cast<size_t>(in.shape_size())}));
+    Result<WireTensorLayout> checked = checkWireTensor(
+        what, in.datatype(), {in.shape().data(), static_cast<size_t>(in.shape_size())});
+    if (!checked.isOk())
+      return dtypeFromWireName(in.datatype())
+                 ? checked.status()
+                 : withDatatypes(checked.status(), options, in.name(), in.datatype());
+    const WireTensorLayout &layout = *checked;
     if (shm) {
       if (totalValues(in.contents()) != 0)
         return invalidArgument() << what
@@ -246,7 +250,8 @@ Status decodeRequestBody(const inference::ModelInferRequest &msg, const DecodeOp
                                  << options.max_shared_memory_input_bytes << " bytes per request";
       shm_bytes += layout.byte_size;
       RS_ASSIGN_OR_RETURN(Tensor t,
-                          readSharedMemoryInput(*options.shared_memory, what, layout, *shm));
+                          readSharedMemoryInput(*options.shared_memory, options.shared_memory_owner,
+                                                what, layout, *shm));
       out.inputs.push_back({in.name(), std::move(t)});
       continue;
     }
@@ -268,7 +273,8 @@ Status decodeRequestBody(const inference::ModelInferRequest &msg, const DecodeOp
                         sharedMemoryParameters(what, o.parameters(), options.shared_memory));
     if (shm) {
       RS_ASSIGN_OR_RETURN(SharedMemoryOutput bound,
-                          bindSharedMemoryOutput(*options.shared_memory, o.name(), *shm));
+                          bindSharedMemoryOutput(*options.shared_memory,
+                                                 options.shared_memory_owner, o.name(), *shm));
       decoded.shared_memory_outputs.push_back(std::move(bound));
     }
     out.requested_outputs.push_back(o.name());

@@ -97,7 +97,8 @@ sharedMemoryParameters(const std::string &what, const json &params,
 }
 
 Result<TensorEntry> parseTensorEntry(const json &e, bool input, size_t index,
-                                     const SharedMemoryRegistry *registry) {
+                                     const DecodeOptions *decode) {
+  const SharedMemoryRegistry *registry = decode ? decode->shared_memory : nullptr;
   std::string kind = input ? "input" : "output";
   if (!e.is_object())
     return invalidArgument() << kind << " #" << index << " is not an object";
@@ -126,7 +127,13 @@ Result<TensorEntry> parseTensorEntry(const json &e, bool input, size_t index,
       return invalidArgument() << t.what << ": 'shape' must be an array of integers, got "
                                << shape_json->dump(-1, ' ', false, json::error_handler_t::replace);
   }
-  RS_ASSIGN_OR_RETURN(t.layout, checkWireTensor(t.what, datatype->get<std::string>(), shape));
+  const std::string received = datatype->get<std::string>();
+  Result<WireTensorLayout> checked = checkWireTensor(t.what, received, shape);
+  if (!checked.isOk())
+    return dtypeFromWireName(received) || !input || !decode
+               ? checked.status()
+               : withDatatypes(checked.status(), *decode, t.name, received);
+  t.layout = std::move(*checked);
   auto params = e.find("parameters");
   if (params != e.end()) {
     if (!params->is_object())
@@ -166,9 +173,7 @@ Status decodeTensorList(const json &list, bool input, std::string_view binary, b
   uint64_t declared = 0; // never exceeds binary.size(), so it cannot overflow
   int64_t shm_bytes = 0; // never above the limit, so it cannot overflow
   for (size_t i = 0; i < list.size(); ++i) {
-    RS_ASSIGN_OR_RETURN(
-        TensorEntry t,
-        parseTensorEntry(list[i], input, i, options ? options->shared_memory : nullptr));
+    RS_ASSIGN_OR_RETURN(TensorEntry t, parseTensorEntry(list[i], input, i, options));
     if (!seen.insert(t.name).second)
       return invalidArgument() << t.what << " appears more than once";
     if (t.shm) {
@@ -199,8 +204,9 @@ Status decodeTensorList(const json &list, bool input, std::string_view binary, b
   size_t offset = 0;
   for (TensorEntry &t : entries) {
     if (t.shm) {
-      RS_ASSIGN_OR_RETURN(Tensor tensor,
-                          readSharedMemoryInput(*options->shared_memory, t.what, t.layout, *t.shm));
+      RS_ASSIGN_OR_RETURN(Tensor tensor, readSharedMemoryInput(*options->shared_memory,
+                                                               options->shared_memory_owner, t.what,
+                                                               t.layout, *t.shm));
       out.push_back({t.name, std::move(tensor)});
     } else if (t.binary_size) {
       std::string_view part = binary.substr(offset, static_cast<size_t>(*t.binary_size));
@@ -209,8 +215,13 @@ Status decodeTensorList(const json &list, bool input, std::string_view binary, b
           {t.name, Tensor::copyOf(t.layout.dtype, t.layout.shape,
                                   {reinterpret_cast<const uint8_t *>(part.data()), part.size()})});
     } else {
-      RS_ASSIGN_OR_RETURN(Tensor tensor, tensorFromJsonData(t.what, *t.data, t.layout));
-      out.push_back({t.name, std::move(tensor)});
+      Result<Tensor> tensor = tensorFromJsonData(t.what, *t.data, t.layout);
+      if (!tensor.isOk())
+        return options && (t.layout.dtype == DType::kF16 || t.layout.dtype == DType::kBF16)
+                   ? withDatatypes(tensor.status(), *options, t.name,
+                                   std::string(dtypeWireName(t.layout.dtype)) + " as JSON data")
+                   : tensor.status();
+      out.push_back({t.name, std::move(*tensor)});
     }
   }
   return Status::ok();
@@ -254,8 +265,9 @@ Status decodeOutputs(const json &outputs, const DecodeOptions &options, HttpInfe
     RS_ASSIGN_OR_RETURN(std::optional<SharedMemoryRef> shm,
                         sharedMemoryParameters(what, *params, options.shared_memory));
     if (shm) {
-      RS_ASSIGN_OR_RETURN(SharedMemoryOutput bound,
-                          bindSharedMemoryOutput(*options.shared_memory, n, *shm));
+      RS_ASSIGN_OR_RETURN(
+          SharedMemoryOutput bound,
+          bindSharedMemoryOutput(*options.shared_memory, options.shared_memory_owner, n, *shm));
       out.shared_memory_outputs.push_back(std::move(bound));
     }
     if (params->contains("binary_data")) {

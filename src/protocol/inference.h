@@ -30,6 +30,8 @@ struct NamedTensor {
   Tensor tensor;
 };
 
+struct InferResponse;
+
 struct InferRequest {
   std::string model_name;
   std::string model_version; // accepted and ignored (bundles have no versions)
@@ -38,6 +40,13 @@ struct InferRequest {
   /// When non-empty, exactly these outputs in this order; unknown names are an error.
   std::vector<std::string> requested_outputs;
   std::optional<Clock::time_point> deadline;
+  /// Set by the front-end: makes the response what the client receives (shared-memory
+  /// outputs written, the reply encoded and checked against the message size limit) and
+  /// returns the error the client gets instead when that fails. A service calls it on a
+  /// successful response before it counts the answer, so every answer
+  /// is counted under the status the client sees; the front-end calls it when the service
+  /// did not.
+  std::function<Status(const InferResponse &)> deliver;
 };
 
 struct InferResponse {

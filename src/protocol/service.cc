@@ -3,6 +3,19 @@
 
 namespace rs::protocol {
 
+std::function<std::string(const std::string &input)>
+expectedDatatypes(const InferenceService &service, std::string model) {
+  return [&service, model = std::move(model)](const std::string &input) -> std::string {
+    Result<ModelMetadata> metadata = service.modelMetadata(model);
+    if (!metadata.isOk())
+      return "";
+    for (const TensorSpec &spec : metadata->inputs)
+      if (spec.name == input)
+        return std::string(dtypeWireName(spec.dtype));
+    return "";
+  };
+}
+
 std::vector<ModelIndexEntry> ModelControl::listModels() const { return {}; }
 
 Status ModelControl::repositoryLoad(const std::string &name) {

@@ -26,6 +26,7 @@
 #include "support/status.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,7 +41,7 @@ class InferenceService {
 public:
   virtual ~InferenceService() = default;
   virtual bool serverLive() const = 0;
-  /// True when at least one model is known and every model that should load has loaded.
+  /// Whether the server takes inference requests (each service documents its policy).
   virtual bool serverReady() const = 0;
   virtual ServerMetadata serverMetadata() const = 0;
   /// NotFound for an unknown model.
@@ -51,6 +52,12 @@ public:
   /// another thread, possibly before infer() returns.
   virtual void infer(InferRequest request, InferCallback done) = 0;
 };
+
+/// The datatype (wire name) `service`'s metadata gives input `input` of model `model`, ""
+/// when the model or input is unknown: DecodeOptions::expected_datatype of a request for
+/// `model`. `service` must outlive the function.
+std::function<std::string(const std::string &input)>
+expectedDatatypes(const InferenceService &service, std::string model);
 
 //===----------------------------------------------------------------------===//
 // Model control: what it reports

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -130,7 +131,12 @@ Status SharedMemoryRegion::write(uint64_t offset, std::span<const uint8_t> bytes
 SharedMemoryRegistry::SharedMemoryRegistry(SharedMemoryRegistryOptions options)
     : options_(options) {}
 
-Status SharedMemoryRegistry::registerRegion(const SharedMemoryRegionInfo &info) {
+Status SharedMemoryRegistry::registerRegion(const std::string &owner,
+                                            const SharedMemoryRegionInfo &info,
+                                            std::string *cause) {
+  std::string ignored;
+  if (!cause)
+    cause = &ignored;
   if (info.name.empty())
     return invalidArgument() << "shared memory region name is empty";
   if (info.name.size() > kMaxRegionName)
@@ -144,68 +150,83 @@ Status SharedMemoryRegistry::registerRegion(const SharedMemoryRegionInfo &info) 
   if (!end || *end > static_cast<uint64_t>(std::numeric_limits<off_t>::max()))
     return invalidArgument() << what << ": offset " << info.offset << " + byte_size "
                              << info.byte_size << " overflows";
+  const std::pair<std::string, std::string> slot{owner, info.name};
   {
     std::lock_guard lock(mu_);
-    if (regions_.count(info.name))
+    if (regions_.count(slot))
       return Status(StatusCode::kAlreadyExists, what + " is already registered");
     if (regions_.size() >= options_.max_regions)
       return resourceExhausted() << what << ": " << options_.max_regions
                                  << " regions are registered, the most allowed";
   }
+  // Whatever keeps the object from being used (outside the prefix, missing, not an object,
+  // another user's, too small) gets this one answer: a client learns nothing about objects
+  // it may not use. The cause goes to `*cause` for the server log.
+  const Status refused = invalidArgument()
+                         << what << ": cannot use key " << jsonQuoted(info.key)
+                         << " (it must name a POSIX shared memory object under "
+                         << jsonQuoted(options_.key_prefix)
+                         << " owned by an allowed user that holds offset + byte_size)";
+  if (!info.key.starts_with(options_.key_prefix)) {
+    *cause = "key outside the prefix";
+    return refused;
+  }
   // shm_open resolves the name inside the shared-memory file system only (glibc adds
   // O_NOFOLLOW and O_CLOEXEC).
   int fd = ::shm_open(info.key.c_str(), O_RDWR, 0);
-  if (fd < 0)
-    return invalidArgument() << what << ": cannot open POSIX shared memory object "
-                             << jsonQuoted(info.key) << ": " << errnoText(errno);
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return invalidArgument() << what << ": " << jsonQuoted(info.key)
-                             << " is not a shared memory object";
+  if (fd < 0) {
+    *cause = "cannot open: " + errnoText(errno);
+    return refused;
   }
-  if (static_cast<uint64_t>(st.st_size) < *end) {
+  struct stat st {};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  const std::vector<uint32_t> &uids = options_.allowed_uids;
+  const bool allowed_owner =
+      regular && (uids.empty() ? st.st_uid == ::geteuid()
+                               : std::find(uids.begin(), uids.end(), st.st_uid) != uids.end());
+  if (!regular || !allowed_owner || static_cast<uint64_t>(st.st_size) < *end) {
+    *cause = !regular         ? "not a regular object"
+             : !allowed_owner ? "owned by uid " + std::to_string(st.st_uid)
+                              : "object of " + std::to_string(st.st_size) +
+                                    " bytes, the window needs " + std::to_string(*end);
     ::close(fd);
-    return invalidArgument() << what << ": object " << jsonQuoted(info.key) << " has " << st.st_size
-                             << " bytes but offset " << info.offset << " + byte_size "
-                             << info.byte_size << " needs " << *end;
+    return refused;
   }
   std::shared_ptr<const SharedMemoryRegion> region(new SharedMemoryRegion(info, fd));
   std::lock_guard lock(mu_);
-  if (regions_.count(info.name)) // registered meanwhile by another call
+  if (regions_.count(slot)) // registered meanwhile by another call
     return Status(StatusCode::kAlreadyExists, what + " is already registered");
   if (regions_.size() >= options_.max_regions)
     return resourceExhausted() << what << ": " << options_.max_regions
                                << " regions are registered, the most allowed";
-  regions_.emplace(info.name, std::move(region));
+  regions_.emplace(slot, std::move(region));
   return Status::ok();
 }
 
-void SharedMemoryRegistry::unregisterRegion(const std::string &name) {
+void SharedMemoryRegistry::unregisterRegion(const std::string &owner, const std::string &name) {
   // Regions are destroyed outside the lock (closing a descriptor may take a while).
-  std::map<std::string, std::shared_ptr<const SharedMemoryRegion>> gone;
+  std::vector<std::shared_ptr<const SharedMemoryRegion>> gone;
   std::lock_guard lock(mu_);
-  if (name.empty()) {
-    gone.swap(regions_);
-    return;
-  }
-  auto it = regions_.find(name);
-  if (it != regions_.end()) {
-    gone.emplace(it->first, std::move(it->second));
-    regions_.erase(it);
+  for (auto it = regions_.lower_bound({owner, name});
+       it != regions_.end() && it->first.first == owner;) {
+    if (!name.empty() && it->first.second != name)
+      break;
+    gone.push_back(std::move(it->second));
+    it = regions_.erase(it);
   }
 }
 
 Result<std::vector<SharedMemoryRegionInfo>>
-SharedMemoryRegistry::status(const std::string &name) const {
+SharedMemoryRegistry::status(const std::string &owner, const std::string &name) const {
   std::lock_guard lock(mu_);
   std::vector<SharedMemoryRegionInfo> out;
   if (name.empty()) {
-    for (const auto &[n, region] : regions_)
-      out.push_back(region->info());
+    for (auto it = regions_.lower_bound({owner, ""});
+         it != regions_.end() && it->first.first == owner; ++it)
+      out.push_back(it->second->info());
     return out;
   }
-  auto it = regions_.find(name);
+  auto it = regions_.find({owner, name});
   if (it == regions_.end())
     return notFound() << "shared memory region " << jsonQuoted(name) << " is not registered";
   out.push_back(it->second->info());
@@ -213,9 +234,9 @@ SharedMemoryRegistry::status(const std::string &name) const {
 }
 
 Result<std::shared_ptr<const SharedMemoryRegion>>
-SharedMemoryRegistry::find(const std::string &name) const {
+SharedMemoryRegistry::find(const std::string &owner, const std::string &name) const {
   std::lock_guard lock(mu_);
-  auto it = regions_.find(name);
+  auto it = regions_.find({owner, name});
   if (it == regions_.end())
     return failedPrecondition() << "shared memory region " << jsonQuoted(name)
                                 << " is not registered";
@@ -237,9 +258,11 @@ uint64_t SharedMemoryRegistry::registeredBytes() const {
 
 // ---- Tensors in regions ---------------------------------------------------------
 
-Result<Tensor> readSharedMemoryInput(const SharedMemoryRegistry &registry, std::string_view what,
-                                     const WireTensorLayout &layout, const SharedMemoryRef &ref) {
-  RS_ASSIGN_OR_RETURN(std::shared_ptr<const SharedMemoryRegion> region, registry.find(ref.region));
+Result<Tensor> readSharedMemoryInput(const SharedMemoryRegistry &registry, const std::string &owner,
+                                     std::string_view what, const WireTensorLayout &layout,
+                                     const SharedMemoryRef &ref) {
+  RS_ASSIGN_OR_RETURN(std::shared_ptr<const SharedMemoryRegion> region,
+                      registry.find(owner, ref.region));
   if (ref.byte_size != static_cast<uint64_t>(layout.byte_size))
     return invalidArgument() << what << ": shared_memory_byte_size is " << ref.byte_size
                              << " bytes but " << describeLayout(layout) << " needs "
@@ -257,9 +280,10 @@ Result<Tensor> readSharedMemoryInput(const SharedMemoryRegistry &registry, std::
 }
 
 Result<SharedMemoryOutput> bindSharedMemoryOutput(const SharedMemoryRegistry &registry,
-                                                  const std::string &name,
+                                                  const std::string &owner, const std::string &name,
                                                   const SharedMemoryRef &ref) {
-  RS_ASSIGN_OR_RETURN(std::shared_ptr<const SharedMemoryRegion> region, registry.find(ref.region));
+  RS_ASSIGN_OR_RETURN(std::shared_ptr<const SharedMemoryRegion> region,
+                      registry.find(owner, ref.region));
   Status window = region->checkWindow(ref.offset, ref.byte_size);
   if (!window.isOk())
     return window.withPrefix(outputWhat(name));

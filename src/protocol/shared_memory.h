@@ -14,6 +14,11 @@
 //
 // Safety (DESIGN.md "Nothing a client sends can read or write memory outside its own
 // request"):
+//  - Tenancy: a key must start with the configured prefix (default "/rs_") and the object
+//    must belong to an allowed uid (default: the server's own), so a client cannot make
+//    the server open another user's object with the server's rights. Every reason an
+//    object cannot be used gets one error (no existence or size oracle). Registrations
+//    belong to the peer that made them: status, use and unregister see only its own.
 //  - Only POSIX shared memory objects can be registered: the key is passed to shm_open(),
 //    which resolves it inside the shared-memory file system (/dev/shm), never a path;
 //    a key must be '/' followed by 1 to 254 characters none of which is '/' or NUL, and
@@ -103,31 +108,50 @@ private:
 struct SharedMemoryRegistryOptions {
   /// Regions registered at once before ResourceExhausted (each holds a file descriptor).
   size_t max_regions = 256;
+  /// Keys must start with this (endpoints.shared_memory_prefix; the '/' included).
+  std::string key_prefix = "/rs_";
+  /// The uids an object may belong to (endpoints.shared_memory_allowed_uids); empty: the
+  /// server's effective uid only.
+  std::vector<uint32_t> allowed_uids;
 };
 
-/// The regions registered with one server (both protocols share it).
+/// The regions registered with one server (both protocols share it). Every region
+/// belongs to an owner, the identity of the peer that registered it (frontend/peer.h):
+/// a peer sees, uses and unregisters only its own regions, and two owners may use the
+/// same region name.
 class SharedMemoryRegistry {
 public:
   explicit SharedMemoryRegistry(SharedMemoryRegistryOptions options = {});
 
-  /// Opens `info.key` read-write and registers the window under `info.name` (rules above).
-  Status registerRegion(const SharedMemoryRegionInfo &info);
-  /// Forgets region `name`, or every region when `name` is empty. Unknown names are not an
-  /// error (Triton's behaviour). In-flight requests keep what they resolved.
-  void unregisterRegion(const std::string &name);
-  /// Every region sorted by name (`name` empty), or just `name` (NotFound if unknown).
-  Result<std::vector<SharedMemoryRegionInfo>> status(const std::string &name) const;
-  /// The region `name`; FailedPrecondition when it is not registered.
-  Result<std::shared_ptr<const SharedMemoryRegion>> find(const std::string &name) const;
+  /// Opens `info.key` read-write and registers the window under (`owner`, `info.name`)
+  /// (rules above). Every reason the object cannot be used (a key outside key_prefix, no
+  /// such object, not a regular object, another user's, smaller than the window) gives one
+  /// InvalidArgument, so the answer reveals nothing about objects the client may not use;
+  /// `cause` (when set) gets the reason for the server log.
+  Status registerRegion(const std::string &owner, const SharedMemoryRegionInfo &info,
+                        std::string *cause = nullptr);
+  /// Forgets `owner`'s region `name`, or every region of `owner` when `name` is empty.
+  /// Unknown names are not an error (Triton's behaviour). In-flight requests keep what
+  /// they resolved.
+  void unregisterRegion(const std::string &owner, const std::string &name);
+  /// `owner`'s regions sorted by name (`name` empty), or just `name` (NotFound if unknown).
+  Result<std::vector<SharedMemoryRegionInfo>> status(const std::string &owner,
+                                                     const std::string &name) const;
+  /// `owner`'s region `name`; FailedPrecondition when it is not registered.
+  Result<std::shared_ptr<const SharedMemoryRegion>> find(const std::string &owner,
+                                                         const std::string &name) const;
 
+  /// Regions of every owner.
   size_t regionCount() const;
-  /// Sum of the registered windows' byte sizes.
+  /// Sum of the registered windows' byte sizes (every owner).
   uint64_t registeredBytes() const;
 
 private:
   SharedMemoryRegistryOptions options_;
   mutable std::mutex mu_;
-  std::map<std::string, std::shared_ptr<const SharedMemoryRegion>> regions_; // GUARDED_BY(mu_)
+  /// By (owner, name).
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<const SharedMemoryRegion>>
+      regions_; // GUARDED_BY(mu_)
 };
 
 /// A tensor's shared-memory parameters as the client sent them.
@@ -184,18 +208,33 @@ struct DecodeOptions {
   /// 8 for inputs of 15 bytes or fewer, which live inside the string object). When
   /// null, inputs are copied into owned, 64-byte aligned buffers.
   std::shared_ptr<const void> message_owner;
+  /// The model's datatype (wire name, "FP32") of input `name`, "" when the model has no
+  /// such input. Asked only on the error path, for a datatype the wire cannot carry
+  /// (BYTES, an unknown name, FP16/BF16 as JSON data), whose error then names the expected
+  /// datatype beside the received one. Unset: only the received one is named.
+  std::function<std::string(const std::string &name)> expected_datatype;
+  /// The peer's identity (SharedMemoryRegistry owner): its regions are the ones requests
+  /// may name.
+  std::string shared_memory_owner;
 };
+
+/// `status` (a datatype error of input `name`) with " (expected <X>, received <Y>)"
+/// appended, <X> from options.expected_datatype (left out when unknown) and <Y> =
+/// `received`.
+Status withDatatypes(const Status &status, const DecodeOptions &options, const std::string &name,
+                     std::string_view received);
 
 /// Reads input `what` ("input 'x'") of `layout` from the region `ref` names. The byte size
 /// must equal the layout's and the window must lie inside the region; checked before the
 /// tensor is allocated.
-Result<Tensor> readSharedMemoryInput(const SharedMemoryRegistry &registry, std::string_view what,
-                                     const WireTensorLayout &layout, const SharedMemoryRef &ref);
+Result<Tensor> readSharedMemoryInput(const SharedMemoryRegistry &registry, const std::string &owner,
+                                     std::string_view what, const WireTensorLayout &layout,
+                                     const SharedMemoryRef &ref);
 
 /// Resolves requested output `name`'s region and checks the window (the output's size is
 /// checked when it is written).
 Result<SharedMemoryOutput> bindSharedMemoryOutput(const SharedMemoryRegistry &registry,
-                                                  const std::string &name,
+                                                  const std::string &owner, const std::string &name,
                                                   const SharedMemoryRef &ref);
 
 /// Writes each bound output of `response` into its region. InvalidArgument when an output

@@ -1,6 +1,8 @@
 //===- protocol/wire_tensor.cc - Checked wire tensor descriptions ----------===//
 #include "protocol/wire_tensor.h"
 
+#include "protocol/shared_memory.h"
+
 #include <limits>
 
 namespace rs::protocol {
@@ -32,6 +34,16 @@ Result<WireTensorLayout> checkWireTensor(std::string_view what, std::string_view
 
 std::string describeLayout(const WireTensorLayout &layout) {
   return "shape " + shapeToString(layout.shape) + " of " + std::string(dtypeWireName(layout.dtype));
+}
+
+Status withDatatypes(const Status &status, const DecodeOptions &options, const std::string &name,
+                     std::string_view received) {
+  const std::string expected = options.expected_datatype ? options.expected_datatype(name) : "";
+  std::string note = " (";
+  if (!expected.empty())
+    note += "expected " + expected + ", ";
+  note += "received " + std::string(received) + ")";
+  return Status(status.code(), status.message() + note);
 }
 
 std::string inputWhat(std::string_view name) { return "input '" + std::string(name) + "'"; }

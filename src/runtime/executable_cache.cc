@@ -5,6 +5,8 @@
 #include "ir/printer.h"
 #include "support/digest.h"
 
+#include <openssl/crypto.h>
+
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -42,15 +44,33 @@ bool nextLine(std::string_view &rest, std::string_view *line) {
   return true;
 }
 
-/// The payload of an entry whose header names `key`, or the reason it is unusable.
-Result<std::string_view> parseEntry(std::string_view bytes, std::string_view key) {
+/// HMAC-SHA256 under `hmac_key` of the entry's cache key and payload, as 64 hex digits.
+std::string entryMac(std::string_view hmac_key, std::string_view key, std::string_view payload) {
+  std::string material;
+  material.reserve(key.size() + 1 + payload.size());
+  material.append(key).append("\n").append(payload);
+  return hmacSha256Hex(hmac_key, material);
+}
+
+/// `expected` == `got`, compared in constant time (no timing oracle on the MAC).
+bool hmacMatches(const std::string &expected, std::string_view got) {
+  return expected.size() == got.size() &&
+         CRYPTO_memcmp(expected.data(), got.data(), got.size()) == 0;
+}
+
+/// The payload of an entry whose header names `key`, or the reason it is unusable. With
+/// `hmac_key` set, the entry must carry the HMAC-SHA256 of its key and payload under it.
+Result<std::string_view> parseEntry(std::string_view bytes, std::string_view key,
+                                    std::string_view hmac_key) {
   std::string_view rest = bytes, line;
   if (!nextLine(rest, &line) || line != kMagic)
     return dataLoss() << "corrupt entry: not a reactant-server cache entry";
-  std::string_view entry_key, size_text, digest;
-  for (int i = 0; i < 4; ++i) {
-    if (!nextLine(rest, &line))
+  std::string_view entry_key, size_text, digest, hmac;
+  for (int i = 0;; ++i) {
+    if (!nextLine(rest, &line) || i > 5)
       return dataLoss() << "corrupt entry: truncated header";
+    if (line.empty())
+      break;
     const size_t sp = line.find(' ');
     const std::string_view field = line.substr(0, sp);
     const std::string_view value = sp == std::string_view::npos ? "" : line.substr(sp + 1);
@@ -60,11 +80,11 @@ Result<std::string_view> parseEntry(std::string_view bytes, std::string_view key
       size_text = value;
     else if (field == "sha256")
       digest = value;
+    else if (field == "hmac-sha256")
+      hmac = value;
     else if (field != "program")
       return dataLoss() << "corrupt entry: unexpected header field '" << field << "'";
   }
-  if (!nextLine(rest, &line) || !line.empty())
-    return dataLoss() << "corrupt entry: malformed header";
   if (entry_key != key)
     return failedPrecondition() << "foreign entry: it holds key " << entry_key.substr(0, 16)
                                 << "..., expected " << key.substr(0, 16) << "...";
@@ -81,6 +101,16 @@ Result<std::string_view> parseEntry(std::string_view bytes, std::string_view key
                       << size << (rest.size() < size ? " (truncated)" : "");
   if (sha256Hex(rest) != digest)
     return dataLoss() << "corrupt entry: payload checksum mismatch";
+  if (!hmac_key.empty()) {
+    if (hmac.empty())
+      return StatusBuilder(StatusCode::kPermissionDenied)
+             << "unauthenticated entry: no HMAC (runtime."
+                "executable_cache_key_file is set)";
+    if (!hmacMatches(entryMac(hmac_key, key, rest), hmac))
+      return StatusBuilder(StatusCode::kPermissionDenied)
+             << "forged entry: HMAC mismatch (not written with "
+                "runtime.executable_cache_key_file's key)";
+  }
   return rest;
 }
 
@@ -150,8 +180,9 @@ std::string executableCacheKey(std::string_view module_text, const CacheKeyParts
   return sha256Hex(material);
 }
 
-ExecutableCache::ExecutableCache(std::string bundle_dir, bool enabled)
-    : dir_((fs::path(bundle_dir) / ".cache").string()), enabled_(enabled) {}
+ExecutableCache::ExecutableCache(std::string bundle_dir, bool enabled, std::string hmac_key)
+    : dir_((fs::path(bundle_dir) / ".cache").string()), enabled_(enabled),
+      hmac_key_(std::move(hmac_key)) {}
 
 Result<CachedProgram> ExecutableCache::loadOrCompile(Backend &backend, const ir::Module &module,
                                                      std::string_view program,
@@ -175,7 +206,7 @@ Result<CachedProgram> ExecutableCache::loadOrCompile(Backend &backend, const ir:
   } else {
     const Result<std::string> bytes = readWholeFile(entry.string());
     Result<std::string_view> payload =
-        bytes.isOk() ? parseEntry(*bytes, out.outcome.key)
+        bytes.isOk() ? parseEntry(*bytes, out.outcome.key, hmac_key_)
                      : Result<std::string_view>(dataLoss() << "corrupt entry: cannot read it");
     if (!payload.isOk()) {
       out.outcome.miss_reason = payload.status().message();
@@ -184,6 +215,7 @@ Result<CachedProgram> ExecutableCache::loadOrCompile(Backend &backend, const ir:
       if (exe.isOk()) {
         out.executable = std::move(exe).value();
         out.outcome.hit = true;
+        out.outcome.payload_sha256 = sha256Hex(*payload);
         return out;
       }
       out.outcome.miss_reason = "the backend could not load the entry: " + exe.status().message();
@@ -196,11 +228,15 @@ Result<CachedProgram> ExecutableCache::loadOrCompile(Backend &backend, const ir:
     out.outcome.write_warning = "not written: " + payload.status().message();
     return out;
   }
+  out.outcome.payload_sha256 = sha256Hex(*payload);
   std::string bytes;
   bytes.reserve(payload->size() + 256);
   bytes += kMagic;
   bytes += "\nkey " + out.outcome.key + "\nprogram " + std::string(program) + "\nsize " +
-           std::to_string(payload->size()) + "\nsha256 " + sha256Hex(*payload) + "\n\n";
+           std::to_string(payload->size()) + "\nsha256 " + out.outcome.payload_sha256 + "\n";
+  if (!hmac_key_.empty())
+    bytes += "hmac-sha256 " + entryMac(hmac_key_, out.outcome.key, *payload) + "\n";
+  bytes += "\n";
   bytes += *payload;
   const fs::path cache_dir(dir_);
   if (!modeAllowsWriting(cache_dir.parent_path())) {

@@ -15,11 +15,17 @@
 // Entry: `<bundle>/.cache/<program>-<key>.rsexe` (`model.b8-3fa1...e0.rsexe`), holding a
 // text header, then the bytes of Executable::serialize():
 //   reactant-server executable cache entry 1\n
-//   key <64 hex>\n  program <file name>\n  size <payload bytes>\n  sha256 <64 hex>\n  \n
+//   key <64 hex>\n  program <file name>\n  size <payload bytes>\n  sha256 <64 hex>\n
+//   [hmac-sha256 <64 hex>\n]  \n
 //   <payload>
 // A load checks the magic line, that the entry's key is the expected one (otherwise the
 // file is foreign: copied or renamed from another program or build), the size
-// (truncation) and the payload's SHA-256 (corruption), then Backend::deserialize(). Any
+// (truncation) and the payload's SHA-256 (corruption); with a key
+// (runtime.executable_cache_key_file) the HMAC-SHA256 of "<key>\n<payload>" under it, so an
+// entry edited by someone without the key (its checksum recomputed) is a miss
+// ("forged entry"); then Backend::deserialize(). Without a key the SHA-256 only detects
+// accidents: the evidence lists each program's payload SHA-256 (CacheOutcome), so a
+// validation record shows an entry whose program changed. Any
 // failure is a miss with a reason, never a crash; the program is compiled and the entry
 // rewritten. Writes are atomic: a temporary file in `.cache/` is written, flushed
 // (fsync) and renamed over the entry, so a reader sees the old entry or the new one.
@@ -64,13 +70,18 @@ std::string executableCacheKey(std::string_view module_text, const CacheKeyParts
 struct CacheOutcome {
   bool hit = false;
   /// Why it missed: "no entry", "corrupt entry: ...", "foreign entry: ...",
-  /// "the backend could not load the entry: ...", or "executable cache off".
+  /// "forged entry: ..." / "unauthenticated entry: ..." (with an HMAC key), "the backend
+  /// could not load the entry: ...", or "executable cache off".
   std::string miss_reason;
   /// Set when the entry could not be written (read-only `.cache/`, full disk, or a
   /// backend that cannot serialize); the program is served anyway.
   std::string write_warning;
   std::string key;   // the cache key
   std::string entry; // the entry's path
+  /// SHA-256 of the compiled program's bytes as loaded (hit) or written (miss); "" with the
+  /// cache off or a backend that cannot serialize. Deployment evidence lists it, so a
+  /// validation record notices an entry whose program changed.
+  std::string payload_sha256;
 };
 
 struct CachedProgram {
@@ -83,7 +94,9 @@ class ExecutableCache {
 public:
   /// `bundle_dir`: entries live in `<bundle_dir>/.cache/`. `enabled` false
   /// (`runtime.executable_cache: false`) compiles every program and touches no file.
-  ExecutableCache(std::string bundle_dir, bool enabled);
+  /// `hmac_key` (the bytes of runtime.executable_cache_key_file; empty = none): entries are
+  /// written with an HMAC-SHA256 under it and only entries whose HMAC verifies are loaded.
+  ExecutableCache(std::string bundle_dir, bool enabled, std::string hmac_key = "");
 
   /// Loads the entry for `module` (after passes) or compiles it on `backend` and writes
   /// the entry. `program` names the program file ("model.b8.mlir") in the entry name.
@@ -97,6 +110,7 @@ public:
 private:
   std::string dir_;
   bool enabled_;
+  std::string hmac_key_;
 };
 
 } // namespace rs::runtime

@@ -5,6 +5,7 @@
 #include "bundle/shape_variant.h"
 #include "runtime/numerics_gate.h"
 #include "support/digest.h"
+#include "support/text.h"
 
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
@@ -22,6 +23,16 @@ Status hashBundleFile(const std::string &dir, const std::string &file,
                       std::map<std::string, std::string> &digests) {
   RS_ASSIGN_OR_RETURN(digests[file], sha256OfFile((std::filesystem::path(dir) / file).string()));
   return Status::ok();
+}
+
+/// `status` as clients see it: every path inside the bundle directory `dir` relative to
+/// it, and `dir` itself as the model's name, so no server path leaves the process.
+Status bundleRelative(const Status &status, const std::string &dir, const std::string &name) {
+  std::string dir_slash = dir;
+  if (!dir_slash.empty() && dir_slash.back() != '/')
+    dir_slash += '/';
+  const std::string inside = replaceAll(status.message(), dir_slash, "");
+  return Status(status.code(), replaceAll(inside, dir, name));
 }
 
 /// "image: f32[-1,8,8,1]" for each spec, comma-separated (the `model loaded` line).
@@ -96,7 +107,7 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
     const passes::NumericsOptions numerics = numericsOptionsFor(options_.numerics, device);
     model->numerics.mode = numerics.mode;
     model->numerics.target_has_tf32 = numerics.target_has_tf32;
-    ExecutableCache cache(dir, options_.executable_cache);
+    ExecutableCache cache(dir, options_.executable_cache, options_.executable_cache_key);
     bool warned = false;
     const std::vector<int64_t> bundle_sizes = b.batchSizes();
     for (auto &[key, program] : b.programs) {
@@ -167,15 +178,19 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
                  name, source, specsText(m.manifest.executable_inputs),
                  specsText(m.manifest.executable_outputs), batchSizesText(m.batch_sizes), variants,
                  m.weights.size(), weight_bytes, m.platform, seconds, m.numerics.outcome());
-  } else {
-    spdlog::error("model load failed name={} dir={} source={} reason={}", name, dir, source,
-                  loaded.status().message());
+    return loaded;
+  }
+  spdlog::error("model load failed name={} dir={} source={} reason={}", name, dir, source,
+                loaded.status().message());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++load_failures_[{name, std::string(statusCodeName(loaded.status().code()))}];
   }
   return loaded;
 }
 
 void ModelRepository::publish(std::shared_ptr<const LoadedModel> model) {
-  ModelState state{model->name, model->dir, std::move(model), Status::ok()};
+  ModelState state{model->name, model->dir, std::move(model), Status::ok(), Status::ok(), false};
   std::lock_guard<std::mutex> lock(mu_);
   models_[state.name] = std::move(state);
 }
@@ -183,7 +198,35 @@ void ModelRepository::publish(std::shared_ptr<const LoadedModel> model) {
 void ModelRepository::recordFailure(const std::string &name, const std::string &dir,
                                     Status status) {
   std::lock_guard<std::mutex> lock(mu_);
-  models_[name] = ModelState{name, dir, nullptr, std::move(status)};
+  models_[name] =
+      ModelState{name, dir, nullptr, bundleRelative(status, dir, name), Status::ok(), false};
+}
+
+void ModelRepository::recordReloadFailure(const std::string &name, Status status) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = models_.find(name);
+  if (it != models_.end() && it->second.model)
+    it->second.last_failure = bundleRelative(status, it->second.dir, name);
+}
+
+void ModelRepository::markUnloaded(const std::string &name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = models_.find(name);
+  if (it == models_.end())
+    return;
+  ModelState &s = it->second;
+  s.model = nullptr;
+  s.status = unavailable() << "unloaded";
+  s.last_failure = Status::ok();
+  s.unloaded = true;
+}
+
+std::vector<LoadFailureCount> ModelRepository::loadFailures() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<LoadFailureCount> out;
+  for (const auto &[key, count] : load_failures_)
+    out.push_back({key.first, key.second, count});
+  return out;
 }
 
 Result<std::shared_ptr<const LoadedModel>>
@@ -233,7 +276,8 @@ std::optional<ModelState> ModelRepository::state(const std::string &name) const 
 
 bool ModelRepository::contains(const std::string &name) const {
   std::lock_guard<std::mutex> lock(mu_);
-  return models_.count(name) > 0;
+  auto it = models_.find(name);
+  return it != models_.end() && !it->second.unloaded;
 }
 
 std::vector<ModelState> ModelRepository::states() const {

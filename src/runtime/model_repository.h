@@ -87,12 +87,27 @@ struct LoadedModel {
   Result<std::vector<Tensor>> run(int64_t batch_size, std::vector<Tensor> inputs) const;
 };
 
-/// A model the repository knows: loaded, or failed with a reason.
+/// A model the repository knows: loaded, failed with a reason, or unloaded.
 struct ModelState {
   std::string name;
   std::string dir;
-  std::shared_ptr<const LoadedModel> model; // null when the load failed
+  std::shared_ptr<const LoadedModel> model; // null when the load failed or it was unloaded
   Status status;                            // OK when loaded
+  /// A loaded model whose reload failed: that failure (the loaded version serves on); OK
+  /// otherwise. The repository index shows it as the READY entry's reason.
+  Status last_failure;
+  /// Unloaded on request (or its bundle removed): kept so that the index lists it as
+  /// UNAVAILABLE and ModelReady answers false (Triton's semantics); contains() is false.
+  bool unloaded = false;
+};
+
+/// Load failures of one model with one reason (`worker_model_load_failures_total`).
+struct LoadFailureCount {
+  std::string model;
+  /// The failure's status code name ("INVALID_ARGUMENT", "NOT_FOUND", ...): a label of
+  /// bounded cardinality; the message is in the log and the model's state.
+  std::string reason;
+  int64_t count = 0;
 };
 
 /// How a repository turns bundles into executables (from the worker's configuration).
@@ -104,6 +119,9 @@ struct ModelRepositoryOptions {
   bool largest_batch_only = false;
   /// `runtime.executable_cache`: keep compiled programs in each bundle's `.cache/`.
   bool executable_cache = true;
+  /// The bytes of `runtime.executable_cache_key_file` ("" = none): the HMAC key of the
+  /// cache entries (runtime/executable_cache.h).
+  std::string executable_cache_key;
   /// Settings besides the module that change what the backend compiles (XLA flags,
   /// autotune); part of every cache key.
   std::string compile_settings;
@@ -124,14 +142,19 @@ public:
   /// basename) and logs `model loaded ... source=<source>` (or `model load failed`), but
   /// publishes nothing, so the model of that name (if any) serves on meanwhile. `source`
   /// is "startup" or "dynamic" (reference-system.md §3.5). Errors: the bundle's and the
-  /// backend's (bundle/bundle.h), prefixed with the program file where one failed.
+  /// backend's (bundle/bundle.h), prefixed with the program file where one failed (full
+  /// paths; the states keep them relative to the bundle, for clients). A failure counts in
+  /// loadFailures().
   Result<std::shared_ptr<const LoadedModel>> buildModel(const std::string &dir,
                                                         std::string_view source);
   /// Makes `model` the served model of its name (replacing any earlier one atomically:
   /// requests already running keep the LoadedModel they hold).
   void publish(std::shared_ptr<const LoadedModel> model);
-  /// Records `name` (bundle `dir`) as failed with `status` (readiness reports it).
+  /// Records `name` (bundle `dir`) as failed with `status`, its paths made bundle-relative.
   void recordFailure(const std::string &name, const std::string &dir, Status status);
+  /// Records `status` (bundle-relative) as the last failure of loaded model `name`, which
+  /// serves on (ModelState::last_failure); nothing when `name` is not loaded.
+  void recordReloadFailure(const std::string &name, Status status);
   /// A copy of loaded model `from` named `to`, with its bundle now in `dir`: the same
   /// executables, weights and cache outcomes; nothing is read or compiled (a rename of the
   /// bundle directory keeps its inode, so the weights' mapping stays valid). Not published.
@@ -143,13 +166,20 @@ public:
   Status loadRepository(const std::string &model_repo, const std::vector<std::string> &include);
   /// Forgets a model.
   void removeModel(const std::string &name);
+  /// Marks `name` unloaded: its executables and weights are released, its state stays
+  /// (ModelState::unloaded, status Unavailable "unloaded"). Nothing for an unknown name.
+  void markUnloaded(const std::string &name);
 
-  /// The state of `name`, or nullopt if unknown.
+  /// The state of `name` (an unloaded one included), or nullopt if unknown.
   std::optional<ModelState> state(const std::string &name) const;
-  /// Whether `name` is known (loaded, or failed to load): state(name) without the copy.
+  /// Whether `name` is known (loaded, or failed to load; not unloaded): state(name)
+  /// without the copy.
   bool contains(const std::string &name) const;
-  /// Every known model, sorted by name.
+  /// Every model the repository has seen, unloaded ones included, sorted by name.
   std::vector<ModelState> states() const;
+  /// Every failed load (startup, reload or new bundle) since the repository was made, by
+  /// model and reason, sorted.
+  std::vector<LoadFailureCount> loadFailures() const;
   const Backend &backend() const { return *backend_; }
   const ModelRepositoryOptions &options() const { return options_; }
 
@@ -165,7 +195,8 @@ private:
   std::atomic<int64_t> cache_misses_{0};
   std::atomic<int64_t> cache_hits_{0};
   mutable std::mutex mu_;
-  std::map<std::string, ModelState> models_; // GUARDED_BY(mu_)
+  std::map<std::string, ModelState> models_;                             // GUARDED_BY(mu_)
+  std::map<std::pair<std::string, std::string>, int64_t> load_failures_; // GUARDED_BY(mu_)
 };
 
 } // namespace rs::runtime

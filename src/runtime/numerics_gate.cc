@@ -25,9 +25,9 @@ ProbeCache probeCache(const Backend &backend, const Tf32GateOptions &options) {
   parts.compile_settings = options.compile_settings;
   parts.device = backend.deviceInfo();
   parts.server_build = options.server_build;
-  return {
-      ExecutableCache(options.cache_dir, options.executable_cache && !options.cache_dir.empty()),
-      std::move(parts)};
+  return {ExecutableCache(options.cache_dir, options.executable_cache && !options.cache_dir.empty(),
+                          options.executable_cache_key),
+          std::move(parts)};
 }
 
 /// One leg of the TF32 probe: C = A·I with `module`, compiled through the executable cache

@@ -50,6 +50,9 @@ struct Tf32GateOptions {
   /// ModelRepositoryOptions::compile_settings and server_build: the rest of the cache key.
   std::string compile_settings;
   std::string server_build;
+  /// runtime.executable_cache_key_file's bytes: the HMAC key of the probe's cache entries,
+  /// as of every served program's ("" = entries carry a content hash only).
+  std::string executable_cache_key;
 };
 
 /// The numerics pass's options for programs compiled for `device`.

@@ -63,7 +63,8 @@ json modelJson(const runtime::LoadedModel &m) {
     programs[programKeyText(key, multi_shape)] = {
         {"file", file},
         {"sha256", sha256Of(m, file)},
-        {"cache_key", c == m.cache.end() ? "" : c->second.key}};
+        {"cache_key", c == m.cache.end() ? "" : c->second.key},
+        {"cache_payload_sha256", c == m.cache.end() ? "" : c->second.payload_sha256}};
   }
   json model = {{"state", "ready"},
                 {"manifest_sha256", sha256Of(m, "manifest.yaml")},

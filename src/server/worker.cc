@@ -10,6 +10,7 @@
 #include "runtime/weight_cache.h"
 #include "server/evidence.h"
 #include "server/gpu_flags.h"
+#include "support/file.h"
 
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
@@ -84,14 +85,31 @@ passes::NumericsMode numericsMode(config::Numerics numerics) {
   return passes::NumericsMode::kAuto;
 }
 
-/// How the repository loads programs, from the worker's settings.
+/// The executable cache's HMAC key: the bytes of runtime.executable_cache_key_file ("" when
+/// unset). InvalidArgument naming the key when the file cannot be read or is empty.
+Result<std::string> readExecutableCacheKey(const config::RuntimeConfig &rt) {
+  if (rt.executable_cache_key_file.empty())
+    return std::string();
+  Result<std::string> key = readWholeFile(rt.executable_cache_key_file);
+  if (!key.isOk())
+    return invalidArgument() << "runtime.executable_cache_key_file: " << key.status().message();
+  if (key->empty())
+    return invalidArgument() << "runtime.executable_cache_key_file: "
+                             << rt.executable_cache_key_file
+                             << " is empty (expected the key's bytes)";
+  return key;
+}
+
+/// How the repository loads programs, from the worker's settings and the cache's HMAC key.
 runtime::ModelRepositoryOptions repositoryOptions(const config::WorkerConfig &config,
-                                                  const ServerBuild &build) {
+                                                  const ServerBuild &build,
+                                                  const std::string &cache_key) {
   const config::RuntimeConfig &rt = config.runtime;
   runtime::ModelRepositoryOptions o;
   o.numerics = numericsMode(rt.numerics);
   o.largest_batch_only = rt.batch_sizes == config::BatchSizes::kLargest;
   o.executable_cache = rt.executable_cache;
+  o.executable_cache_key = cache_key;
   // What else decides the compiled program: the XLA flags and the autotune level.
   o.compile_settings = "xla_flags=[" + pjrt::formatXlaFlags(rt.xla_flags) +
                        "] autotune=" + (rt.autotune ? "true" : "false");
@@ -123,6 +141,9 @@ ServingOptions servingOptions(const config::WorkerConfig &config, const ServerBu
   o.model_dirs = config.model_dirs;
   o.models_include = config.models_include;
   o.control_mode = o.info.control_mode;
+  o.system_shared_memory = config.endpoints.shared_memory == config::SharedMemoryMode::kSystem;
+  o.shared_memory.key_prefix = config.endpoints.shared_memory_prefix;
+  o.shared_memory.allowed_uids = config.endpoints.shared_memory_uids;
   return o;
 }
 
@@ -190,14 +211,15 @@ Result<std::unique_ptr<runtime::PjrtBackend>> createGpuBackend(const config::Run
 
 /// Where the TF32 gate compiles the probe: as the repository compiles programs.
 runtime::Tf32GateOptions tf32GateOptions(const config::WorkerConfig &config,
-                                         const ServerBuild &build) {
-  const runtime::ModelRepositoryOptions repo = repositoryOptions(config, build);
+                                         const ServerBuild &build, const std::string &cache_key) {
+  const runtime::ModelRepositoryOptions repo = repositoryOptions(config, build, cache_key);
   runtime::Tf32GateOptions o;
   o.mode = repo.numerics;
   o.cache_dir = config.model_dirs.empty() ? "" : config.model_dirs.front();
   o.executable_cache = config.runtime.executable_cache;
   o.compile_settings = repo.compile_settings;
   o.server_build = repo.server_build;
+  o.executable_cache_key = cache_key;
   return o;
 }
 
@@ -205,7 +227,8 @@ runtime::Tf32GateOptions tf32GateOptions(const config::WorkerConfig &config,
 
 Worker::Worker(WorkerOptions options)
     : config_(std::move(options.config)), build_(std::move(options.build)),
-      ephemeral_ports_(options.ephemeral_ports) {}
+      ephemeral_ports_(options.ephemeral_ports),
+      before_models_load_(std::move(options.before_models_load)) {}
 
 Worker::~Worker() { shutdown(); }
 
@@ -229,6 +252,7 @@ void limitMallocArenas() {
 Status Worker::start() {
   logEffectiveConfiguration(config_, build_);
   const config::RuntimeConfig &rt = config_.runtime;
+  RS_ASSIGN_OR_RETURN(cache_key_, readExecutableCacheKey(rt));
   std::vector<std::pair<std::string, std::string>> probe_facts;
   BackendFacts backend_facts; // plugin, CUDA and driver versions (evidence; "" on the cpu)
   // The TF32 probe runs on its own thread while the models load: it needs only the
@@ -242,9 +266,10 @@ Status Worker::start() {
     if (gpu.isOk()) {
       backend_facts = pjrtBackendFacts(**gpu);
       runtime::PjrtBackend *device = gpu->get(); // owned by backend_ for the Worker's life
-      probe = std::async(std::launch::async, [device, options = tf32GateOptions(config_, build_)] {
-        return runtime::runTf32Gate(*device, options);
-      });
+      probe = std::async(std::launch::async,
+                         [device, options = tf32GateOptions(config_, build_, cache_key_)] {
+                           return runtime::runTf32Gate(*device, options);
+                         });
       backend_ = std::move(*gpu);
     } else if (!rt.allow_cpu_fallback) {
       return gpu.status().withPrefix(
@@ -276,13 +301,8 @@ Status Worker::start() {
   facts_->started_at = protocol::utcNow();
 
   logRegulatedProfile(config_);
-  repository_ =
-      std::make_unique<runtime::ModelRepository>(backend_, repositoryOptions(config_, build_));
-  for (const std::string &dir : config_.model_dirs)
-    RS_RETURN_IF_ERROR(repository_->loadRepository(dir, config_.models_include));
-  if (probe.valid()) {
-    RS_ASSIGN_OR_RETURN(facts_->tf32_probe, probe.get());
-  }
+  repository_ = std::make_unique<runtime::ModelRepository>(
+      backend_, repositoryOptions(config_, build_, cache_key_));
   // The weight cache's pool: on the CPU backend a share of the host's memory (the arena);
   // the PJRT backend uploads weights to the device at load and keeps them (no cache).
   const bool cpu = backend_->deviceInfo().platform == "cpu";
@@ -297,7 +317,27 @@ Status Worker::start() {
   service_ =
       std::make_unique<WorkerService>(*repository_, schedulerOptions(config_), config_.worker_name,
                                       servingOptions(config_, build_, pool));
+  // Liveness and metrics answer before any model loads (a slow compile must not fail a
+  // liveness probe); readiness stays false until the startup loads are done.
+  if (config_.endpoints.metrics_port > 0) {
+    frontend::MetricsHealthServerOptions metrics_options;
+    metrics_options.host = config_.endpoints.host;
+    metrics_options.port = ephemeral_ports_ ? 0 : static_cast<int>(config_.endpoints.metrics_port);
+    WorkerService *service = service_.get();
+    metrics_ = std::make_unique<frontend::MetricsHealthServer>(
+        metrics_options, [service] { return service->serverReady(); },
+        [service] { return service->renderMetrics(); });
+    RS_RETURN_IF_ERROR(metrics_->start());
+  }
+  if (before_models_load_)
+    before_models_load_();
+  for (const std::string &dir : config_.model_dirs)
+    RS_RETURN_IF_ERROR(repository_->loadRepository(dir, config_.models_include));
+  if (probe.valid()) {
+    RS_ASSIGN_OR_RETURN(facts_->tf32_probe, probe.get());
+  }
   service_->registerLoadedModels();
+  service_->markStartupDone();
   size_t ready = 0, failed = 0;
   for (const auto &s : repository_->states())
     (s.model ? ready : failed)++;
@@ -323,7 +363,11 @@ Status Worker::start() {
       std::chrono::microseconds(std::max<int64_t>(config_.grpc.busy_poll_us, 0));
   grpc_options.evidence = [this] { return evidenceJson(); };
   grpc_options.tls = {config_.tls.cert_file, config_.tls.key_file, config_.tls.client_ca_file};
-  grpc_options.shared_memory = &service_->sharedMemory();
+  protocol::SharedMemoryRegistry *shared_memory =
+      config_.endpoints.shared_memory == config::SharedMemoryMode::kSystem
+          ? &service_->sharedMemory()
+          : nullptr;
+  grpc_options.shared_memory = shared_memory;
   grpc_options.reporter = service_.get();
   grpc_ = std::make_unique<frontend::GrpcServer>(grpc_options, *service_, *service_);
   RS_RETURN_IF_ERROR(grpc_->start());
@@ -334,20 +378,10 @@ Status Worker::start() {
     http_options.max_body_bytes = config_.grpc.max_recv_msg_bytes;
     http_options.evidence = [this] { return evidenceJson(); };
     http_options.tls = grpc_options.tls;
-    http_options.shared_memory = &service_->sharedMemory();
+    http_options.shared_memory = shared_memory;
     http_options.reporter = service_.get();
     http_ = std::make_unique<frontend::HttpServer>(http_options, *service_, *service_);
     RS_RETURN_IF_ERROR(http_->start());
-  }
-  if (config_.endpoints.metrics_port > 0) {
-    frontend::MetricsHealthServerOptions metrics_options;
-    metrics_options.host = config_.endpoints.host;
-    metrics_options.port = ephemeral_ports_ ? 0 : static_cast<int>(config_.endpoints.metrics_port);
-    WorkerService *service = service_.get();
-    metrics_ = std::make_unique<frontend::MetricsHealthServer>(
-        metrics_options, [service] { return service->serverReady(); },
-        [service] { return service->renderMetrics(); });
-    RS_RETURN_IF_ERROR(metrics_->start());
   }
   if (config_.model_control_mode == config::ModelControlMode::kDynamic)
     startWatchers();

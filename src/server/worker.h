@@ -3,10 +3,11 @@
 // One worker (`reactant-server serve`, DESIGN.md "Processes and ports"): one device, every
 // model of its repository, the KServe V2 front-ends on their ports. Bring-up order, as the
 // reference implementation's (reference-system.md §3.1): `Effective configuration` →
-// numerics gate → backend → load and compile bundles → scheduler → front-ends → `models
-// ready`. Every front-end serves the deployment evidence (server/evidence.h) from the
-// facts gathered on the way. A model that fails to load is reported and the others serve;
-// a configuration the backend cannot honour (numerics tf32 on the CPU) fails start().
+// numerics gate → backend → scheduler and the metrics/health port (liveness answers while
+// models compile) → load and compile bundles → `models ready` → gRPC and HTTP front-ends. Every
+// front-end serves the deployment evidence (server/evidence.h) from the facts gathered on the way.
+// A model that fails to load is reported and the others serve; a configuration the backend cannot
+// honour (numerics tf32 on the CPU) fails start().
 //
 // Thread safety: start() and shutdown() from one thread; the servers run their own threads.
 //
@@ -23,6 +24,7 @@
 #include "support/build_info.h"
 
 #include <chrono>
+#include <functional>
 #include <memory>
 
 namespace rs::frontend {
@@ -40,6 +42,9 @@ struct WorkerOptions {
   ServerBuild build = thisBuild();
   /// Tests only: bind every enabled front-end to a free port (read back with *Port()).
   bool ephemeral_ports = false;
+  /// Tests only: called by start() on its thread once the metrics/health port serves and
+  /// before the first model loads (metricsPort() is known then).
+  std::function<void()> before_models_load = nullptr;
 };
 
 class Worker {
@@ -87,6 +92,8 @@ private:
   config::WorkerConfig config_;
   ServerBuild build_;
   bool ephemeral_ports_ = false;
+  std::function<void()> before_models_load_;
+  std::string cache_key_; // runtime.executable_cache_key_file's bytes ("" = none)
   int64_t weight_arena_bytes_ = 0;
   std::shared_ptr<runtime::Backend> backend_;
   std::unique_ptr<runtime::ModelRepository> repository_;

@@ -62,6 +62,9 @@ void catchUp(prometheus::Counter *c, double total) {
     c->Increment(total - c->Value());
 }
 
+/// The values of worker_model_state's `state` label (the repository index's states).
+constexpr const char *kModelStates[] = {"READY", "UNAVAILABLE"};
+
 template <typename T> T *single(prometheus::Family<T> &family) { return &family.Add({}); }
 
 /// The reference's queue-wait quantiles (0.5 and 0.99), over a one-minute window.
@@ -123,6 +126,11 @@ WorkerMetrics::WorkerMetrics(std::string worker_name, WorkerInfo info)
   max_concurrent_ = single(
       *gauge("worker_max_concurrent_requests", "endpoints.max_concurrent_requests (0: uncapped)"));
   models_loaded_ = single(*gauge("worker_models_loaded", "Models loaded and serving"));
+  model_state_ = gauge("worker_model_state",
+                       "1 for the model's state (READY or UNAVAILABLE), 0 for the other");
+  load_failures_ = counter("worker_model_load_failures_total",
+                           "Failed loads of a model (startup, reload or new bundle), by model "
+                           "and reason (the failure's status code)");
   models_resident_ = single(*gauge("worker_models_resident", "Models whose weights are resident"));
   resident_weight_bytes_ =
       single(*gauge("worker_resident_weight_bytes", "Bytes of resident model weights"));
@@ -291,6 +299,8 @@ void WorkerMetrics::forgetModel(const std::string &model) {
   for (prometheus::Family<prometheus::Counter> *c :
        {dispatches_, compute_seconds_, served_, rows_served_})
     removeSeries(c, labels);
+  for (const char *state : kModelStates)
+    removeSeries(model_state_, {{"model", model}, {"state", state}});
 }
 
 std::string WorkerMetrics::render(const runtime::ModelRepository &repository,
@@ -299,6 +309,9 @@ std::string WorkerMetrics::render(const runtime::ModelRepository &repository,
   double loaded = 0, resident = 0, weight_bytes = 0;
   const runtime::WeightCache *cache = snapshot.weight_cache;
   for (const runtime::ModelState &s : repository.states()) {
+    for (const char *state : kModelStates)
+      model_state_->Add({{"model", s.name}, {"state", state}})
+          .Set((s.model != nullptr) == (std::string_view(state) == "READY") ? 1 : 0);
     if (!s.model)
       continue;
     ++loaded;
@@ -339,6 +352,9 @@ std::string WorkerMetrics::render(const runtime::ModelRepository &repository,
     catchUp(weight_evicts_, static_cast<double>(c.evicts));
     catchUp(weight_load_seconds_, c.load_seconds);
   }
+  for (const runtime::LoadFailureCount &f : repository.loadFailures())
+    catchUp(&load_failures_->Add({{"model", f.model}, {"reason", f.reason}}),
+            static_cast<double>(f.count));
   // The repository counts cache outcomes; the counters catch up.
   catchUp(cache_misses_, static_cast<double>(repository.executableCacheMisses()));
   catchUp(cache_hits_, static_cast<double>(repository.executableCacheHits()));

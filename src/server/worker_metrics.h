@@ -38,6 +38,9 @@
 //   (seed/reproducibility.md: no miss after a restart with a warm cache);
 // - worker_shared_memory_regions, worker_shared_memory_bytes (registered windows);
 // - worker_request_log_suppressed_total (request error lines dropped by the rate limit);
+// - worker_model_state{model,state} (1 for the model's index state, READY or UNAVAILABLE,
+//   0 for the other; unloaded and failed models included) and
+//   worker_model_load_failures_total{model,reason} (reason: the failure's status code name);
 // - reactant_server_build_info{version,commit,compiler,build_type,eigen} 1.
 //
 // Every series carries the constant labels `worker` and `gpu` (the first device of the GPU
@@ -164,6 +167,8 @@ private:
   prometheus::Family<prometheus::Gauge> *model_pinned_;
   prometheus::Family<prometheus::Gauge> *model_weight_bytes_;
   prometheus::Family<prometheus::Gauge> *model_max_batch_;
+  prometheus::Family<prometheus::Gauge> *model_state_;
+  prometheus::Family<prometheus::Counter> *load_failures_;
   prometheus::Gauge *inflight_;
   prometheus::Counter *shed_;
   prometheus::Gauge *max_concurrent_;

@@ -74,9 +74,11 @@ WorkerService::WorkerService(runtime::ModelRepository &repository,
                              ServingOptions serving)
     : repository_(repository), discipline_(options.discipline),
       admission_(serving.max_concurrent_requests), request_log_(serving.log),
+      shared_memory_(std::move(serving.shared_memory)),
       metrics_(std::move(worker_name), serving.info), model_dirs_(std::move(serving.model_dirs)),
       models_include_(std::move(serving.models_include)),
       explicit_control_(serving.control_mode == "explicit"),
+      system_shared_memory_(serving.system_shared_memory),
       residency_config_(std::move(serving.residency)),
       default_residency_(serving.weight_pool_bytes > 0 ? runtime::Residency::kPinnedSystem
                                                        : runtime::Residency::kUnpinned),
@@ -136,11 +138,18 @@ Status WorkerService::loadModel(const std::string &name, const std::string &dir)
   Result<std::shared_ptr<const runtime::LoadedModel>> built =
       repository_.buildModel(dir, "dynamic");
   if (!built.isOk()) {
-    if (before && before->model)
-      spdlog::warn("model reload failed name={}: the loaded version keeps serving", name);
-    else
+    if (before && before->model) {
+      spdlog::warn("model reload failed name={}: the loaded version keeps serving reason={}", name,
+                   built.status().message());
+      repository_.recordReloadFailure(name, built.status());
+    } else {
       repository_.recordFailure(name, dir, built.status());
-    return built.status();
+    }
+    // The client gets the recorded, bundle-relative reason (the log has the full paths).
+    const std::optional<runtime::ModelState> after = repository_.state(name);
+    if (!after)
+      return built.status();
+    return after->model ? after->last_failure : after->status;
   }
   // Known to the scheduler first, so that no request admitted against the published model
   // finds it missing there; a reload keeps the queue and counters.
@@ -154,8 +163,12 @@ Status WorkerService::loadModel(const std::string &name, const std::string &dir)
 
 Status WorkerService::unloadModel(const std::string &name) {
   std::lock_guard<std::mutex> control(control_mu_);
-  if (!repository_.contains(name))
+  if (!repository_.contains(name)) {
+    const std::optional<runtime::ModelState> state = repository_.state(name);
+    if (state && state->unloaded) // Triton: unloading an unloaded model succeeds
+      return Status::ok();
     return notFound() << "unload: unknown model '" << name << "'";
+  }
   int64_t waited_for = 0;
   {
     std::unique_lock<std::mutex> lock(gate_mu_);
@@ -167,8 +180,8 @@ Status WorkerService::unloadModel(const std::string &name) {
     std::shared_ptr<Gate> held = gate;
     gate_cv_.wait(lock, [&] { return held->inflight == 0; });
   }
-  scheduler_.removeModel(name); // its queue is empty: every admitted request finished
-  repository_.removeModel(name);
+  scheduler_.removeModel(name);   // its queue is empty: every admitted request finished
+  repository_.markUnloaded(name); // listed UNAVAILABLE, ModelReady false
   weight_cache_.remove(name);
   statistics_.erase(name);
   metrics_.forgetModel(name);
@@ -312,24 +325,24 @@ void WorkerService::requestFailed(const frontend::FailedRequest &request, const 
 }
 
 bool WorkerService::serverReady() const {
-  if (admission_.draining())
+  if (admission_.draining() || !startup_done_.load())
     return false;
-  auto states = repository_.states();
-  if (states.empty())
-    return false;
-  for (const auto &s : states)
-    if (!s.model)
-      return false;
-  return true;
+  for (const auto &s : repository_.states())
+    if (s.model)
+      return true;
+  return false;
 }
 
 protocol::ServerMetadata WorkerService::serverMetadata() const {
   // Triton's extension names for what this worker implements: the binary tensor data
   // extension (HTTP), the model repository extension (index, load/unload), Triton's
-  // statistics extension (ModelStatistics) and system shared memory.
-  return {"ReactantServer",
-          "0.1.0",
-          {"binary_tensor_data", "model_repository", "statistics", "system_shared_memory"}};
+  // statistics extension (ModelStatistics) and, with endpoints.shared_memory system, system
+  // shared memory.
+  protocol::ServerMetadata metadata{
+      "ReactantServer", "0.1.0", {"binary_tensor_data", "model_repository", "statistics"}};
+  if (system_shared_memory_)
+    metadata.extensions.push_back("system_shared_memory");
+  return metadata;
 }
 
 Result<protocol::ModelMetadata> WorkerService::modelMetadata(const std::string &model_name) const {
@@ -360,8 +373,13 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
     user_done(admitted.withPrefix(requestPrefix(request)));
     return;
   }
-  auto done = [this, arrived, model_label,
+  // The front-end's delivery runs before the answer is counted: a response it cannot send
+  // counts under the error the client gets.
+  auto done = [this, arrived, model_label, deliver = std::move(request.deliver),
                user_done = std::move(user_done)](Result<protocol::InferResponse> r) {
+    if (r.isOk() && deliver)
+      if (Status s = deliver(*r); !s.isOk())
+        r = s;
     const double seconds = std::chrono::duration<double>(protocol::Clock::now() - arrived).count();
     metrics_.requestFinished(model_label, r.isOk() ? StatusCode::kOk : r.status().code(), seconds);
     if (!model_label.empty())
@@ -378,6 +396,11 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
   auto state = repository_.state(request.model_name);
   if (!state) {
     done(notFound() << "unknown model '" << request.model_name << "'");
+    return;
+  }
+  if (state->unloaded) {
+    done(notFound() << "model '" << request.model_name
+                    << "' was unloaded: new requests are refused until it is loaded again");
     return;
   }
   if (!state->model) {
@@ -421,7 +444,8 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
 std::vector<protocol::ModelIndexEntry> WorkerService::listModels() const {
   std::vector<protocol::ModelIndexEntry> out;
   for (const runtime::ModelState &s : repository_.states())
-    out.push_back({s.name, s.model != nullptr, s.model ? "" : s.status.message()});
+    out.push_back(
+        {s.name, s.model != nullptr, s.model ? s.last_failure.message() : s.status.message()});
   return out;
 }
 

@@ -30,6 +30,7 @@
 #include "server/model_statistics.h"
 #include "server/worker_metrics.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -64,6 +65,10 @@ struct ServingOptions {
   /// reference's default), else kUnpinned (without a cache every model is resident anyway;
   /// only an explicit kPinnedDevice mlocks).
   std::map<std::string, runtime::Residency> residency;
+  /// endpoints.shared_memory system: the front-ends offer the system shared-memory
+  /// extension (and ServerMetadata lists it), with these key and owner rules.
+  bool system_shared_memory = false;
+  protocol::SharedMemoryRegistryOptions shared_memory;
 };
 
 class WorkerService final : public protocol::InferenceService,
@@ -85,11 +90,13 @@ public:
   /// Loads model `name` from bundle `dir` (`dir`'s basename must be `name`), or reloads it:
   /// the new version is compiled while the old one serves, then replaces it atomically
   /// (a request runs wholly on the version it was dispatched to). If the new version
-  /// fails to load, a loaded old version keeps serving and the error is returned; a model
-  /// that was not loaded is recorded as failed (readiness and the index report why).
+  /// fails to load, a loaded old version keeps serving, the index shows it READY with the
+  /// failure as its reason, and the error is returned; a model that was not loaded is
+  /// recorded as failed (its state and the index report why).
   Status loadModel(const std::string &name, const std::string &dir);
   /// Unloads `name`: new requests for it get NotFound at once, requests already admitted
-  /// (queued or running) finish, then it leaves the scheduler and the repository.
+  /// (queued or running) finish, then it leaves the scheduler; the repository keeps it as
+  /// unloaded (index UNAVAILABLE, ModelReady false). Unloading an unloaded model is OK.
   /// Errors: NotFound for an unknown model.
   Status unloadModel(const std::string &name);
   /// Renames loaded model `from` to `to` (its bundle now in `dir`) without reading or
@@ -118,13 +125,20 @@ public:
                      bool in_service) override;
 
   bool serverLive() const override { return true; }
-  /// At least one model, every model loaded, and not draining.
+  /// Readiness (docs/operations.md "Readiness"): the startup loads are done
+  /// (markStartupDone()), at least one model is loaded, and the worker is not draining. A
+  /// model that failed to load (or was unloaded) does not make the worker not ready: that
+  /// model answers UNAVAILABLE with its reason while the others serve.
   bool serverReady() const override;
+  /// The startup loads are finished (the worker calls it before `models ready`).
+  void markStartupDone() { startup_done_.store(true); }
   protocol::ServerMetadata serverMetadata() const override;
   Result<protocol::ModelMetadata> modelMetadata(const std::string &model_name) const override;
   Result<protocol::ModelReadiness> modelReady(const std::string &model_name) const override;
   void infer(protocol::InferRequest request, protocol::InferCallback done) override;
-  /// Every model of the repository: ready when loaded, else the load error (RepositoryIndex).
+  /// Every model of the repository, unloaded ones included (RepositoryIndex): ready when
+  /// loaded, with the last failed reload's reason if any; else the load error or
+  /// "unloaded".
   std::vector<protocol::ModelIndexEntry> listModels() const override;
   /// ModelControlStatus: the discipline, and per loaded model its weight bytes, max batch
   /// (largest compiled size, capped by scheduler.models.<m>.max_batch_size), queue depth
@@ -178,6 +192,8 @@ private:
   std::vector<std::string> model_dirs_;
   std::vector<std::string> models_include_;
   bool explicit_control_ = false;
+  bool system_shared_memory_ = false;
+  std::atomic<bool> startup_done_{false};
   std::mutex control_mu_; // serializes loadModel / unloadModel / renameModel
   std::mutex gate_mu_;
   std::condition_variable gate_cv_;

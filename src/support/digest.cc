@@ -4,6 +4,7 @@
 #include "support/file.h"
 
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include <cerrno>
 #include <cstring>
@@ -12,6 +13,21 @@
 #include <unistd.h>
 
 namespace rs {
+namespace {
+
+/// `bytes` as lower-case hex digits, two per byte.
+std::string hexDigits(const unsigned char *bytes, unsigned int length) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * length);
+  for (unsigned int i = 0; i < length; ++i) {
+    out += kHex[bytes[i] >> 4];
+    out += kHex[bytes[i] & 15];
+  }
+  return out;
+}
+
+} // namespace
 
 void Sha256::Free::operator()(evp_md_ctx_st *ctx) const { EVP_MD_CTX_free(ctx); }
 
@@ -31,14 +47,15 @@ std::string Sha256::hexDigest() {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   EVP_DigestFinal_ex(ctx_.get(), digest, &length);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * length);
-  for (unsigned int i = 0; i < length; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 15];
-  }
-  return out;
+  return hexDigits(digest, length);
+}
+
+std::string hmacSha256Hex(std::string_view key, std::string_view bytes) {
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char *>(bytes.data()), bytes.size(), mac, &length);
+  return hexDigits(mac, length);
 }
 
 std::string sha256Hex(std::string_view bytes) {

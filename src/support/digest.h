@@ -46,6 +46,9 @@ private:
 /// SHA-256 of `bytes` as 64 lower-case hex digits.
 std::string sha256Hex(std::string_view bytes);
 
+/// HMAC-SHA256 (RFC 2104) of `bytes` under `key`, as 64 lower-case hex digits.
+std::string hmacSha256Hex(std::string_view key, std::string_view bytes);
+
 /// SHA-256 of the regular file at `path` as 64 lower-case hex digits, read in 1 MiB pieces
 /// (errors: see the file comment).
 Result<std::string> sha256OfFile(const std::string &path);

@@ -20,4 +20,13 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+std::string replaceAll(std::string_view s, std::string_view from, std::string_view to) {
+  std::string out;
+  size_t at = 0;
+  for (size_t hit; !from.empty() && (hit = s.find(from, at)) != std::string_view::npos;
+       at = hit + from.size())
+    out.append(s.substr(at, hit - at)).append(to);
+  return out.append(s.substr(at));
+}
+
 } // namespace rs

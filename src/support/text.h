@@ -18,4 +18,8 @@ std::string lower(std::string_view s);
 /// into the same characters.
 std::string_view trim(std::string_view s);
 
+/// A copy of `s` with every occurrence of `from` (not empty) replaced by `to`, scanning
+/// left to right without rescanning replaced text.
+std::string replaceAll(std::string_view s, std::string_view from, std::string_view to);
+
 } // namespace rs

@@ -8,6 +8,7 @@
 namespace rs::protocol {
 namespace {
 
+using rs::testing::kPeer;
 using rs::testing::ShmObject;
 
 class CodecShm : public ::testing::Test {
@@ -15,10 +16,11 @@ protected:
   void SetUp() override {
     ASSERT_TRUE(object_.ok());
     object_.writeValues<float>(0, {1, 2, 3, 4, 5, 6, 7, 8});
-    ASSERT_TRUE(registry_.registerRegion({"in", object_.key(), 0, 64}).isOk());
-    ASSERT_TRUE(registry_.registerRegion({"out", object_.key(), 64, 64}).isOk());
+    ASSERT_TRUE(registry_.registerRegion(kPeer, {"in", object_.key(), 0, 64}).isOk());
+    ASSERT_TRUE(registry_.registerRegion(kPeer, {"out", object_.key(), 64, 64}).isOk());
     options_.now = protocol::Clock::now();
     options_.shared_memory = &registry_;
+    options_.shared_memory_owner = kPeer;
   }
 
   static void setParam(inference::InferParameter &p, const std::string &v) {

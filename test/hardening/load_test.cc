@@ -73,13 +73,14 @@ TEST(Sigterm, NoValidRequestIsLostAndTheProcessExitsZero) {
   fs::create_directories(dir);
   const int grpc = freePort(), http = freePort(), metrics = freePort();
   ASSERT_TRUE(grpc > 0 && http > 0 && metrics > 0);
-  std::ofstream(dir / "node.yaml") << "model_repo: \"" << kIrisRepo << "\"\n"
-                                   << "base_port: " << grpc << "\n"
-                                   << "metrics_base_port: " << metrics << "\n"
-                                   << "global:\n"
-                                   << "  endpoints: {host: 127.0.0.1, http_port: " << http << "}\n"
-                                   << "  runtime: {executable_cache: false, profile: regulated}\n"
-                                   << "  models_include: [iris_mlp]\n";
+  std::ofstream(dir / "node.yaml")
+      << "model_repo: \"" << kIrisRepo << "\"\n"
+      << "base_port: " << grpc << "\n"
+      << "metrics_base_port: " << metrics << "\n"
+      << "global:\n"
+      << "  endpoints: {host: 127.0.0.1, http_port: " << http << ", shared_memory: system}\n"
+      << "  runtime: {executable_cache: false, profile: regulated}\n"
+      << "  models_include: [iris_mlp]\n";
   const std::string log = (dir / "server.log").string();
   pid_t pid = spawnProcess({RS_SERVER_BINARY, "serve", "--config", (dir / "node.yaml").string(),
                             "--exit-timeout-secs", "60"},

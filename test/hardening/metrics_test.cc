@@ -47,8 +47,10 @@ protected:
     unknown.set_model_name("not_a_model");
     ASSERT_FALSE(worker_->infer(unknown, &reply).ok());
     object_ = new ShmObject(256);
-    ASSERT_TRUE(
-        worker_->service().sharedMemory().registerRegion({"r", object_->key(), 0, 64}).isOk());
+    ASSERT_TRUE(worker_->service()
+                    .sharedMemory()
+                    .registerRegion(kPeer, {"r", object_->key(), 0, 64})
+                    .isOk());
     text_ = new std::string(worker_->scrape());
   }
   static void TearDownTestSuite() {
@@ -119,6 +121,7 @@ TEST_F(MetricsTest, EverySeriesWithItsType) {
       {"worker_shared_memory_regions", "gauge"},
       {"worker_shared_memory_bytes", "gauge"},
       {"worker_request_log_suppressed_total", "counter"},
+      {"worker_model_state", "gauge"},
       {"reactant_server_build_info", "gauge"},
       {"process_cpu_seconds_total", "counter"},
       {"process_resident_memory_bytes", "gauge"},

@@ -20,6 +20,10 @@
 
 namespace rs::testing {
 
+/// The shared-memory owner of a loopback IPv4 peer (frontend/peer.h): the identity the
+/// tests register regions under when they call the registry themselves.
+inline const std::string kPeer = "127.0.0.1";
+
 class ShmObject {
 public:
   explicit ShmObject(size_t size) {

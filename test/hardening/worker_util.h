@@ -36,6 +36,9 @@ struct WorkerSetup {
   /// Added inside `runtime: {...}` and `endpoints: {...}`, e.g. ", profile: regulated".
   std::string runtime_extra;
   std::string endpoints_extra;
+  /// endpoints.shared_memory: system (the hardening tests exercise the extension; it is
+  /// off unless enabled).
+  bool shared_memory = true;
 };
 
 /// A started worker on `model_repo` (common/test_worker.h); null when it does not start.
@@ -44,8 +47,8 @@ inline std::unique_ptr<TestWorker> startHardeningWorker(const std::string &model
   std::string yaml = "model_repo: \"" + model_repo +
                      "\"\nbase_port: 18001\nmetrics_base_port: 18002\nglobal:\n"
                      "  endpoints: {host: 127.0.0.1, http_port: 18000" +
-                     o.endpoints_extra + "}\n  runtime: {executable_cache: false" +
-                     o.runtime_extra + "}\n";
+                     (o.shared_memory ? ", shared_memory: system" : "") + o.endpoints_extra +
+                     "}\n  runtime: {executable_cache: false" + o.runtime_extra + "}\n";
   if (!o.include.empty()) {
     yaml += "  models_include: [";
     for (size_t i = 0; i < o.include.size(); ++i)

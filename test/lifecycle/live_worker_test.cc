@@ -14,9 +14,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 namespace rs {
@@ -275,7 +277,11 @@ TEST(LiveWorker, RemovedBundleUnloadsAfterAdmittedRequestsFinish) {
     });
   ASSERT_TRUE(waitUntil([&] { return ok.load() >= 50; }));
   fs::remove_all(tmp.root / "a");
-  ASSERT_TRUE(waitUntil([&] { return !w.worker->repository().state("a").has_value(); }));
+  // The unloaded model stays known, as unloaded (the index lists it UNAVAILABLE).
+  ASSERT_TRUE(waitUntil([&] {
+    const auto a = w.worker->repository().state("a");
+    return a && a->unloaded;
+  }));
   ASSERT_TRUE(waitUntil([&] { return refused.load() >= 20; }));
   stop = true;
   for (auto &t : clients)
@@ -289,11 +295,22 @@ TEST(LiveWorker, RemovedBundleUnloadsAfterAdmittedRequestsFinish) {
   EXPECT_EQ(other.load(), 0);
   EXPECT_EQ(b_failed.load(), 0);
   EXPECT_TRUE(w.worker->repository().state("b").has_value());
-  // The unloaded model's series are gone from /metrics; b's remain.
+  // The unloaded model's serving series are gone from /metrics, b's remain; only its state
+  // gauge stays (it is still in the index, as UNAVAILABLE).
   httplib::Client metrics("127.0.0.1", w.worker->metricsPort());
   auto res = metrics.Get("/metrics");
   ASSERT_TRUE(res);
-  EXPECT_EQ(res->body.find("model=\"a\""), std::string::npos);
+  std::istringstream lines(res->body);
+  std::vector<std::string> of_a;
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("model=\"a\"") != std::string::npos)
+      of_a.push_back(line);
+  std::sort(of_a.begin(), of_a.end()); // the exposition's order of series is not fixed
+  EXPECT_EQ(of_a,
+            (std::vector<std::string>{
+                "worker_model_state{gpu=\"\",worker=\"worker0\",model=\"a\",state=\"READY\"} 0",
+                "worker_model_state{gpu=\"\",worker=\"worker0\",model=\"a\",state="
+                "\"UNAVAILABLE\"} 1"}));
   EXPECT_NE(res->body.find("model=\"b\""), std::string::npos);
 }
 

@@ -63,7 +63,8 @@ TEST(RepositoryControl, ExplicitModeLoadsAndUnloadsOverGrpcAndHttp) {
 
   // gRPC unload, HTTP load.
   ASSERT_TRUE(grpcLoad(w, "a", false).ok());
-  EXPECT_EQ(grpcIndex(w), (std::vector<std::string>{"b:READY"}));
+  // An unloaded model stays in the index (Triton's semantics).
+  EXPECT_EQ(grpcIndex(w), (std::vector<std::string>{"a:UNAVAILABLE", "b:READY"}));
   EXPECT_EQ(w.infer("a", irisInput()).status().code(), StatusCode::kNotFound);
   EXPECT_TRUE(w.infer("b", irisInput()).isOk());
   auto http = w.http();

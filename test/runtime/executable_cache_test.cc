@@ -16,6 +16,7 @@
 #include "support/digest.h"
 
 #include <gtest/gtest.h>
+#include <openssl/hmac.h>
 
 #include <algorithm>
 #include <functional>
@@ -94,7 +95,7 @@ public:
   }
 
   Result<CachedProgram> load(bool enabled = true) {
-    ExecutableCache cache(bundle_dir_.string(), enabled);
+    ExecutableCache cache(bundle_dir_.string(), enabled, hmac_key_);
     return cache.loadOrCompile(*backend_, module_, "model.b1.mlir", parts_);
   }
 
@@ -123,6 +124,7 @@ public:
   std::vector<Tensor> weights_;
   std::unique_ptr<Backend> backend_;
   CacheKeyParts parts_;
+  std::string hmac_key_; // runtime.executable_cache_key_file's bytes ("" = none)
 };
 
 TEST_F(CacheTest, MissWritesTheEntryThenHitRunsTheSameBytes) {
@@ -318,6 +320,91 @@ TEST_F(CacheTest, CompileErrorsAreStillErrors) {
   auto r = load();
   ASSERT_FALSE(r.isOk());
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound) << r.status().toString();
+}
+
+/// What someone with write access to `.cache/` but without the key can do: replace the
+/// entry's payload with `payload` and recompute the header's size and SHA-256.
+void forge(const fs::path &entry, const std::string &payload) {
+  const std::string bytes = readFile(entry);
+  std::string header = bytes.substr(0, bytes.find("\n\n") + 1);
+  const size_t size_at = header.find("\nsize ") + 6;
+  header.replace(size_at, header.find('\n', size_at) - size_at, std::to_string(payload.size()));
+  const size_t sha_at = header.find("\nsha256 ") + 8;
+  header.replace(sha_at, 64, sha256Hex(payload));
+  writeFile(entry, header + "\n" + payload);
+}
+
+/// HMAC-SHA256 under `key` of `text`, 64 hex digits.
+std::string hmacHex(const std::string &key, const std::string &text) {
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char *>(text.data()), text.size(), mac, &length);
+  std::string out;
+  for (unsigned int i = 0; i < length; ++i) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    out += kHex[mac[i] >> 4];
+    out += kHex[mac[i] & 15];
+  }
+  return out;
+}
+
+TEST_F(CacheTest, WithAKeyTheEntryCarriesItsHmac) {
+  hmac_key_ = "a deployment's secret";
+  auto first = load();
+  ASSERT_TRUE(first.isOk()) << first.status().toString();
+  const std::string payload = ir::printGeneric(module_);
+  EXPECT_EQ(first->outcome.payload_sha256, sha256Hex(payload));
+  EXPECT_EQ(readFile(first->outcome.entry),
+            "reactant-server executable cache entry 1\nkey " + first->outcome.key +
+                "\nprogram model.b1.mlir\nsize " + std::to_string(payload.size()) + "\nsha256 " +
+                sha256Hex(payload) + "\nhmac-sha256 " +
+                hmacHex(hmac_key_, first->outcome.key + "\n" + payload) + "\n\n" + payload);
+  auto second = load();
+  ASSERT_TRUE(second.isOk());
+  EXPECT_TRUE(second->outcome.hit);
+  EXPECT_EQ(second->outcome.payload_sha256, sha256Hex(payload));
+}
+
+TEST_F(CacheTest, WithAKeyAForgedEntryIsAMissAndRewritten) {
+  hmac_key_ = "a deployment's secret";
+  expectRecovered(
+      *this,
+      [&](const fs::path &p) {
+        std::string payload = ir::printGeneric(module_);
+        payload.replace(payload.find("HIGHEST"), 7, "DEFAULT");
+        forge(p, payload);
+      },
+      "forged entry: HMAC mismatch (not written with runtime.executable_cache_key_file's key)");
+}
+
+TEST_F(CacheTest, WithAKeyAnEntryWrittenWithoutOneIsAMiss) {
+  auto plain = load();
+  ASSERT_TRUE(plain.isOk());
+  hmac_key_ = "a key set after the entry was written";
+  auto keyed = load();
+  ASSERT_TRUE(keyed.isOk()) << keyed.status().toString();
+  EXPECT_FALSE(keyed->outcome.hit);
+  EXPECT_EQ(keyed->outcome.miss_reason,
+            "unauthenticated entry: no HMAC (runtime.executable_cache_key_file is set)");
+  EXPECT_EQ(run(*keyed->executable), run(*plain->executable));
+  auto again = load(); // rewritten with the HMAC
+  ASSERT_TRUE(again.isOk());
+  EXPECT_TRUE(again->outcome.hit);
+}
+
+TEST_F(CacheTest, WithoutAKeyAForgedEntryLoadsButItsPayloadHashChanges) {
+  auto first = load();
+  ASSERT_TRUE(first.isOk());
+  std::string payload = ir::printGeneric(module_);
+  payload.replace(payload.find("HIGHEST"), 7, "DEFAULT");
+  forge(first->outcome.entry, payload);
+  auto forged = load();
+  ASSERT_TRUE(forged.isOk()) << forged.status().toString();
+  // The checksum cannot tell: the deployment evidence's payload hash does.
+  EXPECT_TRUE(forged->outcome.hit);
+  EXPECT_EQ(forged->outcome.payload_sha256, sha256Hex(payload));
+  EXPECT_NE(forged->outcome.payload_sha256, first->outcome.payload_sha256);
 }
 
 } // namespace

@@ -85,6 +85,10 @@ TEST(ModelRepositoryTest, CompileErrorNamesTheFileOnceWithTheLine) {
   EXPECT_EQ(s.message(), (dir / "model.b1.mlir").string() +
                              ":4:5: 'func.call' op calls @absent, which the module does not "
                              "define (in function @main)");
+  // The recorded state reaches clients: its paths are relative to the bundle.
+  EXPECT_EQ(repo.state("iris_mlp")->status.message(),
+            "model.b1.mlir:4:5: 'func.call' op calls @absent, which the module does not define "
+            "(in function @main)");
 }
 
 TEST(ModelRepositoryTest, AllLoadsEverySizeAndSumsTheNumericsCounts) {

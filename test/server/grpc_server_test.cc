@@ -215,7 +215,8 @@ TEST_F(GrpcServerTest, BadRequestsGetClearErrorsAndServingContinues) {
   inference::ModelInferRequest bytes = fp32Request("double", {1}, {1});
   bytes.mutable_inputs(0)->set_datatype("BYTES");
   expectError(bytes, StatusCode::INVALID_ARGUMENT,
-              "model 'double': input 'x': datatype BYTES is not supported");
+              "model 'double': input 'x': datatype BYTES is not supported (expected FP32, "
+              "received BYTES)");
 
   inference::ModelInferRequest huge = fp32Request("double", {1}, {268435456});
   expectError(huge, StatusCode::INVALID_ARGUMENT,

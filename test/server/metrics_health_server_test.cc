@@ -48,7 +48,12 @@ TEST(MetricsHealthServer, ProbesAndMetrics) {
   EXPECT_EQ(r->body, "# TYPE worker_models_loaded gauge\nworker_models_loaded 2\n");
   EXPECT_EQ(scrapes.load(), 1);
 
+  // Liveness under KServe's name too (the port answers it before any model loads).
   r = c.Get("/v2/health/live");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, "ok");
+  r = c.Get("/v2/health/ready");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 404);
   EXPECT_EQ(r->body, "not found");

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "tools/cache_command.h"
 
+#include "protocol/evidence.h"
 #include "runtime/executable_cache.h"
 #include "support/digest.h"
 #include "validation_fixture.h"
@@ -206,6 +207,76 @@ TEST_F(CacheArchive, ExportDeleteImportRestartEveryProgramLoadsFromTheCache) {
   EXPECT_NE(warm_verify.out.find("PASS: every program (6) was loaded from the executable cache\n"),
             std::string::npos)
       << warm_verify.out;
+  second->shutdown();
+}
+
+/// Replaces the payload of iris_mlp's batch-8 entry with one that differs, recomputing the
+/// header's size and SHA-256 (what someone without the key can do). Returns its file name.
+std::string forgeIrisB8(const std::string &cache_dir) {
+  for (const fs::directory_entry &e : fs::directory_iterator(cache_dir)) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with("model.b8-"))
+      continue;
+    const std::string bytes = readFile(e.path().string());
+    const size_t body = bytes.find("\n\n") + 2;
+    const std::string payload = bytes.substr(body) + "\n";
+    std::string header = bytes.substr(0, body - 1);
+    const size_t size_at = header.find("\nsize ") + 6;
+    header.replace(size_at, header.find('\n', size_at) - size_at, std::to_string(payload.size()));
+    header.replace(header.find("\nsha256 ") + 8, 64, runtime::sha256Hex(payload));
+    writeFile(e.path().string(), header + "\n" + payload);
+    return name;
+  }
+  return "";
+}
+
+TEST_F(CacheArchive, AForgedEntryUnderAKeyIsALoggedMissAndVerifyFailsNamingIt) {
+  const std::string key_file = tmp_.str() + "/cache.key";
+  writeFile(key_file, "the deployment's executable cache key");
+  const std::string yaml = "  runtime: {executable_cache_key_file: \"" + key_file + "\"}\n";
+  std::unique_ptr<server::Worker> first = startWorker(repo_, yaml);
+  ASSERT_NE(first, nullptr);
+  first->shutdown();
+  first.reset();
+  ASSERT_NE(forgeIrisB8(repo_ + "/iris_mlp/.cache"), "");
+
+  const std::string log = tmp_.str() + "/worker.log";
+  LogCapture capture(log);
+  std::unique_ptr<server::Worker> second = startWorker(repo_, yaml);
+  ASSERT_NE(second, nullptr);
+  capture.flush();
+  tools::CacheVerifyFigures figures;
+  CommandRun run = verify(*second, log, &figures);
+  EXPECT_EQ(run.status, tools::kCacheVerifyFailed) << run.out << run.err;
+  EXPECT_EQ(figures.misses, 1);
+  EXPECT_EQ(figures.hits, kPrograms - 1);
+  ASSERT_EQ(figures.log_misses.size(), 1u) << run.out;
+  EXPECT_NE(figures.log_misses[0].find("executable cache: miss model=iris_mlp batch_size=8 "
+                                       "program=model.b8.mlir reason=forged entry: HMAC mismatch"),
+            std::string::npos)
+      << figures.log_misses[0];
+  EXPECT_NE(run.out.find("FAIL: the log shows 1 cache miss(es)\n"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("PASS"), std::string::npos);
+  second->shutdown();
+}
+
+TEST_F(CacheArchive, WithoutAKeyAForgedEntryChangesTheEvidenceOfItsProgram) {
+  std::unique_ptr<server::Worker> first = startWorker(repo_);
+  ASSERT_NE(first, nullptr);
+  const nlohmann::json recorded = nlohmann::json::parse(first->evidenceJson());
+  first->shutdown();
+  first.reset();
+  ASSERT_NE(forgeIrisB8(repo_ + "/iris_mlp/.cache"), "");
+  std::unique_ptr<server::Worker> second = startWorker(repo_);
+  ASSERT_NE(second, nullptr);
+  const nlohmann::json current = nlohmann::json::parse(second->evidenceJson());
+  // What `validate check` prints: the one program whose cache entry changed, by name.
+  const std::vector<protocol::FactChange> changes = protocol::diffEvidence(recorded, current);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].path, "models.iris_mlp.programs.8.cache_payload_sha256");
+  EXPECT_EQ(changes[0].category, "cache entries");
+  EXPECT_EQ(changes[0].recorded,
+            recorded["models"]["iris_mlp"]["programs"]["8"]["cache_payload_sha256"].dump());
   second->shutdown();
 }
 

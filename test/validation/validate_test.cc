@@ -241,13 +241,21 @@ TEST_F(Validate, ChangedNumericsAndProfileAreNamed) {
   // The CPU computes f32 exactly under both modes: the outputs do not move, but the
   // pinned modules are other programs (new cache keys) and the outcome says so.
   EXPECT_NE(f32.out.find("3 identical, 0 differ"), std::string::npos) << f32.out;
-  EXPECT_EQ(changedPaths(),
-            (std::set<std::string>{
-                "config.runtime.numerics", "models.digits_cnn.numerics",
-                "models.digits_cnn.programs.1.cache_key", "models.digits_cnn.programs.4.cache_key",
-                "models.digits_cnn.programs.8.cache_key", "models.iris_mlp.numerics",
-                "models.iris_mlp.programs.1.cache_key", "models.iris_mlp.programs.32.cache_key",
-                "models.iris_mlp.programs.8.cache_key", "tf32_probe.numerics"}));
+  EXPECT_EQ(
+      changedPaths(),
+      (std::set<std::string>{
+          "config.runtime.numerics", "models.digits_cnn.numerics",
+          "models.digits_cnn.programs.1.cache_key",
+          "models.digits_cnn.programs.1.cache_payload_sha256",
+          "models.digits_cnn.programs.4.cache_key",
+          "models.digits_cnn.programs.4.cache_payload_sha256",
+          "models.digits_cnn.programs.8.cache_key",
+          "models.digits_cnn.programs.8.cache_payload_sha256", "models.iris_mlp.numerics",
+          "models.iris_mlp.programs.1.cache_key", "models.iris_mlp.programs.1.cache_payload_sha256",
+          "models.iris_mlp.programs.32.cache_key",
+          "models.iris_mlp.programs.32.cache_payload_sha256",
+          "models.iris_mlp.programs.8.cache_key", "models.iris_mlp.programs.8.cache_payload_sha256",
+          "tf32_probe.numerics"}));
   w->shutdown();
   w.reset();
 

@@ -18,4 +18,10 @@ std::string lower(std::string_view s);
 /// into the same characters.
 std::string_view trim(std::string_view s);
 
+/// `a` and `b` are equal ignoring ASCII case (HTTP field names and tokens, RFC 9110 5.1).
+bool equalsIgnoreCase(std::string_view a, std::string_view b);
+
+/// The value of hexadecimal digit `c` (0-9, a-f, A-F), or -1.
+int hexDigitValue(char c);
+
 } // namespace rs

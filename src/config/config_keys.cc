@@ -83,6 +83,7 @@ constexpr KeyInfo kKeys[] = {
     {"endpoints.host", KeyType::kString, true, true},
     {"endpoints.http_port", KeyType::kInt, true, true},
     {"endpoints.max_concurrent_requests", KeyType::kInt, true, true},
+    {"endpoints.max_request_bytes", KeyType::kInt, true, true},
     {"endpoints.metrics_port", KeyType::kInt, true, true},
     {"endpoints.port", KeyType::kInt, true, true},
     {"grpc.max_recv_msg_bytes", KeyType::kInt, true, true},

@@ -366,6 +366,8 @@ Status buildEndpoints(const Builder &b, EndpointsConfig &e, GrpcConfig &g) {
   RS_RETURN_IF_ERROR(
       b.integer("endpoints.max_concurrent_requests", &e.max_concurrent_requests, 0, kMaxInt));
   RS_RETURN_IF_ERROR(b.integer("endpoints.http_port", &e.http_port, 0, 65535));
+  RS_RETURN_IF_ERROR(
+      b.integer("endpoints.max_request_bytes", &e.max_request_bytes, 1, kMaxGrpcBytes));
   RS_RETURN_IF_ERROR(b.integer("grpc.max_recv_msg_bytes", &g.max_recv_msg_bytes, 1, kMaxGrpcBytes));
   RS_RETURN_IF_ERROR(b.integer("grpc.max_send_msg_bytes", &g.max_send_msg_bytes, 1, kMaxGrpcBytes));
   RS_RETURN_IF_ERROR(b.integer("grpc.polling_threads", &g.polling_threads, 1, 256));

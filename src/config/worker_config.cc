@@ -133,6 +133,7 @@ std::vector<std::pair<std::string, std::string>> effectiveSettings(const WorkerC
   add("endpoints.host", e.host);
   add("endpoints.http_port", std::to_string(e.http_port));
   add("endpoints.max_concurrent_requests", std::to_string(e.max_concurrent_requests));
+  add("endpoints.max_request_bytes", std::to_string(e.max_request_bytes));
   add("endpoints.metrics_port", std::to_string(e.metrics_port));
   add("endpoints.port", std::to_string(e.port));
   add("grpc.max_recv_msg_bytes", std::to_string(c.grpc.max_recv_msg_bytes));

@@ -98,6 +98,9 @@ struct EndpointsConfig {
   int64_t metrics_port = 0;             // endpoints.metrics_port in [0, 65535]; 0 = off
   int64_t max_concurrent_requests = 64; // >= 0; 0 = uncapped
   int64_t http_port = 8000;             // endpoints.http_port (KServe REST) in [0, 65535]; 0 = off
+  /// endpoints.max_request_bytes: the largest HTTP request body of any route, in bytes, on
+  /// the wire and once decompressed, in [1, 2^31-1] (docs/protocols.md, "HTTP transport").
+  int64_t max_request_bytes = int64_t{64} << 20;
 };
 
 /// `grpc:` block.

@@ -24,6 +24,7 @@
 namespace rs::frontend {
 
 class HttpListener;
+class HttpRouter;
 
 struct MetricsHealthServerOptions {
   /// Address to bind: "0.0.0.0", "127.0.0.1" ...
@@ -54,6 +55,7 @@ public:
   void shutdown();
 
 private:
+  std::unique_ptr<HttpRouter> router_;
   std::unique_ptr<HttpListener> listener_;
 };
 

@@ -31,7 +31,7 @@ MetricsHealthServer::MetricsHealthServer(MetricsHealthServerOptions options, Rea
     res.set_content(metrics ? metrics() : std::string(), kPrometheus);
   });
   router_->setFallback([](const HttpRequest &, HttpResponse &res) {
-    res.set_content(res.status == 404 ? "not found" : "error", kText);
+    res.set_content(res.status == 404 ? "not found" : "method not allowed", kText);
   });
   HttpRouter *router = router_.get();
   listener_ = std::make_unique<HttpListener>(

@@ -377,12 +377,14 @@ HttpResponse HttpListener::Core::errorResponse(const HttpRequest &req, int statu
 }
 
 void startHttpConnection(std::shared_ptr<HttpListener::Core> core, tcp::socket socket) {
+  // Everything a connection does runs on its socket's strand, its start included.
+  auto strand = socket.get_executor();
   if (core->tls) {
     auto c = std::make_shared<Connection<TlsStream>>(core, std::move(socket), *core->tls);
-    c->run();
+    net::post(strand, [c] { c->run(); });
   } else {
     auto c = std::make_shared<Connection<PlainStream>>(core, std::move(socket));
-    c->run();
+    net::post(strand, [c] { c->run(); });
   }
 }
 

@@ -128,7 +128,8 @@ void HttpListener::acceptNext() {
     if (ec) {
       // Out of file descriptors (or a transient error): pause instead of spinning.
       spdlog::warn("{} server: accept failed: {}", core->options.name, ec.message());
-      auto timer = std::make_shared<net::steady_timer>(core->io, std::chrono::milliseconds(50));
+      auto timer = std::make_shared<net::steady_timer>(core->acceptor.get_executor(),
+                                                       std::chrono::milliseconds(50));
       timer->async_wait([this, timer](error_code) { acceptNext(); });
       return;
     }
@@ -147,7 +148,7 @@ void HttpListener::shutdown() {
     return;
   started_ = false;
   core_->stopping = true;
-  net::post(core_->io, [core = core_] {
+  net::post(core_->acceptor.get_executor(), [core = core_] {
     error_code ignored;
     core->acceptor.close(ignored);
   });
@@ -172,6 +173,10 @@ void HttpListener::shutdown() {
   for (std::thread &t : core_->io_threads)
     t.join();
   core_->io_threads.clear();
+  // Completions queued when the loop stopped (the acceptor's, a timer's) hold the core;
+  // run them now (they see `stopping` and return) so that nothing keeps it alive.
+  core_->io.restart();
+  core_->io.poll();
   spdlog::info("{} server stopped", core_->options.name);
 }
 

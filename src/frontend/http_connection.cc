@@ -103,8 +103,11 @@ public:
       stream_.async_handshake(net::ssl::stream_base::server,
                               [self = this->shared_from_this()](error_code ec) {
                                 self->disarmTimer();
+                                // A failed handshake (say, no client certificate under
+                                // mutual TLS) closes after the linger: a client that
+                                // already writes its request gets no reset (EPIPE).
                                 if (ec)
-                                  return self->closeNow();
+                                  return self->linger();
                                 self->startRequest();
                               });
     } else {

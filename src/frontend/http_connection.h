@@ -10,6 +10,7 @@
 
 #include "frontend/http_listener.h"
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
@@ -49,6 +50,10 @@ struct HttpListener::Core {
   boost::asio::ip::tcp::acceptor acceptor;
   std::optional<boost::asio::ssl::context> tls;
   std::vector<std::thread> io_threads;
+  /// Keeps the loop running while no socket operation is pending (all connections busy
+  /// in handlers, the acceptor closed during shutdown): answers are posted to it later.
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>
+      keep_running;
   std::atomic<bool> stopping{false};
 
   std::mutex mu;

@@ -111,6 +111,7 @@ Status HttpListener::start() {
   }
   port_ = acceptor.local_endpoint(ec).port();
   started_ = true;
+  core_->keep_running.emplace(core_->io.get_executor());
   acceptNext();
   for (int i = 0; i < std::max(1, o.io_threads); ++i)
     core_->io_threads.emplace_back([core = core_] { core->io.run(); });
@@ -169,6 +170,7 @@ void HttpListener::shutdown() {
     core_->all_closed.wait(lock, [&] { return core_->connections.empty(); });
   }
   core_->handlers.join();
+  core_->keep_running.reset();
   core_->io.stop();
   for (std::thread &t : core_->io_threads)
     t.join();

@@ -4,6 +4,7 @@
 # build-fuzz/corpus/<target> and seeded from the fixtures. Not part of the test suite.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 #   TARGET: mlir_parser vhlo_reader manifest safetensors http_infer binary_header grpc_infer
+#           http_request
 #   (default all)
 # Prints per target: runs, executions per second, corpus files and bytes, and whether it
 # crashed (a crash, leak or sanitizer report leaves crash-*/leak-* files in build-fuzz/ and
@@ -18,7 +19,8 @@ build="${RS_FUZZ_BUILD:-$root/build-fuzz}"
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(mlir_parser vhlo_reader manifest safetensors http_infer binary_header grpc_infer)
+[ ${#targets[@]} -gt 0 ] || targets=(mlir_parser vhlo_reader manifest safetensors http_infer binary_header grpc_infer
+  http_request)
 jobs="${RS_BUILD_JOBS:-2}"
 keep_going="${RS_FUZZ_KEEP_GOING:-0}"
 mode=()
@@ -35,7 +37,7 @@ ninja -C "$build" -j "$jobs" $make_seeds $(printf 'fuzz_%s ' "${targets[@]}")
 
 seeds="$build/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{mlir_parser,vhlo_reader,manifest,safetensors,http_infer,binary_header,grpc_infer}
+mkdir -p "$seeds"/{mlir_parser,vhlo_reader,manifest,safetensors,http_infer,binary_header,grpc_infer,http_request}
 [ -z "$make_seeds" ] || "$build/fuzz/fuzz_make_seeds" "$seeds" >/dev/null
 # Files of the fixtures up to 64 KiB (bigger ones slow every mutation down).
 small() { find "$@" -type f -size -65k 2>/dev/null; }
@@ -61,6 +63,16 @@ awk -v dir="$seeds/http_infer" '
   /^request:/ { body = ""; on = 1; next }
   /^expect:/ { if (on) { n++; printf "%s", body > (dir "/case_" n ".json"); close(dir "/case_" n ".json") } on = 0; next }
   on { body = body $0 "\n" }' "$root/test/protocol/http_requests.cases"
+# Raw requests for the HTTP parser: a piece-size byte, then a connection's bytes
+# (frontend/http_request_parser.h's cases: valid, pipelined, chunked, compressed, malformed).
+hr="$seeds/http_request"
+printf '\0POST /v2/models/m/infer HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\n{}' >"$hr/post"
+printf '\3GET /v2 HTTP/1.1\r\nHost: h\r\n\r\nGET /v2/health/live HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n' >"$hr/pipelined"
+printf '\1POST /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3;e=1\r\nabc\r\n0\r\nT: t\r\n\r\n' >"$hr/chunked"
+printf '\0POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello' >"$hr/two_lengths"
+printf '\0POST /x HTTP/1.1\r\nHost: h\r\nX: a\r\n b\r\nExpect: 100-continue\r\n\r\n' >"$hr/fold"
+{ printf '\0POST /x HTTP/1.1\r\nHost: h\r\nContent-Encoding: gzip\r\nContent-Length: 26\r\n\r\n'
+  printf 'hello hello' | gzip -c; } >"$hr/gzip"
 
 status=0
 cd "$build"

@@ -7,6 +7,8 @@ pkgs=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libyaml-cpp-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev
   libeigen3-dev libcpp-httplib-dev libssl-dev libarchive-dev
+  # The HTTP transport: Boost.Asio and Beast (headers), zlib for compressed bodies.
+  libboost-dev zlib1g-dev
   prometheus-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev clang-format
   # The IR and pass tests (test/ir/*.mlir, test/passes/*.mlir): LLVM's lit, FileCheck, not.

@@ -8,8 +8,14 @@
 #      succeed or get UNAVAILABLE, and the server must exit 0.
 # Usage: scripts/soak.sh [DURATION] [BUILD_DIR]   (BUILD_DIR default build/, holding
 #        src/tools/reactant-server). Exit 1 if any check fails.
+#        scripts/soak.sh hostile [SECONDS]: the mixed soak under attack instead (slowloris,
+#        framing attacks, JSON and gzip bombs, shm probes, cancellations; scripts/soak_hostile.sh).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+if [ "${1:-}" = hostile ]; then
+  shift
+  exec "$root/scripts/soak_hostile.sh" "$@"
+fi
 duration="${1:-300}"
 build="${2:-$root/build}"
 bin="$build/src/tools/reactant-server"

@@ -119,6 +119,9 @@ struct EndpointsConfig {
   std::vector<std::string> shared_memory_allowed_uids;
   /// The same as numbers, checked by the worker's rules; empty = the server's own uid.
   std::vector<uint32_t> shared_memory_uids;
+  /// endpoints.max_request_bytes: the largest HTTP request body of any route, in bytes, on
+  /// the wire and once decompressed, in [1, 2^31-1] (docs/protocols.md, "HTTP transport").
+  int64_t max_request_bytes = int64_t{64} << 20;
 };
 
 /// `grpc:` block.

@@ -4,8 +4,10 @@
 #include "frontend/peer.h"
 
 #include "frontend/http_listener.h"
+#include "frontend/http_router.h"
 #include "frontend/http_server_impl.h"
 #include "protocol/http_codec.h"
+#include "protocol/json_packed.h"
 #include "protocol/status_mapping.h"
 
 #include <nlohmann/json.hpp>
@@ -13,21 +15,22 @@
 
 #include <charconv>
 #include <future>
+#include <optional>
 
 namespace rs::frontend {
 namespace http_detail {
 
-void replyJson(httplib::Response &res, int status, std::string body) {
+void replyJson(HttpResponse &res, int status, std::string body) {
   res.status = status;
   res.body = std::move(body);
   res.set_header("Content-Type", kJson);
 }
 
-void replyError(httplib::Response &res, const Status &status) {
+void replyError(HttpResponse &res, const Status &status) {
   replyJson(res, protocol::toHttpStatus(status.code()), protocol::httpErrorBody(status.message()));
 }
 
-protocol::ModelRef modelRef(const httplib::Request &req) {
+protocol::ModelRef modelRef(const HttpRequest &req) {
   protocol::ModelRef ref;
   ref.name = req.matches.size() > 1 ? req.matches[1].str() : "";
   ref.version = req.matches.size() > 2 ? req.matches[2].str() : "";
@@ -40,32 +43,13 @@ namespace {
 
 using namespace http_detail;
 
-/// How much of an oversized body is read and dropped so the client sees the 413 reply.
-constexpr uint64_t kDrainBytes = 64u << 20;
-
-/// The request's Content-Length, when present and a valid number.
-std::optional<uint64_t> contentLength(const httplib::Request &req) {
-  if (!req.has_header("Content-Length"))
-    return std::nullopt;
-  std::string v = req.get_header_value("Content-Length");
-  uint64_t n = 0;
-  auto r = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (r.ec != std::errc() || r.ptr != v.data() + v.size())
-    return std::nullopt;
-  return n;
-}
-
-std::string tooLargeMessage(int64_t limit) {
-  return "request body exceeds the limit of " + std::to_string(limit) + " bytes";
-}
-
 /// What the request error log and the metrics see for a body that was refused: too large
 /// (the 413 reply; counted as RESOURCE_EXHAUSTED, the code gRPC gives an oversized message)
 /// or unreadable (400).
-Status bodyError(bool too_large, int64_t limit) {
-  if (too_large)
-    return Status(StatusCode::kResourceExhausted, tooLargeMessage(limit));
-  return invalidArgument() << "cannot read request body";
+Status bodyError(int http_status, const std::string &message) {
+  if (http_status == 413)
+    return Status(StatusCode::kResourceExhausted, message);
+  return invalidArgument() << message;
 }
 
 /// The request's "id" for the error log when the request did not decode: read from the
@@ -79,8 +63,10 @@ std::string idOfUndecodedRequest(std::string_view body, const std::optional<std:
     if (std::from_chars(header->data(), end, n).ptr == end && n <= body.size())
       json_bytes = n;
   }
-  const nlohmann::json j = nlohmann::json::parse(body.begin(), body.begin() + json_bytes, nullptr,
-                                                 /*allow_exceptions=*/false);
+  Result<nlohmann::json> parsed = protocol::parseInferJson(body.substr(0, json_bytes));
+  if (!parsed.isOk())
+    return "";
+  const nlohmann::json &j = *parsed;
   if (j.is_object())
     if (auto it = j.find("id"); it != j.end() && it->is_string())
       return it->get<std::string>();
@@ -89,43 +75,28 @@ std::string idOfUndecodedRequest(std::string_view body, const std::optional<std:
 
 } // namespace
 
-void HttpServer::recordRoute(const std::string &pattern, const char *method) {
-  route_methods_.emplace_back(std::regex(pattern), method);
-}
-
 void HttpServer::get(const std::string &pattern, RouteHandler handler) {
-  recordRoute(pattern, "GET");
-  listener_->server().Get(pattern, std::move(handler));
+  router_->get(pattern, std::move(handler));
 }
 
 void HttpServer::post(const std::string &pattern, RouteHandler handler) {
-  recordRoute(pattern, "POST");
-  listener_->server().Post(pattern, std::move(handler));
+  router_->post(pattern, std::move(handler));
 }
 
-std::string HttpServer::allowedMethods(const std::string &path) const {
-  bool get = false, post = false;
-  for (const auto &[re, method] : route_methods_)
-    if (std::regex_match(path, re))
-      (method == "GET" ? get : post) = true;
-  return get && post ? "GET, POST" : get ? "GET" : post ? "POST" : "";
-}
-
-void HttpServer::report(const httplib::Request &req, const std::string &id, const Status &status,
+void HttpServer::report(const HttpRequest &req, const std::string &id, const Status &status,
                         bool in_service) const {
   if (options_.reporter)
     options_.reporter->requestFailed({"http", modelRef(req).name, id}, status, in_service);
 }
 
-void HttpServer::handleInfer(const httplib::Request &req, std::string body,
-                             httplib::Response &res) {
+void HttpServer::handleInfer(const HttpRequest &req, std::string body, HttpResponse &res) {
   std::optional<std::string> header;
   if (req.has_header(protocol::kInferenceHeaderContentLength))
     header = req.get_header_value(protocol::kInferenceHeaderContentLength);
   protocol::DecodeOptions options;
   options.now = protocol::Clock::now();
   options.shared_memory = options_.shared_memory;
-  options.max_shared_memory_input_bytes = options_.max_body_bytes;
+  options.max_shared_memory_input_bytes = options_.max_shared_memory_input_bytes;
   options.expected_datatype = protocol::expectedDatatypes(service_, modelRef(req).name);
   options.shared_memory_owner = localPeerIdentity(req.remote_addr).value_or("");
   Result<protocol::HttpInferRequest> decoded = protocol::decodeHttpInferRequest(
@@ -188,17 +159,27 @@ void HttpServer::handleInfer(const httplib::Request &req, std::string body,
 
 HttpServer::HttpServer(HttpServerOptions options, protocol::InferenceService &service,
                        protocol::ModelControl &control)
-    : options_(std::move(options)), service_(service), control_(control) {
+    : options_(std::move(options)), router_(std::make_unique<HttpRouter>()), service_(service),
+      control_(control) {
   HttpListenerOptions lo;
   lo.name = "http";
   lo.host = options_.host;
   lo.port = options_.port;
   lo.threads = options_.threads;
   lo.keep_alive_timeout_s = options_.keep_alive_timeout_s;
+  lo.request_head_timeout_s = options_.request_head_timeout_s;
+  lo.limits.max_body_bytes = static_cast<uint64_t>(std::max<int64_t>(options_.max_body_bytes, 0));
   lo.tls = options_.tls;
-  listener_ = std::make_unique<HttpListener>(std::move(lo));
   addRoutes();
   addSharedMemoryRoutes();
+  router_->setFallback([this](const HttpRequest &req, HttpResponse &res) {
+    replyToTransportError(req, res.status, "", res);
+  });
+  listener_ = std::make_unique<HttpListener>(
+      std::move(lo), [this](HttpRequest &req, HttpResponse &res) { dispatch(req, res); },
+      [this](const HttpRequest &req, int status, const std::string &message, HttpResponse &res) {
+        replyToTransportError(req, status, message, res);
+      });
 }
 
 HttpServer::~HttpServer() { shutdown(); }
@@ -207,183 +188,83 @@ Status HttpServer::start() { return listener_->start(); }
 int HttpServer::port() const { return listener_->port(); }
 void HttpServer::shutdown() { listener_->shutdown(); }
 
-namespace {
-
-/// A request body read piece by piece within a byte limit.
-struct BodyRead {
-  std::string body;       // empty when too large or unread
-  bool too_large = false; // the body exceeds the limit
-  bool read = true;       // the reader delivered the whole body (or drained the excess)
-};
-
-/// Reads the body of `req` within `limit` bytes. A body over the limit is never stored: up to
-/// kDrainBytes more are read and discarded so that the client, still sending, gets the 413
-/// reply instead of a reset connection. With a Content-Length over the limit httplib itself
-/// skips the body and the reader reports failure; a chunked body arrives piece by piece.
-BodyRead readBodyWithin(const httplib::Request &req, const httplib::ContentReader &reader,
-                        int64_t limit) {
-  BodyRead out;
-  const std::optional<uint64_t> declared = contentLength(req);
-  if (declared && *declared <= static_cast<uint64_t>(limit))
-    out.body.reserve(std::min<uint64_t>(*declared, 16u << 20));
-  out.too_large = declared && *declared > static_cast<uint64_t>(limit);
-  uint64_t discarded = 0;
-  out.read = reader([&](const char *data, size_t n) {
-    if (!out.too_large && out.body.size() + n <= static_cast<uint64_t>(limit)) {
-      out.body.append(data, n);
-      return true;
-    }
-    out.too_large = true;
-    std::string().swap(out.body);
-    discarded += n;
-    return discarded <= kDrainBytes;
-  });
-  return out;
-}
-
-/// A handler's exception as a 500 reply (httplib catches it and calls this).
-void replyToException(httplib::Response &res, std::exception_ptr ep) {
-  std::string what = "unknown exception";
-  try {
-    std::rethrow_exception(ep);
-  } catch (const std::exception &e) {
-    what = e.what();
-  } catch (...) {
-  }
-  spdlog::error("http handler failed: {}", what);
-  replyJson(res, 500, protocol::httpErrorBody("internal error: " + what));
-}
-
-} // namespace
-
 void HttpServer::addRoutes() {
-  listener_->server().set_payload_max_length(static_cast<size_t>(options_.max_body_bytes));
   addHealthAndServerRoutes();
   addRepositoryRoutes();
   addStatisticsRoutes(); // before kModelPath, which would take "stats" for a model name
   addModelRoutes();
   addInferRoute();
-  installHttplibHooks();
 }
 
 void HttpServer::addHealthAndServerRoutes() {
-  get("/v2/health/live", [this](const httplib::Request &, httplib::Response &res) {
+  get("/v2/health/live", [this](const HttpRequest &, HttpResponse &res) {
     bool live = service_.serverLive();
     replyJson(res, live ? 200 : 400, live ? R"({"live":true})" : R"({"live":false})");
   });
-  get("/v2/health/ready", [this](const httplib::Request &, httplib::Response &res) {
+  get("/v2/health/ready", [this](const HttpRequest &, HttpResponse &res) {
     bool ready = service_.serverReady();
     replyJson(res, ready ? 200 : 400, ready ? R"({"ready":true})" : R"({"ready":false})");
   });
-  get(R"(/v2/?)", [this](const httplib::Request &, httplib::Response &res) {
+  get(R"(/v2/?)", [this](const HttpRequest &, HttpResponse &res) {
     replyJson(res, 200, protocol::serverMetadataJson(service_.serverMetadata()));
   });
   if (options_.evidence) {
-    get("/v2/evidence", [this](const httplib::Request &, httplib::Response &res) {
+    get("/v2/evidence", [this](const HttpRequest &, HttpResponse &res) {
       replyJson(res, 200, options_.evidence());
     });
   }
 }
 
 void HttpServer::addModelRoutes() {
-  get(kModelPath, [this](const httplib::Request &req, httplib::Response &res) {
+  get(kModelPath, [this](const HttpRequest &req, HttpResponse &res) {
     Result<protocol::ModelMetadata> md = service_.modelMetadata(modelRef(req).name);
     if (!md.isOk())
       return replyError(res, md.status());
     replyJson(res, 200, protocol::modelMetadataJson(*md));
   });
-  get(std::string(kModelPath) + "/ready",
-      [this](const httplib::Request &req, httplib::Response &res) {
-        std::string name = modelRef(req).name;
-        Result<protocol::ModelReadiness> r = service_.modelReady(name);
-        if (!r.isOk())
-          return replyError(res, r.status());
-        nlohmann::json body = {{"name", name}, {"ready", r->ready}};
-        if (!r->ready && !r->reason.empty())
-          body["reason"] = r->reason;
-        replyJson(res, r->ready ? 200 : 400,
-                  body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-      });
+  get(std::string(kModelPath) + "/ready", [this](const HttpRequest &req, HttpResponse &res) {
+    std::string name = modelRef(req).name;
+    Result<protocol::ModelReadiness> r = service_.modelReady(name);
+    if (!r.isOk())
+      return replyError(res, r.status());
+    nlohmann::json body = {{"name", name}, {"ready", r->ready}};
+    if (!r->ready && !r->reason.empty())
+      body["reason"] = r->reason;
+    replyJson(res, r->ready ? 200 : 400,
+              body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  });
 }
 
 void HttpServer::addInferRoute() {
-  const int64_t limit = options_.max_body_bytes;
-  recordRoute(std::string(kModelPath) + "/infer", "POST");
-  listener_->server().Post(
-      std::string(kModelPath) + "/infer",
-      [this, limit](const httplib::Request &req, httplib::Response &res,
-                    const httplib::ContentReader &reader) {
-        // A declared size past what readBodyWithin would drain is refused before reading.
-        std::optional<uint64_t> declared = contentLength(req);
-        if (declared && *declared > static_cast<uint64_t>(limit) + kDrainBytes) {
-          res.set_header("Connection", "close");
-          report(req, "", bodyError(true, limit), false);
-          return replyJson(res, 413, protocol::httpErrorBody(tooLargeMessage(limit)));
-        }
-        BodyRead in = readBodyWithin(req, reader, limit);
-        if (in.too_large || !in.read) {
-          res.set_header("Connection", "close");
-          report(req, "", bodyError(in.too_large, limit), false);
-          return replyJson(res, in.too_large ? 413 : 400,
-                           protocol::httpErrorBody(in.too_large ? tooLargeMessage(limit)
-                                                                : "cannot read request body"));
-        }
-        handleInfer(req, std::move(in.body), res);
-      });
+  post(std::string(kModelPath) + "/infer",
+       [this](HttpRequest &req, HttpResponse &res) { handleInfer(req, std::move(req.body), res); });
 }
 
-void HttpServer::replyToHttplibError(const httplib::Request &req, httplib::Response &res) const {
-  if (!res.body.empty())
-    return;
-  std::string message;
-  const std::string allowed = res.status == 404 ? allowedMethods(req.path) : "";
-  if (!allowed.empty()) {
-    res.status = 405;
-    res.set_header("Allow", allowed);
-    message = "method " + req.method + " not allowed for " + req.path + "; allowed: " + allowed;
-  } else if (res.status == 404) {
-    message = "no route for " + req.method + " " + req.path;
-  } else if (res.status == 413) {
-    message = tooLargeMessage(options_.max_body_bytes);
-  } else {
-    message = "http error " + std::to_string(res.status);
+void HttpServer::dispatch(HttpRequest &req, HttpResponse &res) const {
+  router_->dispatch(req, res);
+  if (draining_)
+    res.set_header("Connection", "close");
+}
+
+void HttpServer::replyToTransportError(const HttpRequest &req, int status,
+                                       const std::string &message, HttpResponse &res) const {
+  std::string text = message;
+  if (status == 405) {
+    text = "method " + req.method + " not allowed for " + req.path +
+           "; allowed: " + res.get_header_value("Allow");
+  } else if (status == 404 && text.empty()) {
+    text = "no route for " + req.method + " " + req.path;
+  } else if (text.empty()) {
+    text = "http error " + std::to_string(status);
   }
-  res.body = protocol::httpErrorBody(message);
-  res.set_header("Content-Type", kJson);
-}
-
-void HttpServer::installHttplibHooks() {
-  httplib::Server &svr = listener_->server();
-  const int64_t limit = options_.max_body_bytes;
-  // A request with neither Content-Length nor Transfer-Encoding has an empty body (RFC 9112
-  // section 6.3). cpp-httplib 0.11 instead reads a POST's body until the connection closes,
-  // so such a request (curl -X POST without data) would wait for the 5 s read timeout and
-  // get a bare 400. Giving it "Content-Length: 0" before routing makes httplib read
-  // nothing. The request object is httplib's own non-const one, handed to this hook as const.
-  svr.set_pre_routing_handler([](const httplib::Request &req, httplib::Response &) {
-    if ((req.method == "POST" || req.method == "PUT" || req.method == "PATCH") &&
-        !req.has_header("Content-Length") && !req.has_header("Transfer-Encoding"))
-      const_cast<httplib::Request &>(req).headers.emplace("Content-Length", "0");
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
-  svr.set_expect_100_continue_handler([limit](const httplib::Request &req, httplib::Response &res) {
-    std::optional<uint64_t> declared = contentLength(req);
-    if (declared && *declared > static_cast<uint64_t>(limit)) {
-      res.set_header("Connection", "close");
-      replyJson(res, 413, protocol::httpErrorBody(tooLargeMessage(limit)));
-      return 413;
-    }
-    return 100;
-  });
-  svr.set_post_routing_handler([this](const httplib::Request &, httplib::Response &res) {
-    if (draining_)
-      res.set_header("Connection", "close");
-  });
-  svr.set_error_handler([this](const httplib::Request &req, httplib::Response &res) {
-    replyToHttplibError(req, res);
-  });
-  svr.set_exception_handler([](const httplib::Request &, httplib::Response &res,
-                               std::exception_ptr ep) { replyToException(res, ep); });
+  // A refused inference body reaches the request log and the metrics like any failure.
+  static const std::regex infer_path(std::string(kModelPath) + "/infer");
+  std::smatch m;
+  if (options_.reporter && (status == 400 || status == 413 || status == 415) &&
+      std::regex_match(req.path, m, infer_path))
+    options_.reporter->requestFailed({"http", m[1].str(), ""}, bodyError(status, text), false);
+  res.status = status;
+  replyJson(res, status, protocol::httpErrorBody(text));
 }
 
 } // namespace rs::frontend

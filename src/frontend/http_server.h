@@ -1,6 +1,7 @@
 //===- frontend/http_server.h - KServe V2 HTTP/REST front-end -----------------===//
 //
-// Serves the KServe V2 REST API on cpp-httplib, each path also under
+// Serves the KServe V2 REST API on the HTTP transport of frontend/http_listener.h (strict
+// RFC 9112 parsing, an event loop, per-connection budgets), each path also under
 // `/v2/models/{name}/versions/{version}/...` (the version is passed on and ignored):
 //
 //   GET  /v2/health/live             200 {"live":true}
@@ -36,12 +37,12 @@
 // the 200/503 probe (metrics_health_server.h).
 //
 // Errors are `{"error": "<message>"}` with the status of protocol/status_mapping.h;
-// unknown routes and methods are 404 with that body. The inference body is limited to
-// max_body_bytes and a larger one is never stored: a Content-Length over the limit gets
-// 413 without the body being buffered (refused before reading on `Expect: 100-continue`;
-// otherwise up to 64 MiB beyond the limit is read and dropped so the client can read the
-// reply, and a larger declared body is refused at once), and a chunked or compressed body
-// gets 413 as soon as its decoded size passes the limit. The connection is then closed.
+// unknown routes are 404 and known paths under another method 405 (with Allow), with that
+// body. One body limit, max_body_bytes, holds for every route: a Content-Length over it
+// gets 413 before any of the body is read (and before `100 Continue`), a chunked or
+// compressed body gets 413 as soon as its size, or its decoded size, passes it; the
+// connection is then closed. Malformed requests get the transport's 400/408/415/431/501/
+// 505 with the same JSON body.
 //
 // Source: KServe V2 REST protocol; Triton HTTP server behaviour (peer-servers.md 1.1-1.2).
 // Thread safety: start() and shutdown() from one controlling thread; requests run on the
@@ -60,32 +61,33 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <regex>
 #include <string>
-
-namespace httplib {
-struct Request;
-struct Response;
-} // namespace httplib
 
 namespace rs::frontend {
 
 class HttpListener;
+class HttpRouter;
+struct HttpRequest;
+struct HttpResponse;
 
 struct HttpServerOptions {
   /// Address to bind: "0.0.0.0", "127.0.0.1" ...
   std::string host = "0.0.0.0";
   /// TCP port; 0 picks a free port, read back with HttpServer::port().
   int port = 8000;
-  /// Largest inference request body, in bytes (same default as the gRPC limit).
-  int64_t max_body_bytes = int64_t{512} << 20;
-  /// Worker threads; each serves one connection at a time (an inference holds its thread,
-  /// and so does an open connection that has not sent its request yet, for up to
-  /// keep_alive_timeout_s). Idle threads cost little; 16 let 16 silent connections stall
-  /// the port for a few seconds, hence 128 (docs/operations.md, "Limits").
+  /// Largest request body of any route, in bytes, on the wire and once decoded
+  /// (`endpoints.max_request_bytes`).
+  int64_t max_body_bytes = int64_t{64} << 20;
+  /// Largest input read from a shared memory region, in bytes (the gRPC message limit).
+  int64_t max_shared_memory_input_bytes = int64_t{512} << 20;
+  /// Handler threads: requests handled at once (an inference holds its thread until it is
+  /// answered). Connections that are still sending hold no thread.
   int threads = 128;
   /// How long an idle keep-alive connection is kept open, in seconds.
   int keep_alive_timeout_s = 5;
+  /// A request's head must arrive within this long, in seconds; its body at a minimum rate
+  /// (frontend/http_listener.h).
+  int request_head_timeout_s = 10;
   /// HTTPS (frontend/tls.h; the `tls:` keys); off by default.
   TlsOptions tls;
   /// When set, GET /v2/evidence answers 200 with this JSON document (server/evidence.h).
@@ -118,41 +120,38 @@ public:
   void beginDrain() { draining_ = true; }
 
 private:
-  /// Every route in match order, then installHttplibHooks().
+  /// Every route in match order.
   void addRoutes();
   /// GET /v2/health/live, /v2/health/ready, /v2 and (when set) /v2/evidence.
   void addHealthAndServerRoutes();
   /// GET /v2/models/{m} (metadata) and /v2/models/{m}/ready.
   void addModelRoutes();
-  /// POST /v2/models/{m}/infer: the body read within max_body_bytes, then handleInfer().
+  /// POST /v2/models/{m}/infer: handleInfer() on the body the transport read.
   void addInferRoute();
-  /// httplib's hooks: an empty body for a POST without length, 413 on Expect: 100-continue
-  /// past the limit, Connection: close while draining, JSON error bodies (404, 405 with
-  /// Allow, 413), 500 for a handler's exception.
-  void installHttplibHooks();
-  /// The JSON error body of a reply httplib produced itself (no route, wrong method, too large).
-  void replyToHttplibError(const httplib::Request &req, httplib::Response &res) const;
+  /// Routes the request; Connection: close while draining.
+  void dispatch(HttpRequest &req, HttpResponse &res) const;
+  /// The JSON error body of a reply the router or the transport produced itself (no route,
+  /// wrong method, malformed or too large); a refused inference body is reported.
+  void replyToTransportError(const HttpRequest &req, int status, const std::string &message,
+                             HttpResponse &res) const;
   void addSharedMemoryRoutes();
   /// POST /v2/repository/index and /v2/repository/models/{m}/load|unload.
   void addRepositoryRoutes();
   /// GET /v2/models/stats and /v2/models/{m}/stats (Triton statistics extension).
   void addStatisticsRoutes();
   /// Decodes, runs and encodes one inference; `body` is the whole request body.
-  void handleInfer(const httplib::Request &req, std::string body, httplib::Response &res);
+  void handleInfer(const HttpRequest &req, std::string body, HttpResponse &res);
   /// Tells the reporter (if any) that a request for `model` failed.
-  void report(const httplib::Request &req, const std::string &id, const Status &status,
+  void report(const HttpRequest &req, const std::string &id, const Status &status,
               bool in_service) const;
-  using RouteHandler = std::function<void(const httplib::Request &, httplib::Response &)>;
-  /// Registers a GET or POST route and records its method, so that the other method on the
-  /// same path answers 405 with an Allow header (RFC 9110 section 15.5.6) instead of 404.
-  void recordRoute(const std::string &pattern, const char *method);
+  using RouteHandler = std::function<void(HttpRequest &, HttpResponse &)>;
+  /// Registers a GET or POST route (frontend/http_router.h: the other method on the same
+  /// path answers 405 with an Allow header).
   void get(const std::string &pattern, RouteHandler handler);
   void post(const std::string &pattern, RouteHandler handler);
-  /// The methods served on `path` ("GET", "POST", "GET, POST"), or "" for an unknown path.
-  std::string allowedMethods(const std::string &path) const;
 
   HttpServerOptions options_;
-  std::vector<std::pair<std::regex, std::string>> route_methods_; // pattern, method
+  std::unique_ptr<HttpRouter> router_;
   protocol::InferenceService &service_;
   protocol::ModelControl &control_;
   std::unique_ptr<HttpListener> listener_;

@@ -4,8 +4,8 @@
 // (index, load, unload) and Triton's statistics extension.
 //
 //===----------------------------------------------------------------------===//
-#include "frontend/http_listener.h"
 #include "frontend/http_server.h"
+
 #include "frontend/http_server_impl.h"
 #include "frontend/peer.h"
 #include "protocol/http_codec.h"
@@ -21,7 +21,7 @@ using namespace http_detail;
 namespace {
 
 /// The shared-memory owner of `req`'s peer, or the error for a peer that may not use it.
-Result<std::string> sharedMemoryPeer(const httplib::Request &req) {
+Result<std::string> sharedMemoryPeer(const HttpRequest &req) {
   std::optional<std::string> owner = localPeerIdentity(req.remote_addr);
   if (!owner)
     return Status(StatusCode::kPermissionDenied,
@@ -37,7 +37,7 @@ void HttpServer::addSharedMemoryRoutes() {
   if (!registry)
     return;
   constexpr const char *kRegion = "/v2/systemsharedmemory/region/([^/]+)";
-  auto status = [registry](const httplib::Request &req, httplib::Response &res) {
+  auto status = [registry](const HttpRequest &req, HttpResponse &res) {
     Result<std::string> owner = sharedMemoryPeer(req);
     if (!owner.isOk())
       return replyError(res, owner.status());
@@ -50,7 +50,7 @@ void HttpServer::addSharedMemoryRoutes() {
   get("/v2/systemsharedmemory/status", status);
   get(std::string(kRegion) + "/status", status);
   post(std::string(kRegion) + "/register",
-       [registry](const httplib::Request &req, httplib::Response &res) {
+       [registry](const HttpRequest &req, HttpResponse &res) {
          Result<std::string> owner = sharedMemoryPeer(req);
          if (!owner.isOk())
            return replyError(res, owner.status());
@@ -69,7 +69,7 @@ void HttpServer::addSharedMemoryRoutes() {
                       info->name, info->key, info->offset, info->byte_size, *owner);
          res.status = 200;
        });
-  auto unregister = [registry](const httplib::Request &req, httplib::Response &res) {
+  auto unregister = [registry](const HttpRequest &req, HttpResponse &res) {
     Result<std::string> owner = sharedMemoryPeer(req);
     if (!owner.isOk())
       return replyError(res, owner.status());
@@ -83,7 +83,7 @@ void HttpServer::addSharedMemoryRoutes() {
 void HttpServer::addRepositoryRoutes() {
   // KServe repository extension (reference-system.md §5.1 over HTTP; Triton's JSON):
   // index -> [{"name","version","state","reason"}], {"ready": true} lists ready ones only.
-  post("/v2/repository/index", [this](const httplib::Request &req, httplib::Response &res) {
+  post("/v2/repository/index", [this](const HttpRequest &req, HttpResponse &res) {
     bool ready_only = false;
     if (!req.body.empty()) {
       const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
@@ -107,7 +107,7 @@ void HttpServer::addRepositoryRoutes() {
   constexpr const char *kRepoModel = "/v2/repository/models/([^/]+)";
   // load and unload: the service's action on the model named in the path; 200 or its error.
   auto modelAction = [this](Status (protocol::ModelControl::*action)(const std::string &)) {
-    return [this, action](const httplib::Request &req, httplib::Response &res) {
+    return [this, action](const HttpRequest &req, HttpResponse &res) {
       Status s = (control_.*action)(req.matches[1].str());
       if (!s.isOk())
         return replyError(res, s);
@@ -157,7 +157,7 @@ std::string statisticsJson(const std::vector<protocol::ModelStatistics> &stats) 
 } // namespace
 
 void HttpServer::addStatisticsRoutes() {
-  auto stats = [this](const httplib::Request &req, httplib::Response &res) {
+  auto stats = [this](const HttpRequest &req, HttpResponse &res) {
     const std::string name = req.matches.size() > 1 ? req.matches[1].str() : "";
     Result<std::vector<protocol::ModelStatistics>> s = control_.modelStatistics(name);
     if (!s.isOk())

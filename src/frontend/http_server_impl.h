@@ -1,15 +1,14 @@
 //===- frontend/http_server_impl.h - HttpServer internals (private) -------===//
 //
-// Shared by http_server.cc (health, metadata, inference, httplib hooks) and
+// Shared by http_server.cc (health, metadata, inference, transport errors) and
 // http_server_control.cc (shared memory, repository, statistics). Not API.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "frontend/http_message.h"
 #include "protocol/http_codec.h"
 #include "support/status.h"
-
-#include <httplib.h>
 
 #include <string>
 
@@ -20,10 +19,10 @@ inline constexpr const char *kJson = "application/json";
 inline constexpr const char *kModelPath = R"(/v2/models/([^/]+)(?:/versions/([^/]+))?)";
 
 /// Sets `res` to `status` with the JSON `body`.
-void replyJson(httplib::Response &res, int status, std::string body);
+void replyJson(HttpResponse &res, int status, std::string body);
 /// The KServe error reply for `status` ({"error": message} with its HTTP status).
-void replyError(httplib::Response &res, const Status &status);
+void replyError(HttpResponse &res, const Status &status);
 /// The model and version a kModelPath route matched.
-protocol::ModelRef modelRef(const httplib::Request &req);
+protocol::ModelRef modelRef(const HttpRequest &req);
 
 } // namespace rs::frontend::http_detail

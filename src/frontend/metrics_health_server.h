@@ -8,7 +8,8 @@
 //   GET /readyz    200 "ready", or 503 "not ready": the `ready` predicate, which is the
 //                  same as gRPC ServerReady
 //   GET /metrics   200 Prometheus text exposition 0.0.4 from the `metrics` callback
-//   anything else  404 "not found"
+//   anything else  404 "not found"; another method on these paths 405 "method not allowed"
+//   (with Allow); malformed requests the transport's 400/408/413/431/505 (plain text)
 //
 // It has its own worker threads, so a slow inference on the data ports never delays a
 // probe. The callbacks run on those threads and must be thread-safe.
@@ -26,6 +27,7 @@
 namespace rs::frontend {
 
 class HttpListener;
+class HttpRouter;
 
 struct MetricsHealthServerOptions {
   /// Address to bind: "0.0.0.0", "127.0.0.1" ...
@@ -56,6 +58,7 @@ public:
   void shutdown();
 
 private:
+  std::unique_ptr<HttpRouter> router_;
   std::unique_ptr<HttpListener> listener_;
 };
 

@@ -7,7 +7,7 @@
 //
 // Peer strings as the two transports give them: gRPC's ServerContext::peer()
 // ("ipv4:127.0.0.1:50312", "ipv6:[::1]:50312", "unix:/run/x.sock", "unix-abstract:x") and
-// cpp-httplib's Request::remote_addr ("127.0.0.1", "::1", "::ffff:127.0.0.1").
+// the HTTP transport's HttpRequest::remote_addr ("127.0.0.1", "::1", "::ffff:127.0.0.1").
 //
 //===----------------------------------------------------------------------===//
 #pragma once

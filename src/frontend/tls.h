@@ -3,7 +3,8 @@
 // Optional TLS on a worker's (and the REST front-end's) data ports: the `tls:` block of
 // the node file (config/worker_config.h TlsConfig; docs/operations.md "TLS"). Off while
 // no certificate is given. With a certificate and key, gRPC is served over TLS
-// (grpc::SslServerCredentials) and HTTP over HTTPS (httplib::SSLServer, OpenSSL); a
+// (grpc::SslServerCredentials) and HTTP over HTTPS (OpenSSL through Boost.Asio,
+// frontend/http_listener.h); a
 // plaintext client fails its handshake. With client CAs as well, every client must
 // present a certificate signed by one of them (mTLS): gRPC
 // GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY, HTTP SSL_VERIFY_PEER |

@@ -94,7 +94,7 @@ Status Gateway::Impl::start() {
     frontend::HttpServerOptions o;
     o.host = config_.listen_http.host;
     o.port = config_.listen_http.port;
-    o.max_body_bytes = config_.max_recv_msg_bytes;
+    o.max_body_bytes = std::min(o.max_body_bytes, config_.max_recv_msg_bytes);
     o.evidence = [this] { return evidenceJson(); };
     http_ = std::make_unique<frontend::HttpServer>(o, *rest_service_, *rest_service_);
     RS_RETURN_IF_ERROR(http_->start());

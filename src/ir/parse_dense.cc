@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "ir/float_bits.h"
 #include "ir/parser_impl.h"
+#include "support/text.h"
 
 #include <algorithm>
 #include <charconv>
@@ -43,17 +44,8 @@ bool decodeHexBlob(std::string_view hex, std::string *out) {
     return false;
   out->clear();
   out->reserve(hex.size() / 2 - 1);
-  auto val = [](char c) -> int {
-    if (c >= '0' && c <= '9')
-      return c - '0';
-    if (c >= 'a' && c <= 'f')
-      return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-      return c - 'A' + 10;
-    return -1;
-  };
   for (size_t i = 2; i < hex.size(); i += 2) {
-    int hi = val(hex[i]), lo = val(hex[i + 1]);
+    int hi = hexDigitValue(hex[i]), lo = hexDigitValue(hex[i + 1]);
     if (hi < 0 || lo < 0)
       return false;
     out->push_back(static_cast<char>(hi * 16 + lo));

@@ -2,6 +2,7 @@
 #include "protocol/http_codec.h"
 
 #include "protocol/deadline.h"
+#include "protocol/json_packed.h"
 #include "protocol/json_tensor.h"
 #include "protocol/wire_tensor.h"
 
@@ -410,7 +411,8 @@ Result<HttpInferRequest> decodeHttpInferRequest(const ModelRef &model, std::stri
   Status s = splitBody(body, header_length, json_part, binary_part);
   if (!s.isOk())
     return s.withPrefix(prefix);
-  Result<json> root = parseJson(json_part);
+  // Inputs' data packed while parsing (protocol/json_packed.h): no DOM node per element.
+  Result<json> root = parseInferJson(json_part);
   if (!root.isOk())
     return root.status().withPrefix(prefix);
   if (!root->is_object())

@@ -1,6 +1,8 @@
 //===- protocol/json_tensor.cc - KServe V2 JSON tensor data ----------------===//
 #include "protocol/json_tensor.h"
 
+#include "protocol/json_packed.h"
+
 #include <nlohmann/json.hpp>
 
 #include <charconv>
@@ -164,15 +166,87 @@ template <typename T> bool allFinite(const Tensor &t) {
   return true;
 }
 
+/// tensorFromJsonData for data packed by parseInferJson: the same checks in the same order
+/// (the nesting in pre-order, then the elements), walking the packed tokens instead of
+/// the array. The first walk counts each array's children, the second checks the nesting.
+Result<Tensor> tensorFromPackedData(const std::string &what, const json &data,
+                                    const WireTensorLayout &layout) {
+  if (packedDataNarrowedToFloat(data) && layout.dtype != DType::kF32)
+    return invalidArgument() << what << ": 'datatype' is given twice, FP32 before 'data' and "
+                             << dtypeWireName(layout.dtype) << " after it";
+  std::vector<int64_t> sizes{0}; // children per array, in the order the arrays open
+  std::vector<size_t> open{0};
+  bool flat = true;
+  RS_RETURN_IF_ERROR(walkPackedData(data, [&](const PackedEvent &e) {
+    if (e.kind == PackedEvent::kClose) {
+      open.pop_back();
+      return Status::ok();
+    }
+    ++sizes[open.back()];
+    if (e.kind == PackedEvent::kOpen) {
+      flat = false;
+      open.push_back(sizes.size());
+      sizes.push_back(0);
+    }
+    return Status::ok();
+  }));
+  const Shape &shape = layout.shape;
+  const size_t rank = shape.size();
+  auto checkArray = [&](size_t depth, int64_t size) -> Status {
+    if (depth == rank)
+      return invalidArgument() << what << ": data is nested deeper than shape "
+                               << shapeToString(shape);
+    if (size != shape[depth])
+      return invalidArgument() << what << ": nested data does not match shape "
+                               << shapeToString(shape) << ": expected " << shape[depth]
+                               << " elements at depth " << depth << ", got " << size;
+    return Status::ok();
+  };
+  if (flat) {
+    if (sizes[0] != layout.num_elements)
+      return invalidArgument() << what << ": data has " << sizes[0] << " elements but "
+                               << describeLayout(layout) << " needs " << layout.num_elements;
+  } else {
+    RS_RETURN_IF_ERROR(checkArray(0, sizes[0]));
+    size_t depth = 0, next_array = 1;
+    RS_RETURN_IF_ERROR(walkPackedData(data, [&](const PackedEvent &e) -> Status {
+      if (e.kind == PackedEvent::kClose) {
+        --depth;
+        return Status::ok();
+      }
+      if (e.kind == PackedEvent::kOpen) {
+        ++depth;
+        return checkArray(depth, sizes[next_array++]);
+      }
+      if (depth + 1 != rank)
+        return invalidArgument() << what << ": nested data does not match shape "
+                                 << shapeToString(shape) << ": expected an array at depth "
+                                 << depth + 1;
+      return Status::ok();
+    }));
+  }
+  Tensor t = Tensor::zeros(layout.dtype, layout.shape);
+  uint8_t *p = t.mutableData();
+  int64_t index = 0;
+  RS_RETURN_IF_ERROR(walkPackedData(data, [&](const PackedEvent &e) -> Status {
+    if (e.kind != PackedEvent::kLeaf)
+      return Status::ok();
+    return readElement(what, *e.leaf, index++, layout.dtype, p);
+  }));
+  return t;
+}
+
 } // namespace
 
 Result<Tensor> tensorFromJsonData(const std::string &what, const json &data,
                                   const WireTensorLayout &layout) {
-  if (!data.is_array())
+  if (!data.is_array() && !isPackedData(data))
     return invalidArgument() << what << ": data must be an array";
   if (layout.dtype == DType::kF16 || layout.dtype == DType::kBF16)
     return invalidArgument() << what << ": " << dtypeWireName(layout.dtype)
                              << " has no JSON form; send it as binary data";
+  if (isPackedData(data))
+    return tensorFromPackedData(what, data, layout);
   bool flat = true;
   for (const json &e : data)
     if (e.is_array()) {

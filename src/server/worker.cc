@@ -375,7 +375,8 @@ Status Worker::start() {
     frontend::HttpServerOptions http_options;
     http_options.host = config_.endpoints.host;
     http_options.port = ephemeral_ports_ ? 0 : static_cast<int>(config_.endpoints.http_port);
-    http_options.max_body_bytes = config_.grpc.max_recv_msg_bytes;
+    http_options.max_body_bytes = config_.endpoints.max_request_bytes;
+    http_options.max_shared_memory_input_bytes = config_.grpc.max_recv_msg_bytes;
     http_options.evidence = [this] { return evidenceJson(); };
     http_options.tls = grpc_options.tls;
     http_options.shared_memory = shared_memory;

@@ -22,4 +22,10 @@ std::string_view trim(std::string_view s);
 /// left to right without rescanning replaced text.
 std::string replaceAll(std::string_view s, std::string_view from, std::string_view to);
 
+/// `a` and `b` are equal ignoring ASCII case (HTTP field names and tokens, RFC 9110 5.1).
+bool equalsIgnoreCase(std::string_view a, std::string_view b);
+
+/// The value of hexadecimal digit `c` (0-9, a-f, A-F), or -1.
+int hexDigitValue(char c);
+
 } // namespace rs

@@ -66,6 +66,7 @@ TEST(NodeConfig, DefaultsMatchTheReference) {
   EXPECT_EQ(w->endpoints.port, 8080);
   EXPECT_EQ(w->endpoints.metrics_port, 0);
   EXPECT_EQ(w->endpoints.max_concurrent_requests, 64);
+  EXPECT_EQ(w->endpoints.max_request_bytes, 64 << 20);
   EXPECT_EQ(w->endpoints.http_port, 8000);
   EXPECT_EQ(w->grpc.max_recv_msg_bytes, 536870912);
   EXPECT_EQ(w->grpc.max_send_msg_bytes, 536870912);
@@ -306,6 +307,7 @@ TEST(NodeConfig, EffectiveSettingsListEveryKeySorted) {
       "endpoints.host",
       "endpoints.http_port",
       "endpoints.max_concurrent_requests",
+      "endpoints.max_request_bytes",
       "endpoints.metrics_port",
       "endpoints.port",
       "endpoints.shared_memory",

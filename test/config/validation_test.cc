@@ -140,6 +140,8 @@ TEST(Validation, RangesOfEveryValue) {
        "node.yaml: global.endpoints.http_port: 65536 is out of range [0, 65535]"},
       {"{endpoints: {max_concurrent_requests: -1}}",
        "node.yaml: global.endpoints.max_concurrent_requests: -1 must be >= 0"},
+      {"{endpoints: {max_request_bytes: 0}}",
+       "node.yaml: global.endpoints.max_request_bytes: 0 is out of range [1, 2147483647]"},
       {"{grpc: {max_recv_msg_bytes: 0}}",
        "node.yaml: global.grpc.max_recv_msg_bytes: 0 is out of range [1, 2147483647]"},
       {"{grpc: {max_send_msg_bytes: 4294967296}}",

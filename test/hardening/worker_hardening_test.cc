@@ -167,6 +167,7 @@ TEST(WorkerLimits, ConcurrencyCapShedsOnBothProtocols) {
 TEST(WorkerLimits, MessageAndBodyLimits) {
   WorkerSetup o;
   o.global_yaml = "  grpc: {max_recv_msg_bytes: 4096}\n";
+  o.endpoints_extra = ", max_request_bytes: 4096";
   auto w = startHardeningWorker(kIrisRepo, o);
   ASSERT_TRUE(w);
   // gRPC refuses a message over grpc.max_recv_msg_bytes before decoding it.
@@ -175,7 +176,7 @@ TEST(WorkerLimits, MessageAndBodyLimits) {
   ModelInferResponse reply;
   grpc::Status s = w->infer(big, &reply);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  // HTTP has the same limit on the body.
+  // HTTP bodies have their own limit, endpoints.max_request_bytes.
   std::string body = irisJson(irisRow());
   body.insert(body.size() - 1, ",\"pad\":\"" + std::string(8192, 'x') + "\"");
   auto res = w->http()->Post("/v2/models/iris_mlp/infer", body, "application/json");

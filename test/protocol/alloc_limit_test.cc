@@ -1,8 +1,9 @@
 //===- test/protocol/alloc_limit_test.cc - No allocation sized by the client ===//
 //
 // Replaces the global allocation functions of this test binary to record the largest
-// single request while a decode runs, and checks that requests declaring a 1 GiB tensor
-// in a small body are rejected without any allocation near that size.
+// single request and the peak of the bytes held while a decode runs, and checks that
+// requests declaring a 1 GiB tensor in a small body are rejected without any allocation
+// near that size, and that a large JSON body costs at most twice its size to decode.
 //
 //===----------------------------------------------------------------------===//
 #include "protocol/grpc_codec.h"
@@ -11,8 +12,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
+
+#include <malloc.h>
 
 namespace {
 
@@ -27,6 +32,10 @@ void note(size_t n) {
   }
 }
 
+// Bytes held (malloc_usable_size) by blocks allocated while tracking, and their peak.
+std::atomic<int64_t> g_held{0};
+std::atomic<int64_t> g_peak_held{0};
+
 void *allocate(size_t n, size_t align) {
   note(n);
   void *p = nullptr;
@@ -36,7 +45,31 @@ void *allocate(size_t n, size_t align) {
     p = nullptr;
   if (!p)
     throw std::bad_alloc();
+  if (g_tracking.load(std::memory_order_relaxed)) {
+    const int64_t held = g_held += static_cast<int64_t>(malloc_usable_size(p));
+    int64_t peak = g_peak_held.load(std::memory_order_relaxed);
+    while (held > peak && !g_peak_held.compare_exchange_weak(peak, held)) {
+    }
+  }
   return p;
+}
+
+void release(void *p) {
+  if (p && g_tracking.load(std::memory_order_relaxed))
+    g_held -= static_cast<int64_t>(malloc_usable_size(p));
+  std::free(p);
+}
+
+/// The most bytes held at once by allocations made while `fn` runs (frees of older
+/// blocks count against it, so this is a lower bound of the peak growth only if `fn`
+/// frees nothing it did not allocate).
+template <typename Fn> int64_t peakHeldDuring(Fn fn) {
+  g_held = 0;
+  g_peak_held = 0;
+  g_tracking = true;
+  fn();
+  g_tracking = false;
+  return g_peak_held;
 }
 
 /// Largest single allocation made while `fn` runs.
@@ -54,14 +87,14 @@ void *operator new(size_t n) { return allocate(n, alignof(std::max_align_t)); }
 void *operator new[](size_t n) { return allocate(n, alignof(std::max_align_t)); }
 void *operator new(size_t n, std::align_val_t a) { return allocate(n, static_cast<size_t>(a)); }
 void *operator new[](size_t n, std::align_val_t a) { return allocate(n, static_cast<size_t>(a)); }
-void operator delete(void *p) noexcept { std::free(p); }
-void operator delete[](void *p) noexcept { std::free(p); }
-void operator delete(void *p, size_t) noexcept { std::free(p); }
-void operator delete[](void *p, size_t) noexcept { std::free(p); }
-void operator delete(void *p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void *p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void *p, size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void *p, size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void *p) noexcept { release(p); }
+void operator delete[](void *p) noexcept { release(p); }
+void operator delete(void *p, size_t) noexcept { release(p); }
+void operator delete[](void *p, size_t) noexcept { release(p); }
+void operator delete(void *p, std::align_val_t) noexcept { release(p); }
+void operator delete[](void *p, std::align_val_t) noexcept { release(p); }
+void operator delete(void *p, size_t, std::align_val_t) noexcept { release(p); }
+void operator delete[](void *p, size_t, std::align_val_t) noexcept { release(p); }
 
 namespace rs::protocol {
 namespace {
@@ -97,6 +130,39 @@ TEST(AllocLimit, HttpJsonOneGiBDeclared) {
   });
   EXPECT_FALSE(ok);
   EXPECT_LT(largest, kSmall);
+}
+
+TEST(AllocLimit, AJsonBodyCostsAtMostTwiceItsSize) {
+  // 16 MiB of FP32 data as JSON text, decoded: the parse must not keep a DOM node per
+  // element (16 bytes each, plus their arrays') but at most twice the body in all. The
+  // ratio does not depend on the size; 16 MiB keeps the test short.
+  std::string body = R"({"id":"big","inputs":[{"name":"x","shape":[)";
+  const size_t at_shape = body.size();
+  body += R"(],"datatype":"FP32","data":[)";
+  int64_t n = 0;
+  char buf[32];
+  while (body.size() < (size_t{16} << 20)) {
+    if (n)
+      body.push_back(',');
+    const float v = static_cast<float>(n % 1000) * 0.001f + 1.0f;
+    body.append(buf, std::to_chars(buf, buf + sizeof(buf), v).ptr);
+    ++n;
+  }
+  body += "]}]}";
+  body.insert(at_shape, std::to_string(n));
+  bool ok = false;
+  const int64_t peak = peakHeldDuring([&] {
+    Result<HttpInferRequest> r = decodeHttpInferRequest({"m", ""}, body, std::nullopt, kNow);
+    ok = r.isOk() && r->request.inputs.size() == 1 &&
+         r->request.inputs[0].tensor.numElements() == n &&
+         r->request.inputs[0].tensor.dataAs<float>()[1] == 1.001f;
+  });
+  EXPECT_TRUE(ok);
+  std::printf("json body of %zu bytes: %lld bytes held at the peak of its decoding (%.2fx)\n",
+              body.size(), static_cast<long long>(peak),
+              static_cast<double>(peak) / static_cast<double>(body.size()));
+  EXPECT_LT(peak, 2 * static_cast<int64_t>(body.size()))
+      << "decoding a " << body.size() << "-byte body held " << peak << " bytes at its peak";
 }
 
 TEST(AllocLimit, GrpcRawOneGiBDeclared) {

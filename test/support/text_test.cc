@@ -20,5 +20,21 @@ TEST(Text, TrimRemovesSurroundingWhitespaceOnly) {
   EXPECT_EQ(trim(s).data(), s.data() + 1); // a view into the same characters
 }
 
+TEST(Text, EqualsIgnoreCaseComparesAsciiOnly) {
+  EXPECT_TRUE(equalsIgnoreCase("Content-Length", "content-LENGTH"));
+  EXPECT_FALSE(equalsIgnoreCase("chunked", "chunked "));
+  EXPECT_FALSE(equalsIgnoreCase("\xC3\x89", "\xC3\xA9"));
+  EXPECT_TRUE(equalsIgnoreCase("", ""));
+}
+
+TEST(Text, HexDigitValue) {
+  EXPECT_EQ(hexDigitValue('0'), 0);
+  EXPECT_EQ(hexDigitValue('9'), 9);
+  EXPECT_EQ(hexDigitValue('a'), 10);
+  EXPECT_EQ(hexDigitValue('F'), 15);
+  EXPECT_EQ(hexDigitValue('g'), -1);
+  EXPECT_EQ(hexDigitValue('%'), -1);
+}
+
 } // namespace
 } // namespace rs

@@ -49,26 +49,25 @@ void HttpServer::addSharedMemoryRoutes() {
   };
   get("/v2/systemsharedmemory/status", status);
   get(std::string(kRegion) + "/status", status);
-  post(std::string(kRegion) + "/register",
-       [registry](const HttpRequest &req, HttpResponse &res) {
-         Result<std::string> owner = sharedMemoryPeer(req);
-         if (!owner.isOk())
-           return replyError(res, owner.status());
-         Result<protocol::SharedMemoryRegionInfo> info =
-             protocol::parseSharedMemoryRegisterJson(req.matches[1].str(), req.body);
-         if (!info.isOk())
-           return replyError(res, info.status());
-         std::string cause;
-         if (Status s = registry->registerRegion(*owner, *info, &cause); !s.isOk()) {
-           spdlog::warn("shared memory region refused name={} key={} peer={} cause={}", info->name,
-                        info->key, *owner, cause.empty() ? s.message() : cause);
-           return replyError(res, s);
-         }
-         spdlog::info("shared memory region registered name={} key={} offset={} byte_size={} "
-                      "peer={}",
-                      info->name, info->key, info->offset, info->byte_size, *owner);
-         res.status = 200;
-       });
+  post(std::string(kRegion) + "/register", [registry](const HttpRequest &req, HttpResponse &res) {
+    Result<std::string> owner = sharedMemoryPeer(req);
+    if (!owner.isOk())
+      return replyError(res, owner.status());
+    Result<protocol::SharedMemoryRegionInfo> info =
+        protocol::parseSharedMemoryRegisterJson(req.matches[1].str(), req.body);
+    if (!info.isOk())
+      return replyError(res, info.status());
+    std::string cause;
+    if (Status s = registry->registerRegion(*owner, *info, &cause); !s.isOk()) {
+      spdlog::warn("shared memory region refused name={} key={} peer={} cause={}", info->name,
+                   info->key, *owner, cause.empty() ? s.message() : cause);
+      return replyError(res, s);
+    }
+    spdlog::info("shared memory region registered name={} key={} offset={} byte_size={} "
+                 "peer={}",
+                 info->name, info->key, info->offset, info->byte_size, *owner);
+    res.status = 200;
+  });
   auto unregister = [registry](const HttpRequest &req, HttpResponse &res) {
     Result<std::string> owner = sharedMemoryPeer(req);
     if (!owner.isOk())

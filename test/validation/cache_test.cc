@@ -223,7 +223,7 @@ std::string forgeIrisB8(const std::string &cache_dir) {
     std::string header = bytes.substr(0, body - 1);
     const size_t size_at = header.find("\nsize ") + 6;
     header.replace(size_at, header.find('\n', size_at) - size_at, std::to_string(payload.size()));
-    header.replace(header.find("\nsha256 ") + 8, 64, runtime::sha256Hex(payload));
+    header.replace(header.find("\nsha256 ") + 8, 64, sha256Hex(payload));
     writeFile(e.path().string(), header + "\n" + payload);
     return name;
   }

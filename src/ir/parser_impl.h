@@ -57,6 +57,9 @@ struct OpState {
   std::vector<Type> result_types;
 };
 
+/// A decimal or 0x-hexadecimal integer literal's magnitude; false when it does not fit.
+bool parseUnsigned(std::string_view text, uint64_t *out);
+
 class Parser {
 public:
   Parser(std::string_view text, std::string_view file, int first_line);
@@ -117,7 +120,8 @@ public:
   //===--- types (parse_types.cc) ---------------------------------------===//
   bool atTypeStart() const;
   Status parseType(Type *out);
-  Status parseTypeList(std::vector<Type> *out); // `a, b, c` (at least one)
+  Status parseTypeList(std::vector<Type> *out);    // `a, b, c` (at least one)
+  Status parseResultTypes(std::vector<Type> *out); // after '->': `(a, b)`, `()` or `a`
   /// `(a, b) -> r`, `(a) -> (r, s)` or `a -> r` (chlo). The current token starts it.
   Status parseFunctionType(Type *out);
   Status parseTypeSection(TypeSection *out); // after ':'
@@ -126,6 +130,10 @@ public:
 
   //===--- attributes (parse_attributes.cc, parse_dense.cc) --------------===//
   Status parseAttribute(Attribute *out);
+  // The kinds of parseAttribute; `start` is the attribute's first character.
+  Status parseKeywordAttr(size_t start, Attribute *out); // true, unit, dense<, array<, a type
+  Status parseDenseArray(size_t start, Attribute *out);  // `array<T: a, b>` after `array`
+  Status parseNumberAttr(size_t start, Attribute *out);  // `-1.5 : f32`, `3`, `1 : index`
   /// As parseAttribute, but a number takes no `: type` suffix (i64 / f64), for
   /// `key = value` items that a type section follows (`tolerance = 0.1 : tensor<f64>`).
   Status parseItemValue(Attribute *out);
@@ -165,6 +173,16 @@ public:
   /// Operands, `key = value` items, attr-dict, `: types` (the common pretty shape).
   Status parseSimpleOp(OpState &st);
   Status parseTrailingAttrDict(OpState &st); // optional `{...}` or `attributes {...}`
+  /// One value use, appended to the op's operands.
+  Status parseOperand(OpState &st);
+  /// A balanced `<...>` kept as an opaque attribute spelled `prefix<...>` ("#sdy.mesh").
+  Status parseOpaqueAngle(std::string_view prefix, Attribute *out);
+  /// The tail of most pretty forms: the trailing attr-dict, `:` and the type section,
+  /// whose results become the op's result types.
+  Status finishOp(OpState &st);
+  /// `@symbol(%a, %b)`: the symbol into `symbol` (`what` names it when missing) and the
+  /// operands into the op (func.call's and custom_call's shape).
+  Status parseSymbolCall(OpState &st, std::string_view what, Attribute *symbol);
 
   Module module_;
 

@@ -89,6 +89,29 @@ Status Parser::parseTrailingAttrDict(OpState &st) {
   return Status::ok();
 }
 
+Status Parser::parseOperand(OpState &st) {
+  ValueId v = 0;
+  RS_RETURN_IF_ERROR(parseValueUse(&v));
+  st.op.operands.push_back(v);
+  return Status::ok();
+}
+
+Status Parser::parseOpaqueAngle(std::string_view prefix, Attribute *out) {
+  std::string_view body;
+  RS_RETURN_IF_ERROR(skipBalanced(&body));
+  out->kind = AttrKind::kOpaque;
+  out->str = std::string(prefix) + std::string(body);
+  return Status::ok();
+}
+
+Status Parser::finishOp(OpState &st) {
+  RS_RETURN_IF_ERROR(parseTrailingAttrDict(st));
+  RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
+  TypeSection ts;
+  RS_RETURN_IF_ERROR(parseTypeSection(&ts));
+  return assignResultTypes(st, ts);
+}
+
 Status Parser::parseSimpleOp(OpState &st) {
   Operation &op = st.op;
   const std::vector<ItemSpec> *spec = itemsFor(op.name);

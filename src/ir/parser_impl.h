@@ -57,6 +57,28 @@ struct OpState {
   std::vector<Type> result_types;
 };
 
+/// The kinds of `key = value` items of the pretty forms parseSimpleOp reads (the table
+/// itemsFor in pretty_ops.cc).
+enum class ItemKind : uint8_t {
+  kI64Array,  // [1, 2]          -> array<i64: 1, 2>
+  kI64,       // 0               -> 0 : i64
+  kEnum,      // THREE_FRY       -> #stablehlo<`extra` THREE_FRY>
+  kPrecision, // [DEFAULT, HIGH] -> [#stablehlo<precision DEFAULT>, ...]
+  kDimsPair,  // [0] x [1]       -> lhs_`prop` / rhs_`prop` of #stablehlo.dot
+  kAlgorithm, // <...>          -> #stablehlo.dot_algorithm<...>
+  kFormat,    // e5m10           -> exponent_bits = 5 : i32, mantissa_bits = 10 : i32
+  kBool,      // true
+  kString,    // "ab,bc->ac"
+  kAttr,      // any attribute, property named like the key
+};
+
+struct ItemSpec {
+  std::string_view key;
+  std::string_view prop;
+  ItemKind kind;
+  std::string_view extra = {};
+};
+
 /// A decimal or 0x-hexadecimal integer literal's magnitude; false when it does not fit.
 bool parseUnsigned(std::string_view text, uint64_t *out);
 
@@ -172,6 +194,11 @@ public:
   Status parseScanOp(OpState &st);
   /// Operands, `key = value` items, attr-dict, `: types` (the common pretty shape).
   Status parseSimpleOp(OpState &st);
+  /// The value of one `key = value` item of `item`'s kind, stored as its property (a
+  /// dims pair into `dot_fields`, assembled by the caller).
+  Status parseItem(const ItemSpec &item, OpState &st, std::vector<NamedAttribute> *dot_fields);
+  /// reduce_precision's `format = e5m10`: exponent_bits and mantissa_bits.
+  Status parseFormatItem(OpState &st);
   Status parseTrailingAttrDict(OpState &st); // optional `{...}` or `attributes {...}`
   /// One value use, appended to the op's operands.
   Status parseOperand(OpState &st);

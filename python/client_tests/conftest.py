@@ -15,7 +15,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))  # reactant_export from this checkout
-sys.path.insert(0, HERE)  # golden.py
+sys.path.insert(0, HERE)  # clients.py, expected.py
 
 import reactant_export as rx  # noqa: E402
 

@@ -11,7 +11,7 @@ import tritonclient.utils.shared_memory as shm
 from tritonclient.utils import InferenceServerException
 
 from clients import MODULES, PROTOCOLS, connect, inputs
-from golden import DIGIT_0_CLASS, assert_same
+from expected import DIGIT_0_CLASS, assert_same
 
 IMAGE_BYTES = 8 * 8 * 4
 OUT_BYTES = 10 * 4

@@ -9,7 +9,7 @@ import pytest
 from tritonclient.utils import InferenceServerException
 
 from clients import PROTOCOLS, connect, inputs, outputs
-from golden import DIGIT_0_CLASS, assert_close, assert_same
+from expected import DIGIT_0_CLASS, EXTENSIONS, assert_close, assert_same
 
 
 @pytest.fixture(params=PROTOCOLS)
@@ -41,9 +41,6 @@ def test_live_and_ready(client, protocol):
             client.is_model_ready("no_such_model")
         assert e.value.status() == "StatusCode.NOT_FOUND"
         assert e.value.message() == "unknown model 'no_such_model'"
-
-
-EXTENSIONS = ["binary_tensor_data", "model_repository", "statistics", "system_shared_memory"]
 
 
 def test_server_metadata(client, protocol, server_binary):

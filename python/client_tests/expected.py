@@ -1,6 +1,6 @@
-"""Comparing the server's digits_cnn outputs with the XLA:CPU goldens
-(../shared/fixtures/README.md "Comparing": another executor sums in its own order, so the
-comparison has a tolerance; bit-identity holds only for one executor against itself)."""
+"""What the client tests expect of the worker of conftest.py, and how they compare tensors:
+with the XLA:CPU goldens within a tolerance (../shared/fixtures/README.md "Comparing": another
+executor sums in its own order), and bit for bit where one executor answers twice."""
 
 import numpy as np
 
@@ -10,6 +10,9 @@ RTOL = 1e-5
 
 # digits_cnn's class for examples/requests/digit_0.json.
 DIGIT_0_CLASS = 5
+
+# The server metadata's extensions with `endpoints.shared_memory: system` (Triton's names).
+EXTENSIONS = ["binary_tensor_data", "model_repository", "statistics", "system_shared_memory"]
 
 
 def assert_close(have, want):

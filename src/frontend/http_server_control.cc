@@ -105,16 +105,30 @@ void HttpServer::addRepositoryRoutes() {
   });
   constexpr const char *kRepoModel = "/v2/repository/models/([^/]+)";
   // load and unload: the service's action on the model named in the path; 200 or its error.
-  auto modelAction = [this](Status (protocol::ModelControl::*action)(const std::string &)) {
-    return [this, action](const HttpRequest &req, HttpResponse &res) {
+  // The body is Triton's optional {"parameters": {...}}; none of its parameters is read, but a
+  // body of another shape is refused as Triton refuses it.
+  auto modelAction = [this](Status (protocol::ModelControl::*action)(const std::string &),
+                            const char *verb) {
+    return [this, action, verb](const HttpRequest &req, HttpResponse &res) {
+      if (!req.body.empty()) {
+        const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
+        if (!body.is_object() || (body.contains("parameters") && !body["parameters"].is_object()))
+          return replyError(res, invalidArgument()
+                                     << "repository " << verb << " of model '"
+                                     << req.matches[1].str()
+                                     << "': the body must be a JSON object with an optional "
+                                        "object 'parameters'");
+      }
       Status s = (control_.*action)(req.matches[1].str());
       if (!s.isOk())
         return replyError(res, s);
       res.status = 200;
     };
   };
-  post(std::string(kRepoModel) + "/load", modelAction(&protocol::ModelControl::repositoryLoad));
-  post(std::string(kRepoModel) + "/unload", modelAction(&protocol::ModelControl::repositoryUnload));
+  post(std::string(kRepoModel) + "/load",
+       modelAction(&protocol::ModelControl::repositoryLoad, "load"));
+  post(std::string(kRepoModel) + "/unload",
+       modelAction(&protocol::ModelControl::repositoryUnload, "unload"));
 }
 
 namespace {

@@ -16,6 +16,13 @@ namespace rs::server {
 
 namespace {
 
+/// The answer for a model unloaded through the repository extension: NOT_FOUND (Triton's
+/// semantics, docs/protocols.md "Errors") on every route that names it, until it is loaded.
+Status unloadedError(const std::string &model) {
+  return notFound() << "model '" << model
+                    << "' was unloaded: new requests are refused until it is loaded again";
+}
+
 /// "model 'digits_cnn', request 'abc'" (or without the id when empty).
 std::string requestPrefix(const protocol::InferRequest &r) {
   std::string p = "model '" + r.model_name + "'";
@@ -349,6 +356,8 @@ Result<protocol::ModelMetadata> WorkerService::modelMetadata(const std::string &
   auto state = repository_.state(model_name);
   if (!state)
     return notFound() << "unknown model '" << model_name << "'";
+  if (state->unloaded)
+    return unloadedError(model_name);
   if (!state->model)
     return unavailable() << "model '" << model_name
                          << "' is not ready: " << state->status.message();
@@ -399,8 +408,7 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
     return;
   }
   if (state->unloaded) {
-    done(notFound() << "model '" << request.model_name
-                    << "' was unloaded: new requests are refused until it is loaded again");
+    done(unloadedError(request.model_name));
     return;
   }
   if (!state->model) {

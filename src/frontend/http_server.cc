@@ -8,6 +8,7 @@
 #include "frontend/http_server_impl.h"
 #include "protocol/http_codec.h"
 #include "protocol/json_packed.h"
+#include "protocol/model_config.h"
 #include "protocol/status_mapping.h"
 
 #include <nlohmann/json.hpp>
@@ -217,16 +218,32 @@ void HttpServer::addHealthAndServerRoutes() {
 
 void HttpServer::addModelRoutes() {
   get(kModelPath, [this](const HttpRequest &req, HttpResponse &res) {
-    Result<protocol::ModelMetadata> md = service_.modelMetadata(modelRef(req).name);
+    const protocol::ModelRef ref = modelRef(req);
+    Result<protocol::ModelMetadata> md = service_.modelMetadata(ref.name);
     if (!md.isOk())
       return replyError(res, md.status());
+    if (Status v = protocol::checkModelVersion(ref.name, ref.version); !v.isOk())
+      return replyError(res, v);
     replyJson(res, 200, protocol::modelMetadataJson(*md));
   });
+  // Triton's model configuration extension (protocol/model_config.h).
+  get(std::string(kModelPath) + "/config", [this](const HttpRequest &req, HttpResponse &res) {
+    const protocol::ModelRef ref = modelRef(req);
+    Result<protocol::ModelConfiguration> config = service_.modelConfig(ref.name);
+    if (!config.isOk())
+      return replyError(res, config.status());
+    if (Status v = protocol::checkModelVersion(ref.name, ref.version); !v.isOk())
+      return replyError(res, v);
+    replyJson(res, 200, protocol::modelConfigJson(*config));
+  });
   get(std::string(kModelPath) + "/ready", [this](const HttpRequest &req, HttpResponse &res) {
-    std::string name = modelRef(req).name;
+    const protocol::ModelRef ref = modelRef(req);
+    const std::string &name = ref.name;
     Result<protocol::ModelReadiness> r = service_.modelReady(name);
     if (!r.isOk())
       return replyError(res, r.status());
+    if (Status v = protocol::checkModelVersion(name, ref.version); !v.isOk())
+      return replyError(res, v);
     nlohmann::json body = {{"name", name}, {"ready", r->ready}};
     if (!r->ready && !r->reason.empty())
       body["reason"] = r->reason;

@@ -9,6 +9,7 @@
 #include "frontend/http_server_impl.h"
 #include "frontend/peer.h"
 #include "protocol/http_codec.h"
+#include "protocol/model_config.h"
 #include "protocol/status_mapping.h"
 
 #include <nlohmann/json.hpp>
@@ -95,8 +96,9 @@ void HttpServer::addRepositoryRoutes() {
     for (const protocol::ModelIndexEntry &m : control_.listModels()) {
       if (ready_only && !m.ready)
         continue;
-      nlohmann::json entry = {
-          {"name", m.name}, {"version", ""}, {"state", m.ready ? "READY" : "UNAVAILABLE"}};
+      nlohmann::json entry = {{"name", m.name},
+                              {"version", protocol::kModelVersion},
+                              {"state", m.ready ? "READY" : "UNAVAILABLE"}};
       if (!m.reason.empty())
         entry["reason"] = m.reason;
       out.push_back(std::move(entry));
@@ -175,6 +177,8 @@ void HttpServer::addStatisticsRoutes() {
     Result<std::vector<protocol::ModelStatistics>> s = control_.modelStatistics(name);
     if (!s.isOk())
       return replyError(res, s.status());
+    if (Status v = protocol::checkModelVersion(name, modelRef(req).version); !v.isOk())
+      return replyError(res, v);
     replyJson(res, 200, statisticsJson(*s));
   };
   get("/v2/models/stats", stats);

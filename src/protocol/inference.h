@@ -34,7 +34,7 @@ struct InferResponse;
 
 struct InferRequest {
   std::string model_name;
-  std::string model_version; // accepted and ignored (bundles have no versions)
+  std::string model_version; // "" or protocol::kModelVersion (protocol/model_config.h)
   std::string id;            // echoed back in the response
   std::vector<NamedTensor> inputs;
   /// When non-empty, exactly these outputs in this order; unknown names are an error.
@@ -67,7 +67,7 @@ struct TensorSpec {
 
 struct ModelMetadata {
   std::string name;
-  std::vector<std::string> versions; // empty: bundles have no versions
+  std::vector<std::string> versions; // a loaded model: {kModelVersion} (protocol/model_config.h)
   std::string platform;              // "cpu" or "cuda"
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;

@@ -124,6 +124,7 @@ ServingOptions servingOptions(const config::WorkerConfig &config, const ServerBu
   ServingOptions o;
   o.max_concurrent_requests = config.endpoints.max_concurrent_requests;
   o.info.device_ordinal = std::to_string(config.runtime.device_ordinal);
+  o.device_ordinal = config.runtime.device_ordinal;
   o.info.control_mode = std::string(config::modelControlModeName(config.model_control_mode));
   o.info.discipline = std::string(config::disciplineName(config.scheduler.discipline));
   o.info.residency_mode = config.model_control_mode == config::ModelControlMode::kExplicit
@@ -397,6 +398,8 @@ bool Worker::drainAndShutdown(std::chrono::milliseconds exit_timeout) {
   bool idle = true;
   if (service_) {
     service_->beginDrain();
+    if (grpc_)
+      grpc_->refreshHealth(); // grpc.health.v1 turns NOT_SERVING with readiness
     if (http_)
       http_->beginDrain();
     spdlog::info("draining: not ready, new requests get UNAVAILABLE, waiting up to {} ms for {} "

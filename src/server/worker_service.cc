@@ -86,7 +86,8 @@ WorkerService::WorkerService(runtime::ModelRepository &repository,
       models_include_(std::move(serving.models_include)),
       explicit_control_(serving.control_mode == "explicit"),
       system_shared_memory_(serving.system_shared_memory),
-      residency_config_(std::move(serving.residency)),
+      max_queue_delay_us_(options.max_queue_delay_us.count()),
+      device_ordinal_(serving.device_ordinal), residency_config_(std::move(serving.residency)),
       default_residency_(serving.weight_pool_bytes > 0 ? runtime::Residency::kPinnedSystem
                                                        : runtime::Residency::kUnpinned),
       weight_cache_(runtime::WeightCacheOptions{serving.weight_pool_bytes}),
@@ -364,6 +365,23 @@ Result<protocol::ModelMetadata> WorkerService::modelMetadata(const std::string &
   return modelMetadataOf(*state->model);
 }
 
+Result<protocol::ModelConfiguration>
+WorkerService::modelConfig(const std::string &model_name) const {
+  auto state = repository_.state(model_name);
+  if (!state)
+    return notFound() << "unknown model '" << model_name << "'";
+  if (!state->model)
+    return unavailable() << "model '" << model_name
+                         << "' is not ready: " << state->status.message();
+  ModelConfigSettings settings;
+  settings.max_queue_delay_us = max_queue_delay_us_;
+  settings.device_ordinal = device_ordinal_;
+  if (std::optional<scheduler::ModelSchedStats> st = scheduler_.stats(model_name))
+    if (st->max_batch_size > 0)
+      settings.max_batch_size = st->max_batch_size;
+  return modelConfigOf(*state->model, settings);
+}
+
 Result<protocol::ModelReadiness> WorkerService::modelReady(const std::string &model_name) const {
   auto state = repository_.state(model_name);
   if (!state)
@@ -414,6 +432,11 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
   if (!state->model) {
     done(unavailable() << "model '" << request.model_name
                        << "' is not ready: " << state->status.message());
+    return;
+  }
+  if (Status v = protocol::checkModelVersion(request.model_name, request.model_version);
+      !v.isOk()) {
+    done(withRequestPrefix(v, request.model_name, requestPrefix(request)));
     return;
   }
   std::shared_ptr<const runtime::LoadedModel> model = state->model;

@@ -2,7 +2,8 @@
 //
 // KServe ModelMetadata of a loaded model: its name, the backend's platform, and its
 // executable inputs and outputs in manifest order with row-major shapes, -1 on the batch
-// axis and on the variable axes of a multi-shape bundle (bundle::TensorSpec::wireShape).
+// axis and on the variable axes of a multi-shape bundle (bundle::TensorSpec::wireShape),
+// each with its batch axis.
 //
 // Thread safety: a pure function.
 //

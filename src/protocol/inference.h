@@ -11,11 +11,13 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "protocol/bytes_tensor.h"
 #include "support/status.h"
 #include "support/tensor.h"
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,9 +27,20 @@ namespace rs::protocol {
 /// The clock of request arrival times and deadlines.
 using Clock = std::chrono::steady_clock;
 
+/// A named tensor of a request or response: a numeric `tensor`, or for datatype BYTES the
+/// elements in `bytes` (`tensor` then invalid). Copies share the data.
 struct NamedTensor {
   std::string name;
   Tensor tensor;
+  std::shared_ptr<const BytesTensor> bytes = nullptr;
+
+  static NamedTensor ofBytes(std::string name, BytesTensor bytes);
+  bool isBytes() const { return bytes != nullptr; }
+  const Shape &shape() const { return bytes ? bytes->shape() : tensor.shape(); }
+  /// The KServe V2 datatype: "BYTES", or the tensor's ("FP32").
+  std::string_view datatype() const;
+  /// Bytes on the wire: the tensor's bytes, or the serialized BYTES elements.
+  uint64_t wireByteSize() const;
 };
 
 struct InferResponse;
@@ -63,6 +76,9 @@ struct TensorSpec {
   std::string name;
   DType dtype = DType::kInvalid;
   Shape shape;
+  /// The batch axis (its dim is -1 in `shape`), unset for an unbatched model or when the
+  /// service does not know it.
+  std::optional<int> batch_axis = std::nullopt;
 };
 
 struct ModelMetadata {

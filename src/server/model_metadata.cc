@@ -9,7 +9,7 @@ namespace {
 std::vector<protocol::TensorSpec> wireSpecs(const std::vector<bundle::TensorSpec> &specs) {
   std::vector<protocol::TensorSpec> out;
   for (const auto &s : specs)
-    out.push_back({s.name, s.dtype, s.wireShape()});
+    out.push_back({s.name, s.dtype, s.wireShape(), s.batch_axis});
   return out;
 }
 

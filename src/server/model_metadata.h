@@ -3,7 +3,7 @@
 // KServe ModelMetadata of a loaded model: its name, its one version
 // (protocol::kModelVersion), the backend's platform, and its executable inputs and outputs
 // in manifest order with row-major shapes, -1 on the batch axis and on the variable axes of
-// a multi-shape bundle (bundle::TensorSpec::wireShape).
+// a multi-shape bundle (bundle::TensorSpec::wireShape), each with its batch axis.
 //
 // Triton's model configuration of a loaded model (protocol/model_config.h): platform
 // `reactant_stablehlo`, backend `reactant`; the model batches when it has compiled batch

@@ -4,7 +4,8 @@
 # setup.sh after python_env.sh.
 #
 # The binary comes from the perf-analyzer wheel pinned with its hash in
-# python/perf_analyzer.lock. It is linked against glibc 2.38 and GCC 13's libstdc++, newer than
+# python/perf_analyzer.lock, with libcudart.so from the nvidia-cuda-runtime-cu12 wheel pinned
+# there too (perf_analyzer opens it for any shared memory, system shared memory included). It is linked against glibc 2.38 and GCC 13's libstdc++, newer than
 # Debian 12's, so it runs on Debian 13's libc6, libstdc++6 and libgcc-s1: those packages are
 # downloaded with a private apt configuration (apt checks them against the archive's signed
 # index with the system's debian-archive-keyring), unpacked under .tools/perf_analyzer/runtime
@@ -27,7 +28,8 @@ echo "setup: installing perf_analyzer into $dest"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 "$py" -m pip download -q --disable-pip-version-check --no-input --no-deps --require-hashes \
-  --only-binary=:all: --platform manylinux_2_38_x86_64 --python-version 3.11 \
+  --only-binary=:all: --platform manylinux_2_38_x86_64 --platform manylinux2014_x86_64 \
+  --python-version 3.11 \
   -r "$lock" -d "$tmp/wheel"
 mkdir -p "$tmp/apt/lists/partial" "$tmp/apt/cache/archives/partial" "$tmp/apt/parts"
 cat > "$tmp/apt/parts/trixie.sources" <<'SOURCES'
@@ -48,6 +50,11 @@ mkdir -p "$dest/bin" "$dest/runtime"
 for deb in "$tmp"/*.deb; do dpkg-deb -x "$deb" "$dest/runtime"; done
 "$py" -m zipfile -e "$tmp"/wheel/perf_analyzer-*.whl "$dest/wheel"
 chmod +x "$dest/wheel/perf_analyzer/bin/perf_analyzer"
+# libcudart.so, which perf_analyzer opens (by that name) whenever it uses shared memory.
+"$py" -m zipfile -e "$tmp"/wheel/nvidia_cuda_runtime_cu12-*.whl "$tmp/cudart"
+libs="$dest/runtime/usr/lib/x86_64-linux-gnu"
+cp "$tmp"/cudart/nvidia/cuda_runtime/lib/libcudart.so.12 "$libs/"
+ln -s libcudart.so.12 "$libs/libcudart.so"
 cat > "$dest/bin/perf_analyzer" <<'WRAPPER'
 #!/bin/sh
 # Runs the perf-analyzer wheel's binary on the Debian 13 C and C++ runtime beside it

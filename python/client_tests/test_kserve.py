@@ -124,7 +124,7 @@ def test_metadata_through_the_sdk_stub(worker):
     server, model = run(call())
     assert server.name == "ReactantServer"
     assert list(server.extensions) == EXTENSIONS
-    assert (model.name, model.platform, list(model.versions)) == ("digits_cnn", "cpu", [])
+    assert (model.name, model.platform, list(model.versions)) == ("digits_cnn", "cpu", ["1"])
     assert [(t.name, t.datatype, list(t.shape)) for t in model.inputs] == [
         ("image", "FP32", [-1, 8, 8, 1])]
     assert [(t.name, t.datatype, list(t.shape)) for t in model.outputs] == [

@@ -63,13 +63,17 @@ def test_infer_through_shared_memory(protocol, worker, regions, digit_0):
         probs.set_shared_memory(f"out_{tag}", OUT_BYTES, offset=OUT_BYTES)
         result = client.infer("digits_cnn", [image], outputs=[logits, probs])
 
-        # The reply names where each output went and carries no tensor bytes.
+        # The reply carries no tensor bytes: over HTTP the entry is name, datatype and shape
+        # (as Triton's), over gRPC it names where the output went.
         out = result.get_output("probs")
-        params = out["parameters"] if protocol == "http" else {
-            k: v.string_param or v.int64_param for k, v in out.parameters.items()}
-        assert params["shared_memory_region"] == f"out_{tag}"
-        assert int(params["shared_memory_byte_size"]) == OUT_BYTES
-        assert int(params["shared_memory_offset"]) == OUT_BYTES
+        if protocol == "http":
+            assert out == {"name": "probs", "datatype": "FP32", "shape": [1, 10]}
+        else:
+            params = {k: v.string_param or v.int64_param for k, v in out.parameters.items()}
+            assert params == {"shared_memory_region": f"out_{tag}",
+                              "shared_memory_byte_size": OUT_BYTES,
+                              "shared_memory_offset": OUT_BYTES}
+            assert result.get_response().raw_output_contents == [b"", b""]
         got_logits = shm.get_contents_as_numpy(handles["out"], np.float32, [1, 10], offset=0)
         got_probs = shm.get_contents_as_numpy(handles["out"], np.float32, [1, 10],
                                               offset=OUT_BYTES)
@@ -107,5 +111,24 @@ def test_a_key_outside_the_prefix_is_refused(protocol, worker):
                                      "a POSIX shared memory object name ('/' followed by a "
                                      "name without '/')")
         assert status_of(protocol, client) == {}
+    finally:
+        client.close()
+
+
+def test_cuda_shared_memory_is_empty_over_http(worker):
+    """Triton's CUDA routes, which perf_analyzer calls beside the system ones: nothing is
+    registered, unregistering succeeds, registering is refused."""
+    import tritonclient.http as httpclient
+
+    client = httpclient.InferenceServerClient(worker.http_url)
+    try:
+        assert client.get_cuda_shared_memory_status() == []
+        client.unregister_cuda_shared_memory()
+        client.unregister_cuda_shared_memory("gpu0")
+        with pytest.raises(InferenceServerException) as e:
+            client.register_cuda_shared_memory("gpu0", b"AAAA", 0, 64)
+        assert e.value.status() == "400"
+        assert e.value.message() == ('cuda shared memory region "gpu0": CUDA shared memory is '
+                                     "not offered (system shared memory is)")
     finally:
         client.close()

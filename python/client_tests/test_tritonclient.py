@@ -61,13 +61,13 @@ def test_model_metadata(client, protocol):
     want_inputs = [("image", "FP32", [-1, 8, 8, 1])]
     want_outputs = [("logits", "FP32", [-1, 10]), ("probs", "FP32", [-1, 10])]
     if protocol == "http":
-        assert md == {"name": "digits_cnn", "versions": [], "platform": "cpu",
+        assert md == {"name": "digits_cnn", "versions": ["1"], "platform": "cpu",
                       "inputs": [{"name": n, "datatype": d, "shape": s}
                                  for n, d, s in want_inputs],
                       "outputs": [{"name": n, "datatype": d, "shape": s}
                                   for n, d, s in want_outputs]}
     else:
-        assert (md.name, list(md.versions), md.platform) == ("digits_cnn", [], "cpu")
+        assert (md.name, list(md.versions), md.platform) == ("digits_cnn", ["1"], "cpu")
         assert [(t.name, t.datatype, list(t.shape)) for t in md.inputs] == want_inputs
         assert [(t.name, t.datatype, list(t.shape)) for t in md.outputs] == want_outputs
 
@@ -176,11 +176,11 @@ def test_bad_requests_name_what_was_wrong(client, protocol):
 def test_repository_index(client, protocol):
     index = client.get_model_repository_index()
     if protocol == "http":
-        assert index == [{"name": "digits_cnn", "version": "", "state": "READY"},
-                         {"name": "iris_mlp", "version": "", "state": "READY"}]
+        assert index == [{"name": "digits_cnn", "version": "1", "state": "READY"},
+                         {"name": "iris_mlp", "version": "1", "state": "READY"}]
     else:
         assert [(m.name, m.version, m.state, m.reason) for m in index.models] == [
-            ("digits_cnn", "", "READY", ""), ("iris_mlp", "", "READY", "")]
+            ("digits_cnn", "1", "READY", ""), ("iris_mlp", "1", "READY", "")]
 
 
 def test_unload_then_load(client, protocol):
@@ -191,7 +191,7 @@ def test_unload_then_load(client, protocol):
         assert client.is_model_ready("iris_mlp") is False
         index = client.get_model_repository_index()
         if protocol == "http":
-            assert index[1] == {"name": "iris_mlp", "version": "", "state": "UNAVAILABLE",
+            assert index[1] == {"name": "iris_mlp", "version": "1", "state": "UNAVAILABLE",
                                 "reason": "unloaded"}
         else:
             m = index.models[1]

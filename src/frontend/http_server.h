@@ -134,6 +134,8 @@ private:
   /// wrong method, malformed or too large); a refused inference body is reported.
   void replyToTransportError(const HttpRequest &req, int status, const std::string &message,
                              HttpResponse &res) const;
+  /// With a registry: Triton's system shared-memory routes, and its CUDA ones answering that
+  /// no CUDA region exists (http_server_control.cc).
   void addSharedMemoryRoutes();
   /// POST /v2/repository/index and /v2/repository/models/{m}/load|unload.
   void addRepositoryRoutes();

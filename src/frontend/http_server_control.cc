@@ -1,7 +1,8 @@
 //===- frontend/http_server_control.cc - REST control routes --------------===//
 //
-// The HttpServer's routes beyond serving: system shared memory, the repository extension
-// (index, load, unload) and Triton's statistics extension.
+// The HttpServer's routes beyond serving: system shared memory (and Triton's CUDA
+// shared-memory routes, empty), the repository extension (index, load, unload) and Triton's
+// statistics extension.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/http_server.h"
@@ -78,6 +79,23 @@ void HttpServer::addSharedMemoryRoutes() {
   };
   post("/v2/systemsharedmemory/unregister", unregister);
   post(std::string(kRegion) + "/unregister", unregister);
+
+  // Triton's CUDA shared-memory routes, which a client of system shared memory also calls
+  // (perf_analyzer unregisters both kinds when it starts and ends). No CUDA region can be
+  // registered here, so the status is empty and unregistering has nothing to do, as on a
+  // Triton built without GPUs; registering is refused (400).
+  constexpr const char *kCudaRegion = "/v2/cudasharedmemory/region/([^/]+)";
+  auto cuda_status = [](const HttpRequest &, HttpResponse &res) { replyJson(res, 200, "[]"); };
+  auto cuda_unregister = [](const HttpRequest &, HttpResponse &res) { res.status = 200; };
+  get("/v2/cudasharedmemory/status", cuda_status);
+  get(std::string(kCudaRegion) + "/status", cuda_status);
+  post("/v2/cudasharedmemory/unregister", cuda_unregister);
+  post(std::string(kCudaRegion) + "/unregister", cuda_unregister);
+  post(std::string(kCudaRegion) + "/register", [](const HttpRequest &req, HttpResponse &res) {
+    replyError(res, Status(StatusCode::kInvalidArgument,
+                           "cuda shared memory region \"" + req.matches[1].str() +
+                               "\": CUDA shared memory is not offered (system shared memory is)"));
+  });
 }
 
 void HttpServer::addRepositoryRoutes() {

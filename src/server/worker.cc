@@ -319,7 +319,8 @@ Status Worker::start() {
       std::make_unique<WorkerService>(*repository_, schedulerOptions(config_), config_.worker_name,
                                       servingOptions(config_, build_, pool));
   // Liveness and metrics answer before any model loads (a slow compile must not fail a
-  // liveness probe); readiness stays false until the startup loads are done.
+  // liveness probe); readiness stays false until the startup loads are done and the
+  // front-ends listen.
   if (config_.endpoints.metrics_port > 0) {
     frontend::MetricsHealthServerOptions metrics_options;
     metrics_options.host = config_.endpoints.host;
@@ -338,7 +339,6 @@ Status Worker::start() {
     RS_ASSIGN_OR_RETURN(facts_->tf32_probe, probe.get());
   }
   service_->registerLoadedModels();
-  service_->markStartupDone();
   size_t ready = 0, failed = 0;
   for (const auto &s : repository_->states())
     (s.model ? ready : failed)++;
@@ -387,6 +387,10 @@ Status Worker::start() {
   }
   if (config_.model_control_mode == config::ModelControlMode::kDynamic)
     startWatchers();
+  // Ready only once every front-end listens: whoever waits on /readyz (an orchestrator's
+  // probe, a test) never sends a request to a data port that is not yet open.
+  service_->markStartupDone();
+  grpc_->refreshHealth();
   spdlog::info("serving grpc={}:{} http={} metrics={}", config_.endpoints.host, grpcPort(),
                httpPort(), metricsPort());
   return Status::ok();

@@ -370,6 +370,8 @@ WorkerService::modelConfig(const std::string &model_name) const {
   auto state = repository_.state(model_name);
   if (!state)
     return notFound() << "unknown model '" << model_name << "'";
+  if (state->unloaded)
+    return unloadedError(model_name);
   if (!state->model)
     return unavailable() << "model '" << model_name
                          << "' is not ready: " << state->status.message();

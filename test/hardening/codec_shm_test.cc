@@ -192,8 +192,7 @@ TEST_F(CodecShm, HttpInputFromRegionOutputToRegion) {
   HttpBody out = encodeHttpInferResponse(response, d->output_encoding, d->shared_memory_outputs);
   EXPECT_FALSE(out.json_length.has_value());
   EXPECT_EQ(out.body, R"({"model_name":"m","model_version":"","id":"q","outputs":[)"
-                      R"({"name":"y","datatype":"INT32","shape":[2],"parameters":)"
-                      R"({"shared_memory_region":"out","shared_memory_byte_size":8}},)"
+                      R"({"name":"y","datatype":"INT32","shape":[2]},)"
                       R"({"name":"z","datatype":"INT32","shape":[1],"data":[-1]}]})");
 }
 

@@ -14,7 +14,7 @@ import urllib.request
 from conftest import ROOT
 
 SPEC = os.path.join(ROOT, "docs", "openapi.yaml")
-MAX_EXAMPLES = 20  # per operation
+MAX_EXAMPLES = 10  # per operation
 SEED = 20
 
 
@@ -31,7 +31,7 @@ def test_the_rest_api_matches_its_openapi_description(worker):
     counted = re.search(r"(\d+) generated, (\d+) passed", out)
     assert counted, out
     generated, passed = int(counted.group(1)), int(counted.group(2))
-    assert generated == passed and 100 <= generated <= 600, out
+    assert generated == passed and 100 <= generated <= 400, out
     # The worker is still up and answering after the run.
     with urllib.request.urlopen(f"http://{worker.http_url}/v2/health/live", timeout=10) as r:
         assert r.status == 200

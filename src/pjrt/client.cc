@@ -295,6 +295,7 @@ private:
 Result<std::vector<Tensor>>
 LoadedExecutable::runHost(std::span<const Tensor> host_args,
                           std::span<const DeviceBuffer *const> device_args) const {
+  StageClock stages; // upload, execute, readback of the current run profile
   const Plugin &plugin = client_->plugin();
   std::vector<PJRT_Buffer *> arg_ptrs;
   arg_ptrs.reserve(host_args.size() + device_args.size());
@@ -326,12 +327,13 @@ LoadedExecutable::runHost(std::span<const Tensor> host_args,
     }
     arg_ptrs.push_back(device_args[i]->raw());
   }
+  stages.mark(&RunProfile::upload_seconds);
   if (host_results_) {
     PJRT_Event *done = nullptr;
     auto results = launch(arg_ptrs, &done);
-    Result<std::vector<Tensor>> out = results.isOk()
-                                          ? readHostResults(std::move(results).value(), done)
-                                          : Result<std::vector<Tensor>>(results.status());
+    Result<std::vector<Tensor>> out =
+        results.isOk() ? readHostResults(std::move(results).value(), done, &stages)
+                       : Result<std::vector<Tensor>>(results.status());
     if (!results.isOk())
       client_->plugin().destroyEvent(done);
     Status inputs = uploads_done.awaitAll("PJRT_Client_BufferFromHostBuffer");
@@ -345,6 +347,7 @@ LoadedExecutable::runHost(std::span<const Tensor> host_args,
     (void)uploads_done.awaitAll("PJRT_Client_BufferFromHostBuffer");
     return results.status();
   }
+  stages.mark(&RunProfile::execute_seconds);
 
   EventSet copies_done(*client_);
   std::vector<Tensor> out;
@@ -365,6 +368,7 @@ LoadedExecutable::runHost(std::span<const Tensor> host_args,
   }
   Status copies = copies_done.awaitAll("PJRT_Buffer_ToHostBuffer");
   Status inputs = uploads_done.awaitAll("PJRT_Client_BufferFromHostBuffer");
+  stages.mark(&RunProfile::readback_seconds);
   RS_RETURN_IF_ERROR(status);
   RS_RETURN_IF_ERROR(copies);
   RS_RETURN_IF_ERROR(inputs);
@@ -372,9 +376,11 @@ LoadedExecutable::runHost(std::span<const Tensor> host_args,
 }
 
 Result<std::vector<Tensor>> LoadedExecutable::readHostResults(std::vector<DeviceBuffer> results,
-                                                              PJRT_Event *done) const {
+                                                              PJRT_Event *done,
+                                                              StageClock *stages) const {
   // The program copies each result into its host buffer before the run completes.
   RS_RETURN_IF_ERROR(client_->awaitEvent(done, "PJRT_LoadedExecutable_Execute (completion)"));
+  stages->mark(&RunProfile::execute_seconds);
   const Plugin &plugin = client_->plugin();
   std::vector<Tensor> out;
   out.reserve(results.size());
@@ -396,6 +402,7 @@ Result<std::vector<Tensor>> LoadedExecutable::readHostResults(std::vector<Device
         std::span<const uint8_t>(static_cast<const uint8_t *>(args.device_memory_ptr),
                                  static_cast<size_t>(bytes))));
   }
+  stages->mark(&RunProfile::readback_seconds);
   return out;
 }
 

@@ -36,6 +36,7 @@
 #include "pjrt/host_staging.h"
 #include "pjrt/plugin.h"
 #include "pjrt/vendor_profile.h"
+#include "support/run_profile.h"
 #include "support/status.h"
 #include "support/tensor.h"
 
@@ -149,6 +150,7 @@ public:
   /// back with a single wait: the uploads, the run and the read-backs are queued back to
   /// back instead of each waited for in turn. Same results as Client::upload(), execute()
   /// and DeviceBuffer::toHost(). The host tensors must stay alive during the call only.
+  /// Fills the thread's current RunProfile (support/run_profile.h) when one is installed.
   Result<std::vector<Tensor>> runHost(std::span<const Tensor> host_args,
                                       std::span<const DeviceBuffer *const> device_args) const;
 
@@ -168,9 +170,10 @@ private:
                                            capi::PJRT_Event **done) const;
   void reset();
 
-  /// runHost()'s read of results in host memory, after `done` (the completion event).
+  /// runHost()'s read of results in host memory, after `done` (the completion event);
+  /// marks the execute and readback stages on `stages`.
   Result<std::vector<Tensor>> readHostResults(std::vector<DeviceBuffer> results,
-                                              capi::PJRT_Event *done) const;
+                                              capi::PJRT_Event *done, StageClock *stages) const;
 
   std::shared_ptr<const Client> client_;
   capi::PJRT_LoadedExecutable *raw_ = nullptr;

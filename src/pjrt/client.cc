@@ -378,8 +378,21 @@ LoadedExecutable::runHost(std::span<const Tensor> host_args,
 Result<std::vector<Tensor>> LoadedExecutable::readHostResults(std::vector<DeviceBuffer> results,
                                                               PJRT_Event *done,
                                                               StageClock *stages) const {
-  // The program copies each result into its host buffer before the run completes.
-  RS_RETURN_IF_ERROR(client_->awaitEvent(done, "PJRT_LoadedExecutable_Execute (completion)"));
+  // The program copies each result into its host buffer before the run completes. A
+  // completion poller sees that on this thread; the PJRT event (which also carries an
+  // execution's error) is waited on when there is none, its spin ran out or it failed.
+  bool polled = false;
+  if (const CompletionPoller *poller = client_->completionPoller(); poller != nullptr) {
+    std::vector<PJRT_Buffer *> raw;
+    raw.reserve(results.size());
+    for (const DeviceBuffer &b : results)
+      raw.push_back(b.raw());
+    polled = poller->waitDefined(raw, client_->eventSpin());
+  }
+  if (polled)
+    client_->plugin().destroyEvent(done);
+  else
+    RS_RETURN_IF_ERROR(client_->awaitEvent(done, "PJRT_LoadedExecutable_Execute (completion)"));
   stages->mark(&RunProfile::execute_seconds);
   const Plugin &plugin = client_->plugin();
   std::vector<Tensor> out;
@@ -566,6 +579,13 @@ Result<std::shared_ptr<const Client>> Client::create(std::shared_ptr<const Plugi
     d.compute_capability = vendor->deviceCapability(d.attributes);
   if (options.staging_bytes > 0)
     client->staging_ = std::make_unique<HostStaging>(p, client->raw_, options.staging_bytes);
+  std::string why = "not asked for";
+  if (options.poll_completion && vendor == nullptr)
+    why = "no vendor profile for platform '" + d.platform_name + "'";
+  else if (options.poll_completion)
+    client->completion_ = vendor->completionPoller(p, d.local_hardware_id, &why);
+  d.completion =
+      client->completion_ ? client->completion_->describe() : "PJRT events (" + why + ")";
   return std::shared_ptr<const Client>(std::move(client));
 }
 

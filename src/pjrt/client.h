@@ -33,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "pjrt/completion_poller.h"
 #include "pjrt/host_staging.h"
 #include "pjrt/plugin.h"
 #include "pjrt/vendor_profile.h"
@@ -78,6 +79,10 @@ struct ClientOptions {
   /// The plugin's vendor (runtime.backend), which reads the device's capability from its
   /// attributes; nullptr = the profile of the platform the plugin reports, if any.
   const VendorProfile *vendor = nullptr;
+  /// Whether runHost() may see a program finish through the vendor's CompletionPoller
+  /// (pjrt/completion_poller.h) instead of the PJRT completion event, where the vendor
+  /// has one that works here.
+  bool poll_completion = true;
 };
 
 /// What the plugin reports about the client and its device.
@@ -89,6 +94,9 @@ struct DeviceDescription {
   int local_hardware_id = -1;         // CUDA ordinal, -1 if not reported
   std::string compute_capability;     // "9.0" (VendorProfile::deviceCapability); "" if unknown
   std::vector<NamedValue> attributes; // every DeviceDescription attribute
+  /// How the client sees a program finish: CompletionPoller::describe(), or "PJRT events
+  /// (<why no poller>)".
+  std::string completion;
 };
 
 /// A tensor in device memory. Move-only; destroying it frees the device memory.
@@ -222,6 +230,9 @@ private:
                                    const void *data = nullptr) const;
   /// The staging pool for request uploads, or nullptr.
   HostStaging *staging() const { return staging_.get(); }
+  /// The vendor's completion poller, or nullptr.
+  const CompletionPoller *completionPoller() const { return completion_.get(); }
+  std::chrono::microseconds eventSpin() const { return event_spin_; }
   Result<DeviceBuffer> wrapBuffer(capi::PJRT_Buffer *raw) const;
 
   std::shared_ptr<const Plugin> plugin_;
@@ -229,7 +240,8 @@ private:
   capi::PJRT_Device *device_raw_ = nullptr;
   DeviceDescription device_;
   std::chrono::microseconds event_spin_{0};
-  std::unique_ptr<HostStaging> staging_; // destroyed before the PJRT client
+  std::unique_ptr<HostStaging> staging_;         // destroyed before the PJRT client
+  std::unique_ptr<CompletionPoller> completion_; // nullptr: wait on PJRT events
 };
 
 } // namespace rs::pjrt

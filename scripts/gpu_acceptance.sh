@@ -107,6 +107,7 @@ global:
     autotune_cache_dir: "${AUTOTUNE_DIR:-$WORK/autotune}"
     mem_fraction: 0.5
     preallocate: ${PREALLOCATE:-true}
+    completion_polling: ${COMPLETION_POLLING:-true}
     batch_sizes: ${BATCH_SIZES:-all}
     executable_cache: true
     xla_flags: {xla_gpu_exclude_nondeterministic_ops: true}

@@ -25,6 +25,8 @@ constexpr CUresult kCudaSuccess = 0;
 constexpr CUresult kCudaNotReady = 600;
 constexpr unsigned kStreamNonBlocking = 0x1;  // CU_STREAM_NON_BLOCKING
 constexpr unsigned kEventDisableTiming = 0x2; // CU_EVENT_DISABLE_TIMING
+/// Spin-wait instructions between two cuEventQuery calls (a pause is tens of cycles).
+constexpr int kPausesBetweenQueries = 32;
 
 struct Driver {
   CUresult (*cuInit)(unsigned);
@@ -73,9 +75,13 @@ public:
         return true;
       if (r != kCudaNotReady || std::chrono::steady_clock::now() >= until)
         return false;
+      // A query enters the driver, which the threads launching other batches need too:
+      // space the queries by about a microsecond instead of asking back to back.
+      for (int i = 0; i < kPausesBetweenQueries; ++i) {
 #if defined(__x86_64__)
-      __builtin_ia32_pause();
+        __builtin_ia32_pause();
 #endif
+      }
     }
   }
 

@@ -197,6 +197,7 @@ Result<std::unique_ptr<runtime::PjrtBackend>> createGpuBackend(const config::Run
   o.client.memory_fraction = rt.mem_fraction;
   o.client.preallocate = rt.preallocate;
   o.client.event_spin = std::chrono::microseconds(rt.event_spin_us);
+  o.client.poll_completion = rt.completion_polling;
   RS_ASSIGN_OR_RETURN(o.xla_flags, gpuXlaFlags(rt));
   const auto start = std::chrono::steady_clock::now();
   RS_ASSIGN_OR_RETURN(std::unique_ptr<runtime::PjrtBackend> backend, runtime::createPjrtBackend(o));

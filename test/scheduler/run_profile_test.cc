@@ -42,12 +42,20 @@ struct Observed {
 
 Tensor oneRow() { return Tensor::zeros(DType::kI32, {1, 2}); }
 
-TEST(RunProfile, BackendStagesReachDispatchStats) {
+/// Runs one request of a model compiled at size 1 on `run` and returns its dispatch's stats.
+DispatchStats dispatchOne(RunFn run) {
   Observed observed;
   SchedulerOptions options;
   options.on_dispatch = observed.observer();
-  Scheduler s(
-      options,
+  Scheduler s(options, std::move(run));
+  s.addModel("m", batching({1}));
+  s.start();
+  EXPECT_TRUE(submitAsync(s, "m", oneRow()).get().isOk());
+  return observed.waitFirst();
+}
+
+TEST(RunProfile, BackendStagesReachDispatchStats) {
+  const DispatchStats d = dispatchOne(
       [](const std::string &, int64_t, std::vector<Tensor> inputs) -> Result<std::vector<Tensor>> {
         RunProfile *profile = currentRunProfile();
         if (profile == nullptr)
@@ -58,10 +66,6 @@ TEST(RunProfile, BackendStagesReachDispatchStats) {
         profile->filled = true;
         return std::vector<Tensor>{std::move(inputs[0])};
       });
-  s.addModel("m", batching({1}));
-  s.start();
-  ASSERT_TRUE(submitAsync(s, "m", oneRow()).get().isOk());
-  const DispatchStats d = observed.waitFirst();
   EXPECT_TRUE(d.run_profile.filled);
   EXPECT_EQ(d.run_profile.upload_seconds, 0.25);
   EXPECT_EQ(d.run_profile.execute_seconds, 0.5);
@@ -71,18 +75,10 @@ TEST(RunProfile, BackendStagesReachDispatchStats) {
 }
 
 TEST(RunProfile, BackendWithoutStagesLeavesItUnfilled) {
-  Observed observed;
-  SchedulerOptions options;
-  options.on_dispatch = observed.observer();
-  Scheduler s(
-      options,
+  const DispatchStats d = dispatchOne(
       [](const std::string &, int64_t, std::vector<Tensor> inputs) -> Result<std::vector<Tensor>> {
         return std::vector<Tensor>{std::move(inputs[0])};
       });
-  s.addModel("m", batching({1}));
-  s.start();
-  ASSERT_TRUE(submitAsync(s, "m", oneRow()).get().isOk());
-  const DispatchStats d = observed.waitFirst();
   EXPECT_FALSE(d.run_profile.filled);
   EXPECT_EQ(d.run_profile.upload_seconds, 0);
   EXPECT_EQ(d.run_profile.execute_seconds, 0);

@@ -318,6 +318,7 @@ public:
       return;
     }
     protocol::InferRequest request = std::move(decoded->request);
+    request.received = now;
     request.deadline = protocol::tighterDeadline(
         request.deadline,
         protocol::steadyDeadline(ctx.deadline(), std::chrono::system_clock::now(), now));

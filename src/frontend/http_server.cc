@@ -114,6 +114,7 @@ void HttpServer::handleInfer(const HttpRequest &req, std::string body, HttpRespo
     return replyError(res, failed);
   }
   std::string().swap(body); // the tensors hold copies; free the body before running
+  decoded->request.received = options.now;
   protocol::OutputEncoding encoding = std::move(decoded->output_encoding);
   // Held until the reply is written: the regions stay usable even if unregistered meanwhile.
   std::vector<protocol::SharedMemoryOutput> shm = std::move(decoded->shared_memory_outputs);

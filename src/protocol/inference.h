@@ -40,6 +40,9 @@ struct InferRequest {
   /// When non-empty, exactly these outputs in this order; unknown names are an error.
   std::vector<std::string> requested_outputs;
   std::optional<Clock::time_point> deadline;
+  /// When the front-end received the request, before decoding it (the decode stage of
+  /// worker_request_stage_seconds_total); unset: not measured.
+  std::optional<Clock::time_point> received;
   /// Set by the front-end: makes the response what the client receives (shared-memory
   /// outputs written, the reply encoded and checked against the message size limit) and
   /// returns the error the client gets instead when that fails. A service calls it on a

@@ -198,14 +198,17 @@ Result<std::unique_ptr<runtime::PjrtBackend>> createGpuBackend(const config::Run
   o.client.memory_fraction = rt.mem_fraction;
   o.client.preallocate = rt.preallocate;
   o.client.event_spin = std::chrono::microseconds(rt.event_spin_us);
+  o.client.poll_completion = rt.completion_polling;
   RS_ASSIGN_OR_RETURN(o.xla_flags, gpuXlaFlags(rt));
   const auto start = std::chrono::steady_clock::now();
   RS_ASSIGN_OR_RETURN(std::unique_ptr<runtime::PjrtBackend> backend, runtime::createPjrtBackend(o));
   const runtime::DeviceInfo info = backend->deviceInfo();
   spdlog::info("GPU backend ready platform={} device={} ordinal={} compute_capability={} "
-               "mem_fraction={} preallocate={} xla_flags=[{}] plugin=[{}] seconds={:.3f}",
+               "mem_fraction={} preallocate={} completion=\"{}\" xla_flags=[{}] plugin=[{}] "
+               "seconds={:.3f}",
                info.platform, info.device_kind, info.device_ordinal, info.compute_capability,
-               rt.mem_fraction, rt.preallocate, backend->xlaFlags(), info.backend_version,
+               rt.mem_fraction, rt.preallocate, info.completion, backend->xlaFlags(),
+               info.backend_version,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return backend;
 }

@@ -393,13 +393,20 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
   }
   // The front-end's delivery runs before the answer is counted: a response it cannot send
   // counts under the error the client gets.
-  auto done = [this, arrived, model_label, deliver = std::move(request.deliver),
+  const double decode_seconds =
+      request.received ? std::chrono::duration<double>(arrived - *request.received).count() : 0;
+  auto done = [this, arrived, decode_seconds, model_label, deliver = std::move(request.deliver),
                user_done = std::move(user_done)](Result<protocol::InferResponse> r) {
+    const auto delivering = protocol::Clock::now();
     if (r.isOk() && deliver)
       if (Status s = deliver(*r); !s.isOk())
         r = s;
-    const double seconds = std::chrono::duration<double>(protocol::Clock::now() - arrived).count();
+    const auto answered = protocol::Clock::now();
+    const double seconds = std::chrono::duration<double>(answered - arrived).count();
     metrics_.requestFinished(model_label, r.isOk() ? StatusCode::kOk : r.status().code(), seconds);
+    if (r.isOk())
+      metrics_.observeRequestStages(model_label, decode_seconds,
+                                    std::chrono::duration<double>(answered - delivering).count());
     if (!model_label.empty())
       statistics_.requestFinished(model_label, r.isOk(), seconds);
     // Released before the reply goes out, so a client that sends its next request as soon

@@ -327,6 +327,7 @@ TEST(NodeConfig, EffectiveSettingsListEveryKeySorted) {
       "runtime.autotune_cache_dir",
       "runtime.backend",
       "runtime.batch_sizes",
+      "runtime.completion_polling",
       "runtime.cpu_threads",
       "runtime.device_ordinal",
       "runtime.event_spin_us",

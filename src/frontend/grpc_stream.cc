@@ -4,6 +4,7 @@
 #include "frontend/grpc_call_step.h"
 
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <mutex>
 
@@ -122,7 +123,10 @@ private:
   /// once nothing of it is outstanding. Releases `lock`.
   void advance(std::unique_lock<std::mutex> &lock) {
     if (broken_) {
-      slots_.clear(); // answers still to come are dropped as they arrive
+      // Nothing more can be written: drop the answers that are done (those still running
+      // write into theirs, and are dropped once they are done).
+      for (auto it = slots_.begin(); it != slots_.end();)
+        it = it->second.done ? slots_.erase(it) : std::next(it);
     } else if (!writing_ && !finishing_) {
       auto next = slots_.find(next_write_);
       if (next != slots_.end() && next->second.done) {

@@ -410,7 +410,9 @@ KeyTable<W> makeWorkerKeys() {
       {{.path = "endpoints.cors_allowed_origins",
         .type = T::kTextList,
         .default_doc = "`[]` (CORS off)",
-        .values_doc = "origins (`https://app.example.com`, scheme://host[:port]) or `*` (any)",
+        .list_separator = ',', // origins hold ':'
+        .values_doc = "origins (`https://app.example.com`, scheme://host[:port]) or `*` (any); "
+                      "`,` between them in the variable",
         .doc = "used (ours): browser origins allowed to call the HTTP API across origins: "
                "preflights answered, Access-Control-Allow-Origin on their replies "
                "(docs/protocols.md)"},

@@ -125,6 +125,9 @@ struct EndpointsConfig {
   /// endpoints.max_request_bytes: the largest HTTP request body of any route, in bytes, on
   /// the wire and once decompressed, in [1, 2^31-1] (docs/protocols.md, "HTTP transport").
   int64_t max_request_bytes = int64_t{64} << 20;
+  /// endpoints.cors_allowed_origins: the Origin values (`scheme://host[:port]`, or `*` for
+  /// any) whose cross-origin HTTP requests are allowed (frontend/http_cors.h); empty = off.
+  std::vector<std::string> cors_allowed_origins;
 };
 
 /// `grpc:` block.

@@ -415,6 +415,16 @@ KeyTable<W> makeWorkerKeys() {
         .doc = "used (ours): the largest HTTP request body of any route, on the wire and once "
                "decompressed; larger is 413 and a closed connection (docs/protocols.md)"},
        [](W &c) { return field(c.endpoints.max_request_bytes); }},
+      {{.path = "endpoints.cors_allowed_origins",
+        .type = T::kTextList,
+        .default_doc = "`[]` (CORS off)",
+        .list_separator = ',', // origins hold ':'
+        .values_doc = "origins (`https://app.example.com`, scheme://host[:port]) or `*` (any); "
+                      "`,` between them in the variable",
+        .doc = "used (ours): browser origins allowed to call the HTTP API across origins: "
+               "preflights answered, Access-Control-Allow-Origin on their replies "
+               "(docs/protocols.md)"},
+       [](W &c) { return field(c.endpoints.cors_allowed_origins); }},
       {{.path = "endpoints.shared_memory",
         .type = T::kChoice,
         .fallback = "off",

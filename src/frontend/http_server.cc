@@ -3,10 +3,12 @@
 
 #include "frontend/peer.h"
 
+#include "frontend/http_cors.h"
 #include "frontend/http_listener.h"
 #include "frontend/http_router.h"
 #include "frontend/http_server_impl.h"
 #include "protocol/http_codec.h"
+#include "protocol/http_raw_request.h"
 #include "protocol/json_packed.h"
 #include "protocol/model_config.h"
 #include "protocol/status_mapping.h"
@@ -100,9 +102,16 @@ void HttpServer::handleInfer(const HttpRequest &req, std::string body, HttpRespo
   options.max_shared_memory_input_bytes = options_.max_shared_memory_input_bytes;
   options.expected_datatype = protocol::expectedDatatypes(service_, modelRef(req).name);
   options.shared_memory_owner = localPeerIdentity(req.remote_addr).value_or("");
-  Result<protocol::HttpInferRequest> decoded = protocol::decodeHttpInferRequest(
-      modelRef(req), body, header ? std::optional<std::string_view>(*header) : std::nullopt,
-      options);
+  const std::optional<std::string_view> header_view =
+      header ? std::optional<std::string_view>(*header) : std::nullopt;
+  Result<protocol::HttpInferRequest> decoded = [&]() -> Result<protocol::HttpInferRequest> {
+    if (!protocol::isRawBinaryRequest(header_view))
+      return protocol::decodeHttpInferRequest(modelRef(req), body, header_view, options);
+    // No JSON header: the model's metadata says what the body is.
+    RS_ASSIGN_OR_RETURN(protocol::ModelMetadata metadata,
+                        service_.modelMetadata(modelRef(req).name));
+    return protocol::decodeRawBinaryInferRequest(modelRef(req), metadata, body);
+  }();
   if (!decoded.isOk()) {
     // An unknown model is 404 whatever the body holds (KServe: the path names the resource);
     // a body that decodes reaches the service, which says so itself.
@@ -161,7 +170,8 @@ void HttpServer::handleInfer(const HttpRequest &req, std::string body, HttpRespo
 
 HttpServer::HttpServer(HttpServerOptions options, protocol::InferenceService &service,
                        protocol::ModelControl &control)
-    : options_(std::move(options)), router_(std::make_unique<HttpRouter>()), service_(service),
+    : options_(std::move(options)), router_(std::make_unique<HttpRouter>()),
+      cors_(std::make_unique<HttpCors>(options_.cors_allowed_origins)), service_(service),
       control_(control) {
   HttpListenerOptions lo;
   lo.name = "http";
@@ -259,7 +269,14 @@ void HttpServer::addInferRoute() {
 }
 
 void HttpServer::dispatch(HttpRequest &req, HttpResponse &res) const {
-  router_->dispatch(req, res);
+  std::string preflight_methods;
+  if (cors_->isAllowedPreflight(req))
+    preflight_methods = router_->allowedMethods(req.path);
+  if (!preflight_methods.empty())
+    cors_->answerPreflight(req, preflight_methods, res);
+  else
+    router_->dispatch(req, res);
+  cors_->decorate(req, res);
   if (draining_)
     res.set_header("Connection", "close");
 }
@@ -283,6 +300,7 @@ void HttpServer::replyToTransportError(const HttpRequest &req, int status,
     options_.reporter->requestFailed({"http", m[1].str(), ""}, bodyError(status, text), false);
   res.status = status;
   replyJson(res, status, protocol::httpErrorBody(text));
+  cors_->decorate(req, res);
 }
 
 } // namespace rs::frontend

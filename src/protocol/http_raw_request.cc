@@ -70,6 +70,9 @@ Result<HttpInferRequest> decodeRawBinaryInferRequest(const ModelRef &model,
                              << ": 0) needs a model of one input; this model has "
                              << metadata.inputs.size();
   const TensorSpec &spec = metadata.inputs[0];
+  if (dtypeWireName(spec.dtype).empty())
+    return invalidArgument() << prefix << ": " << inputWhat(spec.name)
+                             << " has no datatype a raw binary request can carry";
   Result<Shape> shape = rawInputShape(spec, body.size());
   if (!shape.isOk())
     return shape.status().withPrefix(prefix);

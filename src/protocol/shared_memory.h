@@ -10,7 +10,8 @@
 // Inputs are copied out of the region when the request is decoded (one copy in); outputs
 // are copied into the client's region when the inference finishes (one copy out) and the
 // reply then carries the output's name, datatype, shape and the region parameters, not
-// its bytes.
+// its bytes. A BYTES tensor's bytes in a region are its serialized form
+// (protocol/bytes_tensor.h), and shared_memory_byte_size is their count.
 //
 // Safety (DESIGN.md "Nothing a client sends can read or write memory outside its own
 // request"):

@@ -385,6 +385,7 @@ Status Worker::start() {
     http_options.tls = grpc_options.tls;
     http_options.shared_memory = shared_memory;
     http_options.reporter = service_.get();
+    http_options.cors_allowed_origins = config_.endpoints.cors_allowed_origins;
     http_ = std::make_unique<frontend::HttpServer>(http_options, *service_, *service_);
     RS_RETURN_IF_ERROR(http_->start());
   }

@@ -17,16 +17,18 @@ constexpr int kBlocks = 2048;       // 128 MiB
 TEST(MemoryTrimmer, FreedArenaMemoryIsReturnedOnceAndSteadyServingIsLeftAlone) {
   MemoryTrimmer trimmer({.interval = std::chrono::hours(1), .threshold_bytes = 64 << 20});
   EXPECT_FALSE(trimmer.check()); // nothing large freed yet
-  std::unique_ptr<char[]> keeper;
+  // Each block is followed by a small one that stays: no freed block can merge into the
+  // top of the heap, which free() would return by itself, so what is freed stays in the arena.
+  std::vector<std::unique_ptr<char[]>> pins;
   {
     std::vector<std::unique_ptr<char[]>> blocks;
+    blocks.reserve(kBlocks);
+    pins.reserve(kBlocks);
     for (int i = 0; i < kBlocks; ++i) {
       blocks.push_back(std::make_unique<char[]>(kBlock));
       std::memset(blocks.back().get(), 1, kBlock);
+      pins.push_back(std::make_unique<char[]>(64));
     }
-    // A block above the others keeps the freed space from the top of the heap, which
-    // free() would return by itself: what is left is what the arenas retain.
-    keeper = std::make_unique<char[]>(64);
   }
   const double before = readProcessStats().resident_bytes;
   EXPECT_TRUE(trimmer.check());

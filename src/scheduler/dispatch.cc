@@ -67,14 +67,16 @@ Scheduler::takeBatch(ModelState &state, Clock::time_point t, std::vector<QueuedP
   const int64_t cap = rowCap(state);
   while (!state.queue.empty()) {
     QueuedPiece &next = state.queue.front();
-    if (isCancelled(next.request->cancel)) {
-      ++state.requests_cancelled;
-      cancelled->push_back(std::move(next));
+    // A passed deadline first: gRPC cancels a call whose deadline passed, and its client
+    // sees DEADLINE_EXCEEDED.
+    if (next.deadline && t + margin >= *next.deadline) {
+      expired->push_back(std::move(next));
       state.queue.pop_front();
       continue;
     }
-    if (next.deadline && t + margin >= *next.deadline) {
-      expired->push_back(std::move(next));
+    if (isCancelled(next.request->cancel)) {
+      ++state.requests_cancelled;
+      cancelled->push_back(std::move(next));
       state.queue.pop_front();
       continue;
     }

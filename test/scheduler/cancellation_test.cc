@@ -173,6 +173,31 @@ TEST(Cancellation, ARequestCancelledWhileItRunsIsAnsweredCancelledAndItsBatchMat
   EXPECT_EQ(s.stats("m")->requests_cancelled, 0); // it ran: not dropped from the queue
 }
 
+TEST(Cancellation, ACancelledRequestPastItsDeadlineIsDeadlineExceeded) {
+  RecordingDevice device;
+  SchedulerOptions options;
+  options.warmup = false;
+  Scheduler s(options, device.runFn());
+  s.addModel("m", batching({1, 2}));
+  s.start();
+  auto blocker = submitCancellable(s, rowsOf(1000), nullptr);
+  device.waitRuns(1);
+  // gRPC cancels a call when its deadline passes: the client sees DEADLINE_EXCEEDED.
+  auto flag = std::make_shared<Cancellation>();
+  auto p = std::make_shared<std::promise<Result<std::vector<Tensor>>>>();
+  s.submit(
+      "m", {rowsOf(3)}, Clock::now() - std::chrono::seconds(1),
+      [p](Result<std::vector<Tensor>> r) { p->set_value(std::move(r)); }, flag);
+  flag->cancel();
+  device.openGate();
+  Result<std::vector<Tensor>> r = p->get_future().get();
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.status().code(), StatusCode::kDeadlineExceeded);
+  ASSERT_TRUE(blocker.get().isOk());
+  EXPECT_EQ(s.stats("m")->requests_cancelled, 0);
+  EXPECT_EQ(device.ran(), (std::vector<int32_t>{1000}));
+}
+
 TEST(Cancellation, ASplitRequestCancelledAfterItsFirstPieceIsAnsweredOnceAndStops) {
   RecordingDevice device;
   device.open = true;

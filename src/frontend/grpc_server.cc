@@ -45,6 +45,19 @@ namespace {
 /// Answers a call: OK sends the response the handler filled, any other status the error.
 using Reply = std::function<void(const grpc::Status &)>;
 
+/// The error of a request message over grpc.max_recv_msg_bytes.
+std::string oversizeMessage(size_t bytes, int64_t limit) {
+  return "request message of " + std::to_string(bytes) +
+         " bytes exceeds grpc.max_recv_msg_bytes (" + std::to_string(limit) + ")";
+}
+
+/// gRPC's own receive limit: above grpc.max_recv_msg_bytes, so that a message up to twice
+/// that size reaches the server, which refuses it itself (counted and logged); a larger
+/// one gRPC refuses before any handler sees it (no metric or log can count it).
+int grpcLibraryReceiveLimit(int64_t max_recv_msg_bytes) {
+  return static_cast<int>(std::clamp<int64_t>(max_recv_msg_bytes * 2, 0, INT_MAX));
+}
+
 } // namespace
 
 /// Every RPC of the server goes through gRPC's async API on this one completion queue,
@@ -65,8 +78,18 @@ public:
   template <class Req, class Resp>
   using Handler =
       std::function<void(const grpc::ServerContext &, std::shared_ptr<const Req>, Resp *, Reply)>;
+  /// The same for a call that can be cancelled: the Cancellation is raised when the client
+  /// cancels the call or its deadline ends it (gRPC's AsyncNotifyWhenDone and IsCancelled).
+  template <class Req, class Resp>
+  using CancellableHandler =
+      std::function<void(const grpc::ServerContext &, std::shared_ptr<const Req>, Resp *, Reply,
+                         std::shared_ptr<const Cancellation>)>;
 
-  explicit GrpcCallQueue(std::unique_ptr<grpc::ServerCompletionQueue> cq) : cq_(std::move(cq)) {}
+  /// `max_request_bytes` (> 0): the largest request message a handler is given; a larger
+  /// one (gRPC reads up to its own, higher limit) is answered RESOURCE_EXHAUSTED here, except
+  /// for a method that checks the size itself.
+  GrpcCallQueue(std::unique_ptr<grpc::ServerCompletionQueue> cq, int64_t max_request_bytes)
+      : cq_(std::move(cq)), max_request_bytes_(max_request_bytes) {}
 
   /// The queue (for the streaming calls of frontend/grpc_stream.h, whose steps are CallSteps).
   grpc::ServerCompletionQueue *cq() { return cq_.get(); }
@@ -76,7 +99,26 @@ public:
   /// gRPC until one is).
   template <class Service, class Req, class Resp>
   void serve(std::type_identity_t<Service> *service, RequestFn<Service, Req, Resp> request,
-             std::type_identity_t<Handler<Req, Resp>> handler, int outstanding);
+             std::type_identity_t<Handler<Req, Resp>> handler, int outstanding) {
+    serveMethod<Service, Req, Resp>(
+        service, request,
+        [handler = std::move(handler)](const grpc::ServerContext &ctx,
+                                       std::shared_ptr<const Req> req, Resp *resp, Reply reply,
+                                       std::shared_ptr<const Cancellation>) {
+          handler(ctx, std::move(req), resp, std::move(reply));
+        },
+        outstanding, false);
+  }
+
+  /// Serves a method whose handler watches for the call's cancellation and checks the
+  /// request's size against max_request_bytes itself (ModelInfer: it counts and logs the
+  /// refusal).
+  template <class Service, class Req, class Resp>
+  void
+  serveCancellable(std::type_identity_t<Service> *service, RequestFn<Service, Req, Resp> request,
+                   std::type_identity_t<CancellableHandler<Req, Resp>> handler, int outstanding) {
+    serveMethod<Service, Req, Resp>(service, request, std::move(handler), outstanding, true);
+  }
 
   /// Serves a method whose handler answers before it returns: `fn` fills the response and
   /// returns the call's status.
@@ -147,6 +189,12 @@ public:
     all_answered_.wait(lock, [this] { return unanswered_.load() == 0; });
   }
 
+  /// Keeps a call that cannot be deleted yet until close() has drained the queue.
+  void retire(CallStep *call) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    retired_.emplace_back(call);
+  }
+
   /// Shuts the queue down and joins the threads once it is drained; after the server's
   /// Shutdown() and waitAnswered().
   void close() {
@@ -160,35 +208,61 @@ public:
     for (std::thread &t : threads_)
       t.join();
     threads_.clear();
+    std::lock_guard<std::mutex> lock(mutex_);
+    retired_.clear();
   }
 
 private:
+  template <class Service, class Req, class Resp>
+  void serveMethod(Service *service, RequestFn<Service, Req, Resp> request,
+                   CancellableHandler<Req, Resp> handler, int outstanding, bool cancellable);
+
   template <class Service, class Req, class Resp> struct Method {
     Service *service;
     RequestFn<Service, Req, Resp> request;
-    Handler<Req, Resp> handler;
+    CancellableHandler<Req, Resp> handler;
     GrpcCallQueue *queue;
+    /// Watches for cancellation and checks the request's size itself.
+    bool cancellable = false;
   };
 
   /// One call: requested on construction; proceed(true) requests the next call of the method
-  /// and runs this one; the answer's completion deletes it.
+  /// and runs this one. It is deleted once its answer's completion and, for a cancellable
+  /// method, gRPC's done notification have both come (the latter comes only for a call that
+  /// started: grpc/grpc#10136).
   template <class Service, class Req, class Resp> class UnaryCall final : public CallStep {
   public:
     explicit UnaryCall(const Method<Service, Req, Resp> &method)
-        : method_(method), responder_(&ctx_) {
+        : method_(method), responder_(&ctx_), done_(this) {
+      if (method_.cancellable) {
+        cancel_ = std::make_shared<Cancellation>();
+        refs_.store(2);
+        ctx_.AsyncNotifyWhenDone(&done_);
+      }
       (method_.service->*method_.request)(&ctx_, request_.get(), &responder_,
                                           method_.queue->cq_.get(), method_.queue->cq_.get(), this);
     }
 
     void proceed(bool ok) override {
-      if (answered_ || !ok) {
-        delete this;
+      if (!ok && !started_) { // the server shut down before a call came
+        // gRPC does not deliver the done notification for a call that never started
+        // (grpc/grpc#10136), but the issue reports cases where it did: the queue deletes
+        // such a call once it has delivered every tag.
+        if (method_.cancellable)
+          method_.queue->retire(this);
+        else
+          delete this;
         return;
       }
+      if (answered_ || !ok) {
+        release();
+        return;
+      }
+      started_ = true;
       new UnaryCall(method_); // the next call, before this one runs
       GrpcCallQueue &queue = *method_.queue;
       queue.started();
-      method_.handler(ctx_, request_, &response_, [this, &queue](const grpc::Status &status) {
+      auto reply = [this, &queue](const grpc::Status &status) {
         // Finish's completion may reach another polling thread and delete this call at
         // once: nothing of `this` is touched after it.
         answered_ = true;
@@ -197,33 +271,66 @@ private:
         else
           responder_.FinishWithError(status, this);
         queue.answered();
-      });
+      };
+      if (!method_.cancellable && queue.max_request_bytes_ > 0) {
+        const size_t bytes = request_->ByteSizeLong();
+        if (bytes > static_cast<size_t>(queue.max_request_bytes_))
+          return reply(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                    oversizeMessage(bytes, queue.max_request_bytes_)));
+      }
+      method_.handler(ctx_, request_, &response_, std::move(reply), cancel_);
     }
 
   private:
+    /// gRPC's done notification of a cancellable call: raises the cancellation when the call
+    /// ended without the server's answer (client cancel, deadline, broken connection).
+    class DoneStep final : public CallStep {
+    public:
+      explicit DoneStep(UnaryCall *call) : call_(call) {}
+      void proceed(bool) override {
+        if (call_->ctx_.IsCancelled())
+          call_->cancel_->cancel();
+        call_->release();
+      }
+
+    private:
+      UnaryCall *call_;
+    };
+
+    void release() {
+      if (refs_.fetch_sub(1) == 1)
+        delete this;
+    }
+
     const Method<Service, Req, Resp> &method_;
     grpc::ServerContext ctx_;
     // Shared: ModelInfer's input tensors view the request's bytes and hold it.
     std::shared_ptr<Req> request_ = std::make_shared<Req>();
     Resp response_;
     grpc::ServerAsyncResponseWriter<Resp> responder_;
+    DoneStep done_;
+    std::shared_ptr<Cancellation> cancel_; // cancellable methods only
+    std::atomic<int> refs_{1};             // the answer, and gRPC's done notification
+    bool started_ = false;
     bool answered_ = false;
   };
 
   std::unique_ptr<grpc::ServerCompletionQueue> cq_;
+  int64_t max_request_bytes_ = 0;
   std::vector<std::thread> threads_;
   std::vector<std::shared_ptr<void>> methods_; // Method<...>, for as long as calls may run
   std::atomic<int64_t> unanswered_{0};
-  std::mutex mutex_; // with all_answered_
+  std::mutex mutex_; // with all_answered_; guards retired_
   std::condition_variable all_answered_;
+  std::vector<std::unique_ptr<CallStep>> retired_;
 };
 
 template <class Service, class Req, class Resp>
-void GrpcCallQueue::serve(std::type_identity_t<Service> *service,
-                          RequestFn<Service, Req, Resp> request,
-                          std::type_identity_t<Handler<Req, Resp>> handler, int outstanding) {
+void GrpcCallQueue::serveMethod(Service *service, RequestFn<Service, Req, Resp> request,
+                                CancellableHandler<Req, Resp> handler, int outstanding,
+                                bool cancellable) {
   auto method = std::make_shared<Method<Service, Req, Resp>>(
-      Method<Service, Req, Resp>{service, request, std::move(handler), this});
+      Method<Service, Req, Resp>{service, request, std::move(handler), this, cancellable});
   methods_.push_back(method);
   for (int i = 0; i < outstanding; ++i)
     new UnaryCall<Service, Req, Resp>(*method);
@@ -236,7 +343,7 @@ public:
        const GrpcServerOptions &options)
       : service_(service), control_(control), shared_memory_(options.shared_memory),
         reporter_(options.reporter), max_shm_input_bytes_(options.max_recv_msg_bytes),
-        max_send_bytes_(options.max_send_msg_bytes) {}
+        max_recv_bytes_(options.max_recv_msg_bytes), max_send_bytes_(options.max_send_msg_bytes) {}
 
   grpc::Status ServerLive(const inference::ServerLiveRequest *,
                           inference::ServerLiveResponse *resp) {
@@ -301,7 +408,14 @@ public:
   /// valid until then). Raw inputs are views of `req`'s bytes and hold it.
   void ModelInfer(const grpc::ServerContext &ctx,
                   std::shared_ptr<const inference::ModelInferRequest> req,
-                  inference::ModelInferResponse *resp, Reply finish) {
+                  inference::ModelInferResponse *resp, Reply finish, CancellationPtr cancel) {
+    if (const size_t bytes = req->ByteSizeLong();
+        max_recv_bytes_ > 0 && bytes > static_cast<size_t>(max_recv_bytes_)) {
+      Status too_big = resourceExhausted() << oversizeMessage(bytes, max_recv_bytes_);
+      report(req->model_name(), req->id(), too_big, false);
+      finish(protocol::toGrpcStatus(too_big));
+      return;
+    }
     protocol::Clock::time_point now = protocol::Clock::now();
     protocol::DecodeOptions options;
     options.now = now;
@@ -319,6 +433,7 @@ public:
     }
     protocol::InferRequest request = std::move(decoded->request);
     request.received = now;
+    request.cancel = std::move(cancel);
     request.deadline = protocol::tighterDeadline(
         request.deadline,
         protocol::steadyDeadline(ctx.deadline(), std::chrono::system_clock::now(), now));
@@ -516,6 +631,7 @@ private:
   protocol::SharedMemoryRegistry *shared_memory_;
   RequestReporter *reporter_;
   int64_t max_shm_input_bytes_;
+  int64_t max_recv_bytes_; // grpc.max_recv_msg_bytes
   int64_t max_send_bytes_; // grpc.max_send_msg_bytes
 };
 
@@ -663,13 +779,14 @@ Status GrpcServer::start() {
   // gRPC sets SO_REUSEPORT by default, which would let a second server silently share a
   // busy port; a taken port must be an error.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.SetMaxReceiveMessageSize(clampInt(options_.max_recv_msg_bytes));
+  builder.SetMaxReceiveMessageSize(grpcLibraryReceiveLimit(options_.max_recv_msg_bytes));
   builder.SetMaxSendMessageSize(clampInt(options_.max_send_msg_bytes));
   builder.RegisterService(inference_service.get());
   builder.RegisterService(control_service.get());
   if (evidence_)
     builder.RegisterService(evidence_service.get());
-  queue_ = std::make_unique<GrpcCallQueue>(builder.AddCompletionQueue());
+  queue_ =
+      std::make_unique<GrpcCallQueue>(builder.AddCompletionQueue(), options_.max_recv_msg_bytes);
   server_ = builder.BuildAndStart();
   if (!server_ || selected_port == 0) {
     if (server_)
@@ -697,12 +814,13 @@ Status GrpcServer::start() {
   q.serve(g, &G::RequestModelMetadata, impl, &Impl::ModelMetadata);
   q.serve(g, &G::RequestModelConfig, impl, &Impl::ModelConfig);
   // One requested ModelInfer per polling thread, so that each can take a new call.
-  q.serve(
+  q.serveCancellable(
       g, &G::RequestModelInfer,
       [impl](const grpc::ServerContext &ctx,
              std::shared_ptr<const inference::ModelInferRequest> req,
-             inference::ModelInferResponse *resp,
-             Reply reply) { impl->ModelInfer(ctx, std::move(req), resp, std::move(reply)); },
+             inference::ModelInferResponse *resp, Reply reply, CancellationPtr cancel) {
+        impl->ModelInfer(ctx, std::move(req), resp, std::move(reply), std::move(cancel));
+      },
       threads);
   auto stream_method = std::make_shared<StreamInferMethod>();
   stream_method->service = g;
@@ -711,7 +829,8 @@ Status GrpcServer::start() {
                                 std::shared_ptr<const inference::ModelInferRequest> req,
                                 inference::ModelInferResponse *resp,
                                 std::function<void(const grpc::Status &)> reply) {
-    impl->ModelInfer(ctx, std::move(req), resp, std::move(reply));
+    // A stream's requests end with the stream: grpc_stream.h answers a cancelled stream.
+    impl->ModelInfer(ctx, std::move(req), resp, std::move(reply), nullptr);
   };
   stream_method->started = [&q] { q.started(); };
   stream_method->ended = [&q] { q.answered(); };

@@ -40,8 +40,13 @@
 // answers NOT_FOUND for one other than "" and protocol::kModelVersion. The same port also
 // serves grpc.health.v1.Health (frontend/grpc_health.h) and gRPC server reflection
 // (grpc.reflection.v1alpha.ServerReflection, grpc++_reflection), which lists every service
-// above with its messages. A message larger than
-// max_recv_msg_bytes is rejected by gRPC with RESOURCE_EXHAUSTED before it is decoded.
+// above with its messages. A request message larger than max_recv_msg_bytes is answered
+// RESOURCE_EXHAUSTED (`request message of N bytes exceeds grpc.max_recv_msg_bytes (M)`; a
+// ModelInfer is told to the reporter): gRPC itself is given twice that limit so that such a
+// message reaches the server; a larger one gRPC refuses before any handler. A ModelInfer
+// call that ends without the server's answer (the client cancelled it, its deadline passed,
+// the connection broke; gRPC's AsyncNotifyWhenDone) raises its request's
+// InferRequest::cancel.
 //
 // Source: KServe V2 gRPC protocol; reference-system.md section 5.1-5.2.
 // Thread safety: start() and shutdown() from one controlling thread; RPCs run on the
@@ -78,7 +83,8 @@ struct GrpcServerOptions {
   std::string host = "0.0.0.0";
   /// TCP port; 0 picks a free port, read back with GrpcServer::port().
   int port = 8001;
-  /// Largest request message accepted, in bytes (config key grpc.max_recv_msg_bytes).
+  /// Largest request message accepted, in bytes (config key grpc.max_recv_msg_bytes; see
+  /// the file comment).
   int64_t max_recv_msg_bytes = int64_t{512} << 20;
   /// Largest response message sent, in bytes (config key grpc.max_send_msg_bytes).
   int64_t max_send_msg_bytes = int64_t{512} << 20;

@@ -141,6 +141,7 @@ void HttpServer::handleInfer(const HttpRequest &req, std::string body, HttpRespo
     return s.isOk() ? s : s.withPrefix(prefix);
   };
   std::function<Status(const protocol::InferResponse &)> deliver = decoded->request.deliver;
+  decoded->request.cancel = req.cancel;
   // The service completes on its own thread; this handler thread waits for it. The promise
   // is shared so the callback never touches a destroyed object.
   auto promise = std::make_shared<std::promise<Result<protocol::InferResponse>>>();
@@ -149,7 +150,7 @@ void HttpServer::handleInfer(const HttpRequest &req, std::string body, HttpRespo
     promise->set_value(std::move(r));
   });
   Result<protocol::InferResponse> result = future.get();
-  if (result.isOk() && !delivered)
+  if (result.isOk() && !delivered && !isCancelled(req.cancel))
     if (Status s = deliver(*result); !s.isOk())
       result = s;
   if (!result.isOk()) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "protocol/bytes_tensor.h"
+#include "support/cancellation.h"
 #include "support/status.h"
 #include "support/tensor.h"
 
@@ -63,6 +64,10 @@ struct InferRequest {
   /// is counted under the status the client sees; the front-end calls it when the service
   /// did not.
   std::function<Status(const InferResponse &)> deliver;
+  /// Set by the front-end: raised when the client has gone (a cancelled gRPC call, an HTTP
+  /// connection closed while the request waits). A service drops a queued request whose
+  /// flag is raised and answers Cancelled; null: the request cannot be cancelled.
+  CancellationPtr cancel;
 };
 
 struct InferResponse {

@@ -10,6 +10,7 @@
 #include "runtime/weight_cache.h"
 #include "server/evidence.h"
 #include "server/gpu_flags.h"
+#include "server/memory_trimmer.h"
 #include "support/file.h"
 
 #include <fmt/ranges.h>
@@ -232,7 +233,8 @@ runtime::Tf32GateOptions tf32GateOptions(const config::WorkerConfig &config,
 Worker::Worker(WorkerOptions options)
     : config_(std::move(options.config)), build_(std::move(options.build)),
       ephemeral_ports_(options.ephemeral_ports),
-      before_models_load_(std::move(options.before_models_load)) {}
+      before_models_load_(std::move(options.before_models_load)),
+      before_dispatch_(std::move(options.before_dispatch)) {}
 
 Worker::~Worker() { shutdown(); }
 
@@ -296,6 +298,7 @@ Status Worker::start() {
     backend_ = std::move(backend);
     probe_facts = runtime::cpuTf32Facts(numericsMode(rt.numerics));
   }
+  trimmer_ = std::make_unique<MemoryTrimmer>();
   facts_ = std::make_unique<WorkerFacts>();
   facts_->config = config_;
   facts_->build = build_;
@@ -318,8 +321,14 @@ Status Worker::start() {
     spdlog::info("weight budget resolved arena_bytes={} weight_pool_bytes={} fraction={} "
                  "wiggle={}",
                  arena, pool, rt.weight_cache_fraction, rt.weight_cache_wiggle_fraction);
+  scheduler::SchedulerOptions scheduling = schedulerOptions(config_);
+  if (before_dispatch_)
+    scheduling.prepare_run = [hook = before_dispatch_](const std::string &model) {
+      hook(model);
+      return Status::ok();
+    };
   service_ =
-      std::make_unique<WorkerService>(*repository_, schedulerOptions(config_), config_.worker_name,
+      std::make_unique<WorkerService>(*repository_, std::move(scheduling), config_.worker_name,
                                       servingOptions(config_, build_, pool));
   // Liveness and metrics answer before any model loads (a slow compile must not fail a
   // liveness probe); readiness stays false until the startup loads are done and the
@@ -462,6 +471,7 @@ void Worker::shutdown() {
     metrics_->shutdown();
   if (service_)
     service_->shutdown();
+  trimmer_.reset();
 }
 
 std::string Worker::evidenceJson() const {

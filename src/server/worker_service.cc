@@ -42,7 +42,7 @@ Status withRequestPrefix(const Status &s, const std::string &model, const std::s
 }
 
 /// `options` with every dispatch reported to `metrics` and `statistics`, and the weight
-/// cache acquired before each dispatch.
+/// cache acquired before each dispatch (after the options' own prepare_run, if any).
 scheduler::SchedulerOptions observedBy(scheduler::SchedulerOptions options, WorkerMetrics &metrics,
                                        ModelStatisticsTable &statistics,
                                        runtime::WeightCache &cache) {
@@ -50,7 +50,11 @@ scheduler::SchedulerOptions observedBy(scheduler::SchedulerOptions options, Work
     metrics.observeDispatch(s);
     statistics.observeDispatch(s);
   };
-  options.prepare_run = [&cache](const std::string &model) { return cache.acquire(model); };
+  options.prepare_run = [&cache, first = std::move(options.prepare_run)](const std::string &model) {
+    if (first)
+      RS_RETURN_IF_ERROR(first(model));
+    return cache.acquire(model);
+  };
   return options;
 }
 
@@ -407,7 +411,19 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
   const double decode_seconds =
       request.received ? std::chrono::duration<double>(arrived - *request.received).count() : 0;
   auto done = [this, arrived, decode_seconds, model_label, deliver = std::move(request.deliver),
+               cancel = request.cancel, deadline = request.deadline,
                user_done = std::move(user_done)](Result<protocol::InferResponse> r) {
+    // The client has gone: nothing is delivered (no shared-memory output is written) and
+    // the answer counts as what the client saw: DeadlineExceeded when the deadline ended
+    // the call, else Cancelled.
+    if (isCancelled(cancel) && (r.isOk() || (r.status().code() != StatusCode::kCancelled &&
+                                             r.status().code() != StatusCode::kDeadlineExceeded))) {
+      if (deadline && protocol::Clock::now() >= *deadline)
+        r = Status(deadlineExceeded() << "deadline exceeded; the answer was dropped");
+      else
+        r = Status(StatusBuilder(StatusCode::kCancelled)
+                   << "the client cancelled the request; its answer was dropped");
+    }
     const auto delivering = protocol::Clock::now();
     if (r.isOk() && deliver)
       if (Status s = deliver(*r); !s.isOk())
@@ -466,6 +482,7 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
   response->id = request.id;
   std::vector<size_t> selected = valid->outputs;
   std::string prefix = requestPrefix(request);
+  CancellationPtr cancel = request.cancel;
   scheduler_.submit(
       request.model_name, std::move(valid->inputs), request.deadline,
       [this, gate, model, response, selected, prefix, done](Result<std::vector<Tensor>> outputs) {
@@ -478,7 +495,8 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
           response->outputs.push_back({model->manifest.executable_outputs[o].name, (*outputs)[o]});
         leave(gate);
         done(std::move(*response));
-      });
+      },
+      std::move(cancel));
 }
 
 std::vector<protocol::ModelIndexEntry> WorkerService::listModels() const {

@@ -164,6 +164,11 @@ public:
                                                 protocol::Residency target) override;
   /// The weight cache (tests read its counters).
   const runtime::WeightCache &weightCache() const { return weight_cache_; }
+  /// The scheduler's state of `model` (tests read its queue); nullopt for a model it does
+  /// not serve.
+  std::optional<scheduler::ModelSchedStats> schedulerStats(const std::string &model) const {
+    return scheduler_.stats(model);
+  }
 
   /// KServe RepositoryModelLoad: loadModel() of the bundle `name` found in model_dirs.
   /// Errors: FailedPrecondition unless model_control_mode is explicit; NotFound when no

@@ -170,7 +170,8 @@ TEST(WorkerLimits, MessageAndBodyLimits) {
   o.endpoints_extra = ", max_request_bytes: 4096";
   auto w = startHardeningWorker(kIrisRepo, o);
   ASSERT_TRUE(w);
-  // gRPC refuses a message over grpc.max_recv_msg_bytes before decoding it.
+  // A message over twice grpc.max_recv_msg_bytes gRPC refuses before any handler (one between
+  // the limit and twice it the server refuses itself: Cancellation.AGrpcRequestOver...).
   ModelInferRequest big = irisRequest(irisRow());
   big.mutable_raw_input_contents(0)->append(8192, '\0');
   ModelInferResponse reply;

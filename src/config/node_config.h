@@ -35,9 +35,10 @@
 // only its own worker, such a variable applies to the one worker a process serves (the
 // single-worker container sets it), so a multi-worker node file with it set still loads.
 //
-// Errors are InvalidArgument and name the file and the dotted key path, or the variable:
-//   node.yaml: unknown key 'global.runtime.numercs'
-//   node.yaml: workers[1].endpoints.port: 70000 is out of range [1, 65535]
+// Errors are InvalidArgument and name the file, the key's line and column and the dotted
+// key path, or the variable (support/yaml.h):
+//   node.yaml:4:5: unknown key 'global.runtime.numercs'
+//   node.yaml:5:17: workers[1].endpoints.port: 70000 is out of range [1, 65535]
 //   environment override INFERENCE_SERVER_ENDPOINTS_PORT: expected an integer, got 'abc'
 // Unlike the reference implementation, an unknown key anywhere (and an unknown
 // INFERENCE_SERVER_* variable) is an error, so a typo is never silently ignored. Removed
@@ -49,9 +50,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "config/tree.h"
 #include "config/worker_config.h"
 #include "support/status.h"
+#include "support/yaml.h"
 
 #include <cstdint>
 #include <map>
@@ -85,7 +86,7 @@ struct NodeWorker {
   std::optional<int64_t> gpu;  // `gpu:` (>= 0)
   std::string host;            // `host:` ("" when absent)
   std::optional<int64_t> port; // `port:`
-  ConfigValue overrides;       // every other key: an override block (a map)
+  yaml::Value overrides;       // every other key: an override block (a map)
 };
 
 /// A parsed and validated node file.
@@ -97,10 +98,13 @@ struct NodeConfig {
   GpuSelection gpus;
   std::optional<Role> role; // unset: the supervisor decides (default all)
   std::optional<bool> shared_host_weights;
-  ConfigValue global;                                     // the `global:` map
+  yaml::Value global;                                     // the `global:` map
   std::vector<NodeWorker> workers;                        // empty: synthesized names
   std::map<std::string, std::vector<std::string>> models; // model -> worker names
   Environment env; // the environment the workers resolve against
+  /// The node file as read: values derived from its keys (a port from base_port) carry
+  /// those keys' lines into messages.
+  yaml::Value tree;
 };
 
 /// Reads, parses and validates the node file at `path`: top-level keys, worker entries

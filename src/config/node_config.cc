@@ -199,6 +199,12 @@ Status checkPortCollisions(const NodeConfig &node, const std::vector<WorkerConfi
 
 } // namespace
 
+Environment withoutWorkerPortVariables(Environment env) {
+  env.erase("INFERENCE_SERVER_ENDPOINTS_PORT");
+  env.erase("INFERENCE_SERVER_ENDPOINTS_METRICS_PORT");
+  return env;
+}
+
 size_t listedWorkerCount(const NodeConfig &node) { return node.workers.size(); }
 
 Result<int64_t> findWorker(const NodeConfig &node, std::string_view name) {
@@ -257,11 +263,15 @@ Result<NodeConfig> parseNodeFile(std::string_view text, const std::string &path,
   node.tree = std::move(root);
 
   // Resolve every listed worker now, so that any error in the file or the environment
-  // surfaces at load; then check ports across workers.
-  std::vector<WorkerConfig> resolved;
+  // surfaces at load; then check the ports the file gives them across workers.
   const int64_t count = node.workers.empty() ? 1 : static_cast<int64_t>(node.workers.size());
+  for (int64_t i = 0; i < count; ++i)
+    RS_RETURN_IF_ERROR(resolveWorker(node, i).status());
+  NodeConfig file_ports = node;
+  file_ports.env = withoutWorkerPortVariables(node.env);
+  std::vector<WorkerConfig> resolved;
   for (int64_t i = 0; i < count; ++i) {
-    RS_ASSIGN_OR_RETURN(WorkerConfig w, resolveWorker(node, i));
+    RS_ASSIGN_OR_RETURN(WorkerConfig w, resolveWorker(file_ports, i));
     resolved.push_back(std::move(w));
   }
   RS_RETURN_IF_ERROR(checkPortCollisions(node, resolved));

@@ -28,6 +28,13 @@
 // false and runtime.xla_flags.xla_gpu_exclude_nondeterministic_ops: true, each only when
 // not set explicitly in the file or the environment; it never sets runtime.numerics).
 //
+// Ports across workers: the gRPC and metrics ports the file gives its workers (port:,
+// base_port + i, metrics_base_port + i, endpoints blocks) must not collide. The variables
+// that set a worker's own ports (INFERENCE_SERVER_ENDPOINTS_PORT, _METRICS_PORT) are left
+// out of that check: as in the reference, where each worker process resolves and overrides
+// only its own worker, such a variable applies to the one worker a process serves (the
+// single-worker container sets it), so a multi-worker node file with it set still loads.
+//
 // Errors are InvalidArgument and name the file, the key's line and column and the dotted
 // key path, or the variable (support/yaml.h):
 //   node.yaml:4:5: unknown key 'global.runtime.numercs'
@@ -110,6 +117,11 @@ Result<NodeConfig> loadNodeFile(const std::string &path, const Environment &env)
 /// As loadNodeFile, from text; `path` names the file and anchors a relative model_repo.
 Result<NodeConfig> parseNodeFile(std::string_view text, const std::string &path,
                                  const Environment &env);
+
+/// `env` without the variables that set a worker's own ports (INFERENCE_SERVER_ENDPOINTS_PORT
+/// and INFERENCE_SERVER_ENDPOINTS_METRICS_PORT): resolving against it gives the ports the
+/// node file assigns (see the file comment).
+Environment withoutWorkerPortVariables(Environment env);
 
 /// The number of workers the file lists (0: names are synthesized, "worker<i>").
 size_t listedWorkerCount(const NodeConfig &node);

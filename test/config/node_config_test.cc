@@ -278,6 +278,36 @@ TEST(NodeConfig, StructuralErrors) {
             "node.yaml:2:1: base_port: endpoints.port 65536 is out of range [1, 65535]");
 }
 
+TEST(NodeConfig, CorsAllowedOriginsAreOriginsOrStar) {
+  NodeDir dir;
+  auto off = dir.worker("model_repo: repo\n");
+  ASSERT_TRUE(off.isOk()) << off.status().toString();
+  EXPECT_TRUE(off->endpoints.cors_allowed_origins.empty());
+  auto on =
+      dir.worker("model_repo: repo\nglobal:\n  endpoints:\n"
+                 "    cors_allowed_origins: [https://app.example.com, 'http://[::1]:3000', '*']\n");
+  ASSERT_TRUE(on.isOk()) << on.status().toString();
+  EXPECT_EQ(on->endpoints.cors_allowed_origins,
+            (std::vector<std::string>{"https://app.example.com", "http://[::1]:3000", "*"}));
+  // The variable separates origins with ',' (they hold ':').
+  auto env = dir.worker("model_repo: repo\n", {{"INFERENCE_SERVER_ENDPOINTS_CORS_ALLOWED_ORIGINS",
+                                                "https://a.example:8443,http://localhost:3000"}});
+  ASSERT_TRUE(env.isOk()) << env.status().toString();
+  EXPECT_EQ(env->endpoints.cors_allowed_origins,
+            (std::vector<std::string>{"https://a.example:8443", "http://localhost:3000"}));
+  for (const char *bad : {"app.example.com", "https://app.example.com/", "https://", "://x",
+                          "https://a.example, https://b.example"}) {
+    auto w = dir.worker("model_repo: repo\nglobal:\n  endpoints:\n    cors_allowed_origins: ['" +
+                        std::string(bad) + "']\n");
+    ASSERT_FALSE(w.isOk()) << bad;
+    EXPECT_NE(w.status().message().find("endpoints.cors_allowed_origins: '" + std::string(bad) +
+                                        "' is not an origin (scheme://host[:port], e.g. "
+                                        "https://app.example.com) or *"),
+              std::string::npos)
+        << w.status().message();
+  }
+}
+
 TEST(NodeConfig, BusyPollDefaultsByBackend) {
   NodeDir dir;
   auto gpu = dir.worker("model_repo: repo\nglobal:\n  runtime: {backend: cuda}\n");
@@ -306,6 +336,7 @@ TEST(NodeConfig, EffectiveSettingsListEveryKeySorted) {
   EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
   const std::vector<std::string> expected_keys = {
       "cache_dir",
+      "endpoints.cors_allowed_origins",
       "endpoints.host",
       "endpoints.http_port",
       "endpoints.max_concurrent_requests",
@@ -329,6 +360,7 @@ TEST(NodeConfig, EffectiveSettingsListEveryKeySorted) {
       "runtime.autotune_cache_dir",
       "runtime.backend",
       "runtime.batch_sizes",
+      "runtime.completion_polling",
       "runtime.cpu_threads",
       "runtime.device_ordinal",
       "runtime.event_spin_us",

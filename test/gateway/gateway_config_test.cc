@@ -150,6 +150,21 @@ TEST(GatewayConfigTest, EnvironmentOverrides) {
   EXPECT_EQ(bare->endpoints.size(), 2u);
 }
 
+TEST(GatewayConfigTest, HealthCheckMetricsPortIsAccepted) {
+  // The reference's container health check reads REACTANT_GATEWAY_METRICS_PORT; the gateway
+  // validates it and keeps listening where listen.metrics says.
+  Result<config::GatewayConfig> c = config::parseGatewayConfig(
+      kEndpoints, "gateway.yml", {{"REACTANT_GATEWAY_METRICS_PORT", "8002"}});
+  ASSERT_TRUE(c.isOk()) << c.status().toString();
+  EXPECT_EQ(c->health_check_metrics_port, 8002);
+  EXPECT_EQ(c->listen_metrics.text(), "0.0.0.0:8002");
+  Result<config::GatewayConfig> bad = config::parseGatewayConfig(
+      kEndpoints, "gateway.yml", {{"REACTANT_GATEWAY_METRICS_PORT", "0"}});
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_EQ(bad.status().message(), "environment override REACTANT_GATEWAY_METRICS_PORT: 0 is out "
+                                    "of range [1, 65535]");
+}
+
 TEST(GatewayConfigTest, ErrorsNameTheKeyAndValue) {
   struct Case {
     std::string yaml;

@@ -2,8 +2,8 @@
 //
 // Every answer counts under the status the client received: a gRPC reply larger than
 // grpc.max_send_msg_bytes is RESOURCE_EXHAUSTED in worker_requests_total and in the request
-// log, not OK. Datatype errors the wire cannot carry (BYTES, FP16 as JSON) name the
-// model's datatype beside the received one.
+// log, not OK. Datatype errors name the model's datatype beside the received one: a BYTES
+// input to a numeric model, and what the wire cannot carry (FP16 as JSON).
 //
 //===----------------------------------------------------------------------===//
 #include "log_capture.h"
@@ -17,13 +17,6 @@ namespace {
 
 using inference::ModelInferRequest;
 using inference::ModelInferResponse;
-
-/// Whether the exposition `text` has the sample `series value` (whole line).
-bool hasSample(const std::string &text, const std::string &sample) {
-  return text.find("\n" + sample + "\n") != std::string::npos;
-}
-
-const std::string kIrisLabels = "gpu=\"\",worker=\"worker0\",model=\"iris_mlp\"";
 
 TEST(Accounting, AGrpcReplyOverTheSendLimitCountsAndLogsAsResourceExhausted) {
   WorkerSetup o;
@@ -70,11 +63,14 @@ TEST(Accounting, BytesInputNamesTheExpectedAndReceivedDatatypes) {
   ASSERT_TRUE(w);
   ModelInferRequest req = irisRequest(irisRow(), "b");
   req.mutable_inputs(0)->set_datatype("BYTES");
+  req.clear_raw_input_contents();
+  for (const char *e : {"a", "b", "c", "d"})
+    req.mutable_inputs(0)->mutable_contents()->add_bytes_contents(e);
   ModelInferResponse reply;
   grpc::Status s = w->infer(req, &reply);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(s.error_message(), "model 'iris_mlp', request 'b': input 'features': datatype BYTES "
-                               "is not supported (expected FP32, received BYTES)");
+                               "does not match the model's FP32");
   auto res = w->http()->Post("/v2/models/iris_mlp/infer",
                              R"({"inputs":[{"name":"features","datatype":"BYTES",)"
                              R"("shape":[1,4],"data":["a","b","c","d"]}]})",
@@ -82,8 +78,7 @@ TEST(Accounting, BytesInputNamesTheExpectedAndReceivedDatatypes) {
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 400);
   EXPECT_EQ(nlohmann::json::parse(res->body)["error"],
-            "model 'iris_mlp': input 'features': datatype BYTES is not supported (expected FP32, "
-            "received BYTES)");
+            "model 'iris_mlp': input 'features': datatype BYTES does not match the model's FP32");
 }
 
 TEST(Accounting, Fp16AsJsonNamesTheExpectedAndReceivedDatatypes) {

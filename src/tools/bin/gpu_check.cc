@@ -249,6 +249,7 @@ int main(int argc, char **argv) {
   const pjrt::DeviceDescription &dev = backend.client().device();
   std::printf("backend: created in %.0f ms\n", msSince(t0));
   std::printf("backend: %s\n", backend.deviceInfo().backend_version.c_str());
+  std::printf("completion: %s\n", backend.deviceInfo().completion.c_str());
   std::printf("device: platform=%s kind=%s ordinal=%d id=%d compute_capability=%s\n",
               dev.platform_name.c_str(), dev.device_kind.c_str(), dev.local_hardware_id,
               dev.device_id, dev.compute_capability.c_str());

@@ -5,6 +5,7 @@
 #include "ir/printer.h"
 #include "passes/numerics.h"
 #include "runtime/numerics_gate.h"
+#include "support/run_profile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -297,7 +298,7 @@ void timingBreakdown(const runtime::PjrtBackend &backend, const std::string &tag
   for (const pjrt::DeviceBuffer &b : resident)
     resident_ptrs.push_back(&b);
 
-  std::vector<double> up, ex, rb, total, single;
+  std::vector<double> up, ex, rb, total, single, host_up, host_ex, host_rb;
   bool same = true;
   for (int r = 0; r < runs + 1; ++r) { // the first run is a warm-up
     auto t0 = Clock::now();
@@ -328,7 +329,11 @@ void timingBreakdown(const runtime::PjrtBackend &backend, const std::string &tag
     auto t3 = Clock::now();
     same = same && sameBytes(host, expected);
     auto t4 = Clock::now();
-    auto one = exe->runHost(inputs, resident_ptrs);
+    RunProfile profile;
+    auto one = [&] {
+      RunProfileScope scope(&profile);
+      return exe->runHost(inputs, resident_ptrs);
+    }();
     const double single_us = msSince(t4) * 1000.0;
     same = same && one.isOk() && sameBytes(*one, expected);
     if (r == 0)
@@ -339,12 +344,16 @@ void timingBreakdown(const runtime::PjrtBackend &backend, const std::string &tag
     rb.push_back(US(t3 - t2).count());
     total.push_back(US(t3 - t0).count());
     single.push_back(single_us);
+    host_up.push_back(profile.upload_seconds * 1e6);
+    host_ex.push_back(profile.execute_seconds * 1e6);
+    host_rb.push_back(profile.readback_seconds * 1e6);
   }
   tally->add(same);
   std::printf("%s timing p50 (us, %d runs): sequential %.1f (upload %.1f, execute %.1f, read "
-              "back %.1f); runHost (one wait) %.1f; same bytes: %s\n",
+              "back %.1f); runHost (one wait) %.1f (upload %.1f, execute %.1f, read back %.1f); "
+              "same bytes: %s\n",
               tag.c_str(), runs, median(total), median(up), median(ex), median(rb), median(single),
-              same ? "yes" : "NO");
+              median(host_up), median(host_ex), median(host_rb), same ? "yes" : "NO");
 }
 
 } // namespace

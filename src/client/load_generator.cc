@@ -219,9 +219,9 @@ private:
     inference::ModelInferResponse resp;
     grpc::Status s = stub_->ModelInfer(&ctx, req.grpc, &resp);
     if (s.error_code() == grpc::StatusCode::CANCELLED) {
-      // The server never answers CANCELLED itself: gRPC core does, without running the
-      // call, when the call reaches a server in the instant it starts shutting down. Sent
-      // again once, like an HTTP request on a connection found closed.
+      // Not this client's cancellation (it never cancels), so gRPC core's: it answers so,
+      // without running the call, when the call reaches a server in the instant it starts
+      // shutting down. Sent again once, like an HTTP request on a connection found closed.
       a.retried = true;
       grpc::ClientContext again;
       if (run_.options.timeout_ms > 0)

@@ -34,8 +34,9 @@
 // (RFC 9112 §9.3.1), a request whose reused keep-alive connection turns out closed by the
 // server is sent again once on a new connection (`retried` counts them); a failure on a
 // fresh connection is not retried. Likewise a gRPC call answered CANCELLED is sent again
-// once: the server never answers CANCELLED itself, gRPC core does, without running the
-// call, when it reaches the server in the instant its shutdown begins.
+// once: the server answers CANCELLED only to a call its client cancelled (which loadgen
+// never does); gRPC core does, without running the call, when it reaches the server in the
+// instant its shutdown begins.
 //
 // With `metrics_url`, the server's process_resident_memory_bytes is sampled from its
 // /metrics every `rss_interval_s` seconds; the report gives the samples and the growth of

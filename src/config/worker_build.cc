@@ -23,7 +23,7 @@ constexpr std::string_view kDeterminismFlag = "xla_gpu_exclude_nondeterministic_
 
 /// runtime.shared_host_weights_mode: an octal permission string such as "660", at most 0777.
 Status checkSharedWeightsMode(const KeyReader &b, const RuntimeConfig &r) {
-  const ConfigValue *v = b.lookup("runtime.shared_host_weights_mode");
+  const yaml::Value *v = b.lookup("runtime.shared_host_weights_mode");
   if (!v)
     return Status::ok();
   const std::string &s = r.shared_host_weights_mode;
@@ -80,7 +80,7 @@ Status checkPorts(const KeyReader &b, const EndpointsConfig &e) {
     return b.error(*b.lookup("endpoints.metrics_port"), "endpoints.metrics_port")
            << e.metrics_port << " must differ from endpoints.port " << e.port;
   if (e.http_port != 0 && (e.http_port == e.port || e.http_port == e.metrics_port)) {
-    const ConfigValue *v = b.lookup("endpoints.http_port");
+    const yaml::Value *v = b.lookup("endpoints.http_port");
     if (!v) // the default 8000 collides with an explicit port
       v = e.http_port == e.port ? b.lookup("endpoints.port") : b.lookup("endpoints.metrics_port");
     return b.error(*v, "endpoints.http_port")
@@ -105,7 +105,7 @@ Status checkTls(const KeyReader &b, const TlsConfig &t) {
 
 /// model_dirs must name existing directories.
 Status checkModelDirs(const KeyReader &b, const std::vector<std::string> &dirs) {
-  const ConfigValue *v = b.lookup("model_dirs");
+  const yaml::Value *v = b.lookup("model_dirs");
   if (dirs.empty()) {
     if (v)
       return b.error(*v, "model_dirs") << "at least one model directory is required";
@@ -143,7 +143,7 @@ void applyRegulatedProfile(const KeyReader &b, WorkerConfig &out) {
 
 } // namespace
 
-Status buildWorker(const ConfigValue &raw, std::string_view file, WorkerConfig &out) {
+Status buildWorker(const yaml::Value &raw, std::string_view file, WorkerConfig &out) {
   const KeyTable<WorkerConfig> &keys = workerKeys();
   KeyReader b(raw, std::string(file), "", keys.lenient_env_booleans);
   RS_RETURN_IF_ERROR(readKeys(keys, b, out));

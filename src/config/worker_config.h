@@ -77,6 +77,9 @@ struct RuntimeConfig {
   /// runtime.event_spin_us in [0, 1000000]: how long a GPU worker's thread polls a PJRT event
   /// before it sleeps (pjrt::ClientOptions::event_spin); 0 = sleep at once.
   int64_t event_spin_us = 20000;
+  /// runtime.completion_polling: see a GPU execution finish through the vendor's
+  /// completion poller (pjrt::ClientOptions::poll_completion).
+  bool completion_polling = true;
 };
 
 /// `scheduler.models.<name>:` block.

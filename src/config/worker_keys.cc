@@ -171,6 +171,14 @@ KeyTable<W> makeWorkerKeys() {
         .doc = "GPU (ours): how long the thread waiting for a GPU execution, upload or "
                "read-back polls the PJRT event before it sleeps; 0 = sleep at once (docs/gpu.md)"},
        [](W &c) { return field(c.runtime.event_spin_us); }},
+      {{.path = "runtime.completion_polling",
+        .type = T::kBoolean,
+        .fallback = "true",
+        .doc = "GPU (ours): the waiting thread sees an execution finish by polling a device "
+               "event of its own (CUDA: libcuda.so.1 and the plugin's stream extension) "
+               "instead of the PJRT event; false, or where the driver lacks it: the PJRT "
+               "event (docs/gpu.md)"},
+       [](W &c) { return field(c.runtime.completion_polling); }},
       {{.path = "runtime.allow_cpu_fallback",
         .type = T::kBoolean,
         .fallback = "true",

@@ -1,6 +1,9 @@
 //===- frontend/grpc_server.cc - KServe V2 gRPC front-end ---------------------===//
 #include "frontend/grpc_server.h"
 
+#include "frontend/grpc_call_step.h"
+#include "frontend/grpc_health.h"
+#include "frontend/grpc_stream.h"
 #include "frontend/peer.h"
 
 #include "protocol/deadline.h"
@@ -11,7 +14,9 @@
 #include "protocol/status_mapping.h"
 #include "support/net.h"
 
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
@@ -40,14 +45,18 @@ namespace {
 /// Answers a call: OK sends the response the handler filled, any other status the error.
 using Reply = std::function<void(const grpc::Status &)>;
 
-/// One step of a call on the completion queue; a pointer to it is the step's tag.
-class CallStep {
-public:
-  virtual ~CallStep() = default;
-  /// Runs on the polling thread that took the tag. `ok` is false when the server shut down
-  /// before a call arrived, or when the answer could not be sent.
-  virtual void proceed(bool ok) = 0;
-};
+/// The error of a request message over grpc.max_recv_msg_bytes.
+std::string oversizeMessage(size_t bytes, int64_t limit) {
+  return "request message of " + std::to_string(bytes) +
+         " bytes exceeds grpc.max_recv_msg_bytes (" + std::to_string(limit) + ")";
+}
+
+/// gRPC's own receive limit: above grpc.max_recv_msg_bytes, so that a message up to twice
+/// that size reaches the server, which refuses it itself (counted and logged); a larger
+/// one gRPC refuses before any handler sees it (no metric or log can count it).
+int grpcLibraryReceiveLimit(int64_t max_recv_msg_bytes) {
+  return static_cast<int>(std::clamp<int64_t>(max_recv_msg_bytes * 2, 0, INT_MAX));
+}
 
 } // namespace
 
@@ -69,15 +78,47 @@ public:
   template <class Req, class Resp>
   using Handler =
       std::function<void(const grpc::ServerContext &, std::shared_ptr<const Req>, Resp *, Reply)>;
+  /// The same for a call that can be cancelled: the Cancellation is raised when the client
+  /// cancels the call or its deadline ends it (gRPC's AsyncNotifyWhenDone and IsCancelled).
+  template <class Req, class Resp>
+  using CancellableHandler =
+      std::function<void(const grpc::ServerContext &, std::shared_ptr<const Req>, Resp *, Reply,
+                         std::shared_ptr<const Cancellation>)>;
 
-  explicit GrpcCallQueue(std::unique_ptr<grpc::ServerCompletionQueue> cq) : cq_(std::move(cq)) {}
+  /// `max_request_bytes` (> 0): the largest request message a handler is given; a larger
+  /// one (gRPC reads up to its own, higher limit) is answered RESOURCE_EXHAUSTED here, except
+  /// for a method that checks the size itself.
+  GrpcCallQueue(std::unique_ptr<grpc::ServerCompletionQueue> cq, int64_t max_request_bytes)
+      : cq_(std::move(cq)), max_request_bytes_(max_request_bytes) {}
+
+  /// The queue (for the streaming calls of frontend/grpc_stream.h, whose steps are CallSteps).
+  grpc::ServerCompletionQueue *cq() { return cq_.get(); }
 
   /// Serves method `request` of `service` (registered on the started server) with `handler`:
   /// keeps `outstanding` calls requested (a call arriving while none is requested waits in
   /// gRPC until one is).
   template <class Service, class Req, class Resp>
   void serve(std::type_identity_t<Service> *service, RequestFn<Service, Req, Resp> request,
-             std::type_identity_t<Handler<Req, Resp>> handler, int outstanding);
+             std::type_identity_t<Handler<Req, Resp>> handler, int outstanding) {
+    serveMethod<Service, Req, Resp>(
+        service, request,
+        [handler = std::move(handler)](const grpc::ServerContext &ctx,
+                                       std::shared_ptr<const Req> req, Resp *resp, Reply reply,
+                                       std::shared_ptr<const Cancellation>) {
+          handler(ctx, std::move(req), resp, std::move(reply));
+        },
+        outstanding, false);
+  }
+
+  /// Serves a method whose handler watches for the call's cancellation and checks the
+  /// request's size against max_request_bytes itself (ModelInfer: it counts and logs the
+  /// refusal).
+  template <class Service, class Req, class Resp>
+  void
+  serveCancellable(std::type_identity_t<Service> *service, RequestFn<Service, Req, Resp> request,
+                   std::type_identity_t<CancellableHandler<Req, Resp>> handler, int outstanding) {
+    serveMethod<Service, Req, Resp>(service, request, std::move(handler), outstanding, true);
+  }
 
   /// Serves a method whose handler answers before it returns: `fn` fills the response and
   /// returns the call's status.
@@ -148,6 +189,12 @@ public:
     all_answered_.wait(lock, [this] { return unanswered_.load() == 0; });
   }
 
+  /// Keeps a call that cannot be deleted yet until close() has drained the queue.
+  void retire(CallStep *call) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    retired_.emplace_back(call);
+  }
+
   /// Shuts the queue down and joins the threads once it is drained; after the server's
   /// Shutdown() and waitAnswered().
   void close() {
@@ -161,35 +208,61 @@ public:
     for (std::thread &t : threads_)
       t.join();
     threads_.clear();
+    std::lock_guard<std::mutex> lock(mutex_);
+    retired_.clear();
   }
 
 private:
+  template <class Service, class Req, class Resp>
+  void serveMethod(Service *service, RequestFn<Service, Req, Resp> request,
+                   CancellableHandler<Req, Resp> handler, int outstanding, bool cancellable);
+
   template <class Service, class Req, class Resp> struct Method {
     Service *service;
     RequestFn<Service, Req, Resp> request;
-    Handler<Req, Resp> handler;
+    CancellableHandler<Req, Resp> handler;
     GrpcCallQueue *queue;
+    /// Watches for cancellation and checks the request's size itself.
+    bool cancellable = false;
   };
 
   /// One call: requested on construction; proceed(true) requests the next call of the method
-  /// and runs this one; the answer's completion deletes it.
+  /// and runs this one. It is deleted once its answer's completion and, for a cancellable
+  /// method, gRPC's done notification have both come (the latter comes only for a call that
+  /// started: grpc/grpc#10136).
   template <class Service, class Req, class Resp> class UnaryCall final : public CallStep {
   public:
     explicit UnaryCall(const Method<Service, Req, Resp> &method)
-        : method_(method), responder_(&ctx_) {
+        : method_(method), responder_(&ctx_), done_(this) {
+      if (method_.cancellable) {
+        cancel_ = std::make_shared<Cancellation>();
+        refs_.store(2);
+        ctx_.AsyncNotifyWhenDone(&done_);
+      }
       (method_.service->*method_.request)(&ctx_, request_.get(), &responder_,
                                           method_.queue->cq_.get(), method_.queue->cq_.get(), this);
     }
 
     void proceed(bool ok) override {
-      if (answered_ || !ok) {
-        delete this;
+      if (!ok && !started_) { // the server shut down before a call came
+        // gRPC does not deliver the done notification for a call that never started
+        // (grpc/grpc#10136), but the issue reports cases where it did: the queue deletes
+        // such a call once it has delivered every tag.
+        if (method_.cancellable)
+          method_.queue->retire(this);
+        else
+          delete this;
         return;
       }
+      if (answered_ || !ok) {
+        release();
+        return;
+      }
+      started_ = true;
       new UnaryCall(method_); // the next call, before this one runs
       GrpcCallQueue &queue = *method_.queue;
       queue.started();
-      method_.handler(ctx_, request_, &response_, [this, &queue](const grpc::Status &status) {
+      auto reply = [this, &queue](const grpc::Status &status) {
         // Finish's completion may reach another polling thread and delete this call at
         // once: nothing of `this` is touched after it.
         answered_ = true;
@@ -198,33 +271,66 @@ private:
         else
           responder_.FinishWithError(status, this);
         queue.answered();
-      });
+      };
+      if (!method_.cancellable && queue.max_request_bytes_ > 0) {
+        const size_t bytes = request_->ByteSizeLong();
+        if (bytes > static_cast<size_t>(queue.max_request_bytes_))
+          return reply(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                    oversizeMessage(bytes, queue.max_request_bytes_)));
+      }
+      method_.handler(ctx_, request_, &response_, std::move(reply), cancel_);
     }
 
   private:
+    /// gRPC's done notification of a cancellable call: raises the cancellation when the call
+    /// ended without the server's answer (client cancel, deadline, broken connection).
+    class DoneStep final : public CallStep {
+    public:
+      explicit DoneStep(UnaryCall *call) : call_(call) {}
+      void proceed(bool) override {
+        if (call_->ctx_.IsCancelled())
+          call_->cancel_->cancel();
+        call_->release();
+      }
+
+    private:
+      UnaryCall *call_;
+    };
+
+    void release() {
+      if (refs_.fetch_sub(1) == 1)
+        delete this;
+    }
+
     const Method<Service, Req, Resp> &method_;
     grpc::ServerContext ctx_;
     // Shared: ModelInfer's input tensors view the request's bytes and hold it.
     std::shared_ptr<Req> request_ = std::make_shared<Req>();
     Resp response_;
     grpc::ServerAsyncResponseWriter<Resp> responder_;
+    DoneStep done_;
+    std::shared_ptr<Cancellation> cancel_; // cancellable methods only
+    std::atomic<int> refs_{1};             // the answer, and gRPC's done notification
+    bool started_ = false;
     bool answered_ = false;
   };
 
   std::unique_ptr<grpc::ServerCompletionQueue> cq_;
+  int64_t max_request_bytes_ = 0;
   std::vector<std::thread> threads_;
   std::vector<std::shared_ptr<void>> methods_; // Method<...>, for as long as calls may run
   std::atomic<int64_t> unanswered_{0};
-  std::mutex mutex_; // with all_answered_
+  std::mutex mutex_; // with all_answered_; guards retired_
   std::condition_variable all_answered_;
+  std::vector<std::unique_ptr<CallStep>> retired_;
 };
 
 template <class Service, class Req, class Resp>
-void GrpcCallQueue::serve(std::type_identity_t<Service> *service,
-                          RequestFn<Service, Req, Resp> request,
-                          std::type_identity_t<Handler<Req, Resp>> handler, int outstanding) {
+void GrpcCallQueue::serveMethod(Service *service, RequestFn<Service, Req, Resp> request,
+                                CancellableHandler<Req, Resp> handler, int outstanding,
+                                bool cancellable) {
   auto method = std::make_shared<Method<Service, Req, Resp>>(
-      Method<Service, Req, Resp>{service, request, std::move(handler), this});
+      Method<Service, Req, Resp>{service, request, std::move(handler), this, cancellable});
   methods_.push_back(method);
   for (int i = 0; i < outstanding; ++i)
     new UnaryCall<Service, Req, Resp>(*method);
@@ -237,7 +343,7 @@ public:
        const GrpcServerOptions &options)
       : service_(service), control_(control), shared_memory_(options.shared_memory),
         reporter_(options.reporter), max_shm_input_bytes_(options.max_recv_msg_bytes),
-        max_send_bytes_(options.max_send_msg_bytes) {}
+        max_recv_bytes_(options.max_recv_msg_bytes), max_send_bytes_(options.max_send_msg_bytes) {}
 
   grpc::Status ServerLive(const inference::ServerLiveRequest *,
                           inference::ServerLiveResponse *resp) {
@@ -258,6 +364,8 @@ public:
     Result<protocol::ModelReadiness> r = service_.modelReady(req->name());
     if (!r.isOk())
       return protocol::toGrpcStatus(r.status());
+    if (Status v = protocol::checkModelVersion(req->name(), req->version()); !v.isOk())
+      return protocol::toGrpcStatus(v);
     resp->set_ready(r->ready);
     return grpc::Status::OK;
   }
@@ -275,7 +383,23 @@ public:
     Result<protocol::ModelMetadata> r = service_.modelMetadata(req->name());
     if (!r.isOk())
       return protocol::toGrpcStatus(r.status());
+    if (Status v = protocol::checkModelVersion(req->name(), req->version()); !v.isOk())
+      return protocol::toGrpcStatus(v);
     protocol::encodeModelMetadata(*r, resp);
+    return grpc::Status::OK;
+  }
+
+  /// Triton's ModelConfig (protocol/model_config.h).
+  grpc::Status ModelConfig(const inference::ModelConfigRequest *req,
+                           inference::ModelConfigResponse *resp) {
+    if (req->name().empty())
+      return protocol::toGrpcStatus(invalidArgument() << "model name is empty");
+    Result<protocol::ModelConfiguration> r = service_.modelConfig(req->name());
+    if (!r.isOk())
+      return protocol::toGrpcStatus(r.status());
+    if (Status v = protocol::checkModelVersion(req->name(), req->version()); !v.isOk())
+      return protocol::toGrpcStatus(v);
+    protocol::encodeModelConfig(*r, resp->mutable_config());
     return grpc::Status::OK;
   }
 
@@ -284,7 +408,14 @@ public:
   /// valid until then). Raw inputs are views of `req`'s bytes and hold it.
   void ModelInfer(const grpc::ServerContext &ctx,
                   std::shared_ptr<const inference::ModelInferRequest> req,
-                  inference::ModelInferResponse *resp, Reply finish) {
+                  inference::ModelInferResponse *resp, Reply finish, CancellationPtr cancel) {
+    if (const size_t bytes = req->ByteSizeLong();
+        max_recv_bytes_ > 0 && bytes > static_cast<size_t>(max_recv_bytes_)) {
+      Status too_big = resourceExhausted() << oversizeMessage(bytes, max_recv_bytes_);
+      report(req->model_name(), req->id(), too_big, false);
+      finish(protocol::toGrpcStatus(too_big));
+      return;
+    }
     protocol::Clock::time_point now = protocol::Clock::now();
     protocol::DecodeOptions options;
     options.now = now;
@@ -301,6 +432,8 @@ public:
       return;
     }
     protocol::InferRequest request = std::move(decoded->request);
+    request.received = now;
+    request.cancel = std::move(cancel);
     request.deadline = protocol::tighterDeadline(
         request.deadline,
         protocol::steadyDeadline(ctx.deadline(), std::chrono::system_clock::now(), now));
@@ -351,12 +484,14 @@ public:
 
   grpc::Status RepositoryIndex(const inference::RepositoryIndexRequest *req,
                                inference::RepositoryIndexResponse *resp) {
-    // reference-system.md 5.1: state READY | UNAVAILABLE, version "", ready=true filters.
+    // reference-system.md 5.1: state READY | UNAVAILABLE, ready=true filters; the version
+    // is the one every model has (protocol/model_config.h).
     for (const protocol::ModelIndexEntry &m : control_.listModels()) {
       if (req->ready() && !m.ready)
         continue;
       inference::RepositoryIndexResponse::ModelIndex *entry = resp->add_models();
       entry->set_name(m.name);
+      entry->set_version(protocol::kModelVersion);
       entry->set_state(m.ready ? "READY" : "UNAVAILABLE");
       entry->set_reason(m.reason);
     }
@@ -383,6 +518,8 @@ public:
     Result<std::vector<protocol::ModelStatistics>> stats = control_.modelStatistics(req->name());
     if (!stats.isOk())
       return protocol::toGrpcStatus(stats.status());
+    if (Status v = protocol::checkModelVersion(req->name(), req->version()); !v.isOk())
+      return protocol::toGrpcStatus(v);
     auto duration = [](const protocol::DurationStat &d, inference::StatisticDuration *out) {
       out->set_count(d.count);
       out->set_ns(d.ns);
@@ -494,6 +631,7 @@ private:
   protocol::SharedMemoryRegistry *shared_memory_;
   RequestReporter *reporter_;
   int64_t max_shm_input_bytes_;
+  int64_t max_recv_bytes_; // grpc.max_recv_msg_bytes
   int64_t max_send_bytes_; // grpc.max_send_msg_bytes
 };
 
@@ -625,6 +763,11 @@ Status GrpcServer::start() {
   auto control_service = std::make_unique<reactant_control::ControlService::AsyncService>();
   auto evidence_service = std::make_unique<reactant_evidence::EvidenceService::AsyncService>();
   std::string address = formatHostPort(options_.host, options_.port);
+  // grpc.health.v1.Health (grpc++'s implementation, fed by GrpcHealthPublisher) and server
+  // reflection (grpc++_reflection) on the same port; both read process-wide switches at
+  // BuildAndStart.
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   auto clampInt = [](int64_t v) { return static_cast<int>(std::clamp<int64_t>(v, 0, INT_MAX)); };
   grpc::ServerBuilder builder;
   int selected_port = 0;
@@ -636,13 +779,14 @@ Status GrpcServer::start() {
   // gRPC sets SO_REUSEPORT by default, which would let a second server silently share a
   // busy port; a taken port must be an error.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.SetMaxReceiveMessageSize(clampInt(options_.max_recv_msg_bytes));
+  builder.SetMaxReceiveMessageSize(grpcLibraryReceiveLimit(options_.max_recv_msg_bytes));
   builder.SetMaxSendMessageSize(clampInt(options_.max_send_msg_bytes));
   builder.RegisterService(inference_service.get());
   builder.RegisterService(control_service.get());
   if (evidence_)
     builder.RegisterService(evidence_service.get());
-  queue_ = std::make_unique<GrpcCallQueue>(builder.AddCompletionQueue());
+  queue_ =
+      std::make_unique<GrpcCallQueue>(builder.AddCompletionQueue(), options_.max_recv_msg_bytes);
   server_ = builder.BuildAndStart();
   if (!server_ || selected_port == 0) {
     if (server_)
@@ -668,14 +812,29 @@ Status GrpcServer::start() {
   q.serve(g, &G::RequestModelReady, impl, &Impl::ModelReady);
   q.serve(g, &G::RequestServerMetadata, impl, &Impl::ServerMetadata);
   q.serve(g, &G::RequestModelMetadata, impl, &Impl::ModelMetadata);
+  q.serve(g, &G::RequestModelConfig, impl, &Impl::ModelConfig);
   // One requested ModelInfer per polling thread, so that each can take a new call.
-  q.serve(
+  q.serveCancellable(
       g, &G::RequestModelInfer,
       [impl](const grpc::ServerContext &ctx,
              std::shared_ptr<const inference::ModelInferRequest> req,
-             inference::ModelInferResponse *resp,
-             Reply reply) { impl->ModelInfer(ctx, std::move(req), resp, std::move(reply)); },
+             inference::ModelInferResponse *resp, Reply reply, CancellationPtr cancel) {
+        impl->ModelInfer(ctx, std::move(req), resp, std::move(reply), std::move(cancel));
+      },
       threads);
+  auto stream_method = std::make_shared<StreamInferMethod>();
+  stream_method->service = g;
+  stream_method->cq = q.cq();
+  stream_method->infer = [impl](const grpc::ServerContext &ctx,
+                                std::shared_ptr<const inference::ModelInferRequest> req,
+                                inference::ModelInferResponse *resp,
+                                std::function<void(const grpc::Status &)> reply) {
+    // A stream's requests end with the stream: grpc_stream.h answers a cancelled stream.
+    impl->ModelInfer(ctx, std::move(req), resp, std::move(reply), nullptr);
+  };
+  stream_method->started = [&q] { q.started(); };
+  stream_method->ended = [&q] { q.answered(); };
+  serveModelStreamInfer(std::move(stream_method));
   q.serve(g, &G::RequestRepositoryIndex, impl, &Impl::RepositoryIndex);
   q.serve(g, &G::RequestRepositoryModelLoad, impl, &Impl::RepositoryModelLoad);
   q.serve(g, &G::RequestRepositoryModelUnload, impl, &Impl::RepositoryModelUnload);
@@ -698,14 +857,23 @@ Status GrpcServer::start() {
   services_.push_back(std::move(control_service));
   services_.push_back(std::move(evidence_service));
   q.startThreads(threads, options_.busy_poll);
+  if (grpc::HealthCheckServiceInterface *health = server_->GetHealthCheckService())
+    health_ = std::make_unique<GrpcHealthPublisher>(*health, service_, model_control_,
+                                                    options_.health_refresh);
   spdlog::info("grpc server listening on {}:{} polling_threads={} busy_poll_us={}", options_.host,
                port_, threads, options_.busy_poll.count());
   return Status::ok();
 }
 
+void GrpcServer::refreshHealth() {
+  if (health_)
+    health_->refresh();
+}
+
 void GrpcServer::shutdown() {
   if (!server_)
     return;
+  health_.reset(); // grpc++ turns every status NOT_SERVING as the server shuts down
   server_->Shutdown(std::chrono::system_clock::now() + options_.shutdown_grace);
   // A call whose inference still runs answers later (cancelled past the grace); its answer
   // goes through the completion queue, so the queue closes only after it.

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <chrono>
+#include <utility>
 
 namespace rs::frontend {
 
@@ -70,7 +71,15 @@ std::string serializeHead(const HttpResponse &res, bool close) {
 /// sending, reads the answer instead of a reset; and for how long.
 constexpr uint64_t kLingerBytes = 64u << 20;
 constexpr auto kLinger = std::chrono::seconds(2);
+/// Read buffer sizes: a body is read in large pieces; a head, a watched or idle
+/// connection and a linger in small ones, so that thousands of slow or idle connections
+/// each hold a few KiB.
 constexpr size_t kReadChunk = 64 << 10;
+constexpr size_t kHeadChunk = 4 << 10;
+/// While a request is in its handler, the connection reads on to see a close or a reset;
+/// what arrives meanwhile (pipelined requests) is kept up to this many bytes, then it stops
+/// reading until the answer is out (the client's sends then wait on TCP's window).
+constexpr size_t kWatchBufferBytes = 64 << 10;
 
 using PlainStream = tcp::socket;
 using TlsStream = net::ssl::stream<tcp::socket>;
@@ -126,6 +135,8 @@ private:
   // ---- reading -------------------------------------------------------------------------
 
   void startRequest() {
+    if (buffer_.empty())
+      std::string().swap(buffer_); // an idle connection keeps no large buffer
     parser_ = std::make_unique<HttpRequestParser>(limits_);
     continue_sent_ = false;
     head_started_ = !buffer_.empty();
@@ -177,11 +188,12 @@ private:
     if (core_->stopping)
       return closeNow();
     armTimer(readDeadline());
-    stream_.async_read_some(net::buffer(chunk_.data(), chunk_.size()),
-                            [self = this->shared_from_this()](error_code ec, size_t n) {
-                              self->disarmTimer();
-                              self->onRead(ec, n);
-                            });
+    stream_.async_read_some(
+        readBuffer(parser_->state() == HttpRequestParser::State::kBody ? kReadChunk : kHeadChunk),
+        [self = this->shared_from_this()](error_code ec, size_t n) {
+          self->disarmTimer();
+          self->onRead(ec, n);
+        });
   }
 
   void onRead(error_code ec, size_t n) {
@@ -195,7 +207,7 @@ private:
       head_started_ = true;
       head_start_ = Clock::now();
     }
-    const std::string_view got(chunk_.data(), n);
+    const std::string_view got(chunk_.get(), n);
     if (!buffer_.empty()) {
       buffer_.append(got);
       return process();
@@ -212,7 +224,10 @@ private:
     request_.remote_addr = remote_addr_;
     request_.remote_port = remote_port_;
     keep_alive_ = wantsKeepAlive(request_);
+    cancel_ = std::make_shared<Cancellation>();
+    request_.cancel = cancel_;
     busy_ = true;
+    watchPeer();
     net::post(core_->handlers, [self = this->shared_from_this()] {
       auto res = std::make_shared<HttpResponse>();
       try {
@@ -228,7 +243,47 @@ private:
     });
   }
 
+  /// While the handler runs: one read at a time, so that a close (EOF) or a reset of the
+  /// connection raises the request's cancellation (nginx likewise takes a client's EOF
+  /// while its request waits for an upstream for an abort). Bytes that arrive are kept for
+  /// the next request, up to kWatchBufferBytes.
+  void watchPeer() {
+    if (buffer_.size() >= kWatchBufferBytes)
+      return;
+    watching_ = true;
+    stream_.async_read_some(
+        readBuffer(kHeadChunk),
+        [self = this->shared_from_this()](error_code ec, size_t n) { self->onWatch(ec, n); });
+  }
+
+  void onWatch(error_code ec, size_t n) {
+    watching_ = false;
+    if (!ec) {
+      buffer_.append(chunk_.get(), n);
+    } else if (ec != net::error::operation_aborted) {
+      peer_gone_ = true;
+      cancel_->cancel();
+    }
+    if (held_answer_)
+      return answer(std::exchange(held_answer_, nullptr));
+    if (!ec)
+      watchPeer();
+  }
+
   void answer(const std::shared_ptr<HttpResponse> &res) {
+    if (watching_) {
+      // The watching read ends first (onWatch answers): one read or write at a time keeps
+      // the stream's state simple, TLS included.
+      held_answer_ = res;
+      error_code ignored;
+      lowest(stream_).cancel(ignored);
+      return;
+    }
+    if (peer_gone_) { // the client closed or reset the connection: no one reads an answer
+      request_ = HttpRequest();
+      busy_ = false;
+      return closeNow();
+    }
     std::string connection = res->get_header_value("Connection");
     const bool close = !keep_alive_ || core_->stopping || equalsIgnoreCase(connection, "close");
     auto head = std::make_shared<std::string>(serializeHead(*res, close));
@@ -295,7 +350,7 @@ private:
     if (lingered_ > kLingerBytes)
       return closeNow();
     armTimer(linger_deadline_);
-    lowest(stream_).async_read_some(net::buffer(chunk_.data(), chunk_.size()),
+    lowest(stream_).async_read_some(readBuffer(kReadChunk), // perhaps a large body's rest
                                     [self = this->shared_from_this()](error_code ec, size_t n) {
                                       self->disarmTimer();
                                       if (ec)
@@ -303,6 +358,15 @@ private:
                                       self->lingered_ += n;
                                       self->drainInput();
                                     });
+  }
+
+  /// The read buffer, `size` bytes (reallocated when the size changes).
+  net::mutable_buffer readBuffer(size_t size) {
+    if (chunk_size_ != size) {
+      chunk_ = std::make_unique_for_overwrite<char[]>(size);
+      chunk_size_ = size;
+    }
+    return net::buffer(chunk_.get(), size);
   }
 
   // ---- deadlines and closing -----------------------------------------------------------
@@ -339,12 +403,17 @@ private:
   std::string remote_addr_;
   int remote_port_ = 0;
 
-  std::array<char, kReadChunk> chunk_;
+  std::unique_ptr<char[]> chunk_; // what the pending read reads into
+  size_t chunk_size_ = 0;
   std::string buffer_; // bytes read and not yet parsed (the next pipelined request's)
   std::unique_ptr<HttpRequestParser> parser_;
-  HttpRequest request_; // the request in a handler
+  HttpRequest request_;                       // the request in a handler
+  std::shared_ptr<Cancellation> cancel_;      // the request in a handler's
+  std::shared_ptr<HttpResponse> held_answer_; // waits for the watching read to end
   bool keep_alive_ = true;
-  bool busy_ = false; // a request is being handled or answered
+  bool busy_ = false;      // a request is being handled or answered
+  bool watching_ = false;  // watchPeer's read is pending
+  bool peer_gone_ = false; // the client closed or reset the connection
   bool continue_sent_ = false;
   bool head_started_ = false;
   bool body_started_ = false;

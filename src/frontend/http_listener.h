@@ -16,6 +16,9 @@
 //   body_grace_s, min_body_bytes_per_s   the body's deadline is its start + grace + bytes
 //                           received / rate, checked while it arrives; then 408
 //   the same budget for writing a response, else the connection is dropped
+// While a request is in its handler its connection is still read: a close (EOF) or a
+// reset raises the request's HttpRequest::cancel and the connection is closed without an
+// answer; bytes that arrive meanwhile are kept for the next request (up to 64 KiB).
 // A malformed request is answered (400, 413, 415, 431, 501, 505; the body from
 // `error_reply`) and the connection closed after a bounded linger that lets the client
 // read the answer. HTTPS with frontend/tls.h options (OpenSSL through Asio).

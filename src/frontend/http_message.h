@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "support/cancellation.h"
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -44,6 +46,9 @@ struct HttpRequest {
   /// The peer's address and port ("127.0.0.1", 51234).
   std::string remote_addr;
   int remote_port = 0;
+  /// Raised by the transport when the connection is closed or reset while the request is
+  /// in its handler (the client no longer waits for the answer); null outside a handler.
+  CancellationPtr cancel;
 
   bool has_header(std::string_view name) const;
   /// The first value of `name`, or "" when absent.

@@ -10,6 +10,7 @@
 #include "protocol/http_codec.h"
 #include "protocol/http_raw_request.h"
 #include "protocol/json_packed.h"
+#include "protocol/model_config.h"
 #include "protocol/status_mapping.h"
 
 #include <nlohmann/json.hpp>
@@ -122,6 +123,7 @@ void HttpServer::handleInfer(const HttpRequest &req, std::string body, HttpRespo
     return replyError(res, failed);
   }
   std::string().swap(body); // the tensors hold copies; free the body before running
+  decoded->request.received = options.now;
   protocol::OutputEncoding encoding = std::move(decoded->output_encoding);
   // Held until the reply is written: the regions stay usable even if unregistered meanwhile.
   std::vector<protocol::SharedMemoryOutput> shm = std::move(decoded->shared_memory_outputs);
@@ -139,6 +141,7 @@ void HttpServer::handleInfer(const HttpRequest &req, std::string body, HttpRespo
     return s.isOk() ? s : s.withPrefix(prefix);
   };
   std::function<Status(const protocol::InferResponse &)> deliver = decoded->request.deliver;
+  decoded->request.cancel = req.cancel;
   // The service completes on its own thread; this handler thread waits for it. The promise
   // is shared so the callback never touches a destroyed object.
   auto promise = std::make_shared<std::promise<Result<protocol::InferResponse>>>();
@@ -147,7 +150,7 @@ void HttpServer::handleInfer(const HttpRequest &req, std::string body, HttpRespo
     promise->set_value(std::move(r));
   });
   Result<protocol::InferResponse> result = future.get();
-  if (result.isOk() && !delivered)
+  if (result.isOk() && !delivered && !isCancelled(req.cancel))
     if (Status s = deliver(*result); !s.isOk())
       result = s;
   if (!result.isOk()) {
@@ -227,16 +230,32 @@ void HttpServer::addHealthAndServerRoutes() {
 
 void HttpServer::addModelRoutes() {
   get(kModelPath, [this](const HttpRequest &req, HttpResponse &res) {
-    Result<protocol::ModelMetadata> md = service_.modelMetadata(modelRef(req).name);
+    const protocol::ModelRef ref = modelRef(req);
+    Result<protocol::ModelMetadata> md = service_.modelMetadata(ref.name);
     if (!md.isOk())
       return replyError(res, md.status());
+    if (Status v = protocol::checkModelVersion(ref.name, ref.version); !v.isOk())
+      return replyError(res, v);
     replyJson(res, 200, protocol::modelMetadataJson(*md));
   });
+  // Triton's model configuration extension (protocol/model_config.h).
+  get(std::string(kModelPath) + "/config", [this](const HttpRequest &req, HttpResponse &res) {
+    const protocol::ModelRef ref = modelRef(req);
+    Result<protocol::ModelConfiguration> config = service_.modelConfig(ref.name);
+    if (!config.isOk())
+      return replyError(res, config.status());
+    if (Status v = protocol::checkModelVersion(ref.name, ref.version); !v.isOk())
+      return replyError(res, v);
+    replyJson(res, 200, protocol::modelConfigJson(*config));
+  });
   get(std::string(kModelPath) + "/ready", [this](const HttpRequest &req, HttpResponse &res) {
-    std::string name = modelRef(req).name;
+    const protocol::ModelRef ref = modelRef(req);
+    const std::string &name = ref.name;
     Result<protocol::ModelReadiness> r = service_.modelReady(name);
     if (!r.isOk())
       return replyError(res, r.status());
+    if (Status v = protocol::checkModelVersion(name, ref.version); !v.isOk())
+      return replyError(res, v);
     nlohmann::json body = {{"name", name}, {"ready", r->ready}};
     if (!r->ready && !r->reason.empty())
       body["reason"] = r->reason;

@@ -323,7 +323,9 @@ void appendShape(const Shape &shape, std::string &out) {
 
 /// Appends `{"name","datatype","shape", data or binary parameters}`; returns true when the
 /// tensor's bytes go to the binary section. With `shm` (an output already written to
-/// shared memory) the entry has the region parameters and no data.
+/// shared memory) the entry has neither data nor parameters, as Triton's reply: Triton's C++
+/// HTTP client (perf_analyzer, Model Analyzer) takes an output's `parameters` to describe
+/// binary data and fails on one without `binary_data_size`.
 bool appendTensorEntry(const NamedTensor &t, bool binary, std::string &out,
                        const SharedMemoryOutput *shm = nullptr) {
   // A BYTES tensor's JSON strings, when it is to go as JSON and has that form.
@@ -337,13 +339,7 @@ bool appendTensorEntry(const NamedTensor &t, bool binary, std::string &out,
   out += "\",\"shape\":";
   appendShape(t.shape(), out);
   if (shm) {
-    out += ",\"parameters\":{\"";
-    out += kShmRegionParameter;
-    out += "\":" + jsonString(shm->ref.region) + ",\"" + kShmByteSizeParameter +
-           "\":" + std::to_string(t.wireByteSize());
-    if (shm->ref.offset != 0)
-      out += ",\"" + std::string(kShmOffsetParameter) + "\":" + std::to_string(shm->ref.offset);
-    out += "}";
+    // The region holds the bytes; the client knows where it asked for them.
   } else if (as_binary) {
     out += ",\"parameters\":{\"binary_data_size\":" + std::to_string(t.wireByteSize()) + "}";
   } else {

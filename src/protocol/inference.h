@@ -12,6 +12,7 @@
 #pragma once
 
 #include "protocol/bytes_tensor.h"
+#include "support/cancellation.h"
 #include "support/status.h"
 #include "support/tensor.h"
 
@@ -47,12 +48,15 @@ struct InferResponse;
 
 struct InferRequest {
   std::string model_name;
-  std::string model_version; // accepted and ignored (bundles have no versions)
+  std::string model_version; // "" or protocol::kModelVersion (protocol/model_config.h)
   std::string id;            // echoed back in the response
   std::vector<NamedTensor> inputs;
   /// When non-empty, exactly these outputs in this order; unknown names are an error.
   std::vector<std::string> requested_outputs;
   std::optional<Clock::time_point> deadline;
+  /// When the front-end received the request, before decoding it (the decode stage of
+  /// worker_request_stage_seconds_total); unset: not measured.
+  std::optional<Clock::time_point> received;
   /// Set by the front-end: makes the response what the client receives (shared-memory
   /// outputs written, the reply encoded and checked against the message size limit) and
   /// returns the error the client gets instead when that fails. A service calls it on a
@@ -60,6 +64,10 @@ struct InferRequest {
   /// is counted under the status the client sees; the front-end calls it when the service
   /// did not.
   std::function<Status(const InferResponse &)> deliver;
+  /// Set by the front-end: raised when the client has gone (a cancelled gRPC call, an HTTP
+  /// connection closed while the request waits). A service drops a queued request whose
+  /// flag is raised and answers Cancelled; null: the request cannot be cancelled.
+  CancellationPtr cancel;
 };
 
 struct InferResponse {
@@ -83,7 +91,7 @@ struct TensorSpec {
 
 struct ModelMetadata {
   std::string name;
-  std::vector<std::string> versions; // empty: bundles have no versions
+  std::vector<std::string> versions; // a loaded model: {kModelVersion} (protocol/model_config.h)
   std::string platform;              // "cpu" or "cuda"
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;

@@ -26,8 +26,8 @@ bool Scheduler::dispatchOne(std::unique_lock<std::mutex> &lock,
   if (chosen == models_.end())
     return false;
   ModelState &state = chosen->second;
-  std::vector<QueuedPiece> expired;
-  std::vector<QueuedPiece> batch = takeBatch(state, t, &expired);
+  std::vector<QueuedPiece> expired, cancelled;
+  std::vector<QueuedPiece> batch = takeBatch(state, t, &expired, &cancelled);
   std::string model = chosen->first;
   ModelBatching batching = state.batching;
   ++in_flight_;
@@ -41,6 +41,10 @@ bool Scheduler::dispatchOne(std::unique_lock<std::mutex> &lock,
   for (const QueuedPiece &piece : expired)
     finishPiece(piece, deadlineExceeded()
                            << "model '" << model << "': deadline exceeded before execution");
+  for (const QueuedPiece &piece : cancelled)
+    finishPiece(piece, StatusBuilder(StatusCode::kCancelled)
+                           << "model '" << model
+                           << "': the client cancelled the request before it ran");
   if (!batch.empty())
     execute(model, batching, std::move(batch));
   lock.lock();
@@ -50,8 +54,9 @@ bool Scheduler::dispatchOne(std::unique_lock<std::mutex> &lock,
   return true;
 }
 
-std::vector<Scheduler::QueuedPiece> Scheduler::takeBatch(ModelState &state, Clock::time_point t,
-                                                         std::vector<QueuedPiece> *expired) const {
+std::vector<Scheduler::QueuedPiece>
+Scheduler::takeBatch(ModelState &state, Clock::time_point t, std::vector<QueuedPiece> *expired,
+                     std::vector<QueuedPiece> *cancelled) const {
   // Laxity margin: under edf a request that cannot finish by its deadline is shed.
   const double margin_s =
       options_.discipline == Discipline::kEdf ? costOf(state, plannedBatchSize(state)) : 0.0;
@@ -62,8 +67,16 @@ std::vector<Scheduler::QueuedPiece> Scheduler::takeBatch(ModelState &state, Cloc
   const int64_t cap = rowCap(state);
   while (!state.queue.empty()) {
     QueuedPiece &next = state.queue.front();
+    // A passed deadline first: gRPC cancels a call whose deadline passed, and its client
+    // sees DEADLINE_EXCEEDED.
     if (next.deadline && t + margin >= *next.deadline) {
       expired->push_back(std::move(next));
+      state.queue.pop_front();
+      continue;
+    }
+    if (isCancelled(next.request->cancel)) {
+      ++state.requests_cancelled;
+      cancelled->push_back(std::move(next));
       state.queue.pop_front();
       continue;
     }
@@ -103,10 +116,13 @@ void Scheduler::execute(const std::string &model, const ModelBatching &batching,
   }
   std::vector<Tensor> inputs = gatherInputs(batching, batch, batch_size);
 
-  const Clock::time_point started = now();
-  Result<std::vector<Tensor>> outputs = run_(model, batch_size, std::move(inputs));
-  const Clock::time_point finished = now();
   DispatchStats stats;
+  const Clock::time_point started = now();
+  Result<std::vector<Tensor>> outputs = [&] {
+    RunProfileScope profile(&stats.run_profile);
+    return run_(model, batch_size, std::move(inputs));
+  }();
+  const Clock::time_point finished = now();
   stats.model = model;
   stats.batch_size = batch_size;
   stats.rows = batched ? rows : static_cast<int64_t>(batch.size());
@@ -244,6 +260,9 @@ void Scheduler::finishPiece(const QueuedPiece &piece, Result<std::vector<Tensor>
     std::lock_guard<std::mutex> lock(request.mu);
     if (request.failed)
       return;
+    if (outputs.isOk() && isCancelled(request.cancel))
+      outputs = Status(StatusBuilder(StatusCode::kCancelled)
+                       << "the client cancelled the request while it ran; its answer was dropped");
     if (!outputs.isOk()) {
       request.failed = true;
       done = std::move(request.done);

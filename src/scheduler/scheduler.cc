@@ -84,6 +84,9 @@ std::optional<ModelSchedStats> Scheduler::stats(const std::string &model) const 
   s.weight = state.policy.weight;
   s.max_batch_size = state.policy.max_batch_size;
   s.queue_depth = static_cast<int64_t>(state.queue.size());
+  s.queued_cancelled =
+      std::count_if(state.queue.begin(), state.queue.end(),
+                    [](const QueuedPiece &p) { return isCancelled(p.request->cancel); });
   const double dt = std::chrono::duration<double>(now() - state.ema_at).count();
   s.recent_compute_ema =
       dt > 0 ? state.ema * std::exp(-dt * std::log(2.0) / options_.ema_halflife_seconds)
@@ -93,6 +96,7 @@ std::optional<ModelSchedStats> Scheduler::stats(const std::string &model) const 
   s.warmup_failures = state.warmup_failures;
   s.requests_served = state.requests_served;
   s.rows_served = state.rows_served;
+  s.requests_cancelled = state.requests_cancelled;
   s.total_compute_seconds = state.total_compute;
   return s;
 }
@@ -112,7 +116,8 @@ void Scheduler::removeModel(const std::string &model) {
 }
 
 void Scheduler::submit(const std::string &model, std::vector<Tensor> inputs,
-                       std::optional<Clock::time_point> deadline, DoneFn done) {
+                       std::optional<Clock::time_point> deadline, DoneFn done,
+                       CancellationPtr cancel) {
   std::unique_lock<std::mutex> lock(mu_);
   if (stopping_) {
     lock.unlock();
@@ -136,6 +141,7 @@ void Scheduler::submit(const std::string &model, std::vector<Tensor> inputs,
   auto request = std::make_shared<SplitRequest>();
   request->output_batch_axes = b.output_batch_axes;
   request->done = std::move(done);
+  request->cancel = std::move(cancel);
 
   bool batched = !b.compiled_batch_sizes.empty();
   bool outputs_batched = true;

@@ -48,10 +48,17 @@
 // outputs are in manifest order; shapes are checked by the caller (every input of a request has the
 // same row count along its batch axis).
 //
+// Cancellation: a request submitted with a Cancellation (support/cancellation.h) whose flag
+// is raised while it waits is taken off its queue, without running, when its model's next
+// batch is formed, and answered Cancelled; a request whose flag is raised while its batch
+// runs is answered Cancelled instead of with its outputs (the batch itself runs to the end
+// for the other requests in it). ModelSchedStats::requests_cancelled counts the first kind.
+//
 // Errors delivered to DoneFn: NotFound (model unknown or removed while queued),
 // ResourceExhausted (the model's queue holds max_queue_depth requests),
 // DeadlineExceeded (the deadline passed, or under edf cannot be met, before execution),
-// Unavailable (shut down), and whatever RunFn returns. Thread safety: all methods may be
+// Cancelled (the client went away, above), Unavailable (shut down), and whatever RunFn
+// returns. Thread safety: all methods may be
 // called from any thread; DoneFn runs on the dispatch thread (or the caller's, for
 // immediate errors and, with SchedulerOptions::inline_dispatch, for batches submit() runs
 // itself), or with SchedulerOptions::answer_threads on those threads.
@@ -71,6 +78,8 @@
 
 #include "scheduler/batching.h"
 #include "scheduler/clock.h"
+#include "support/cancellation.h"
+#include "support/run_profile.h"
 #include "support/status.h"
 #include "support/tensor.h"
 
@@ -124,6 +133,9 @@ struct DispatchStats {
   double output_seconds = 0;
   /// Per request (or piece) in the batch: seconds from submit() to the dispatch's start.
   std::vector<double> queue_wait_seconds;
+  /// RunFn's own stages (upload, execute, readback) where the backend reports them
+  /// (support/run_profile.h; `filled` false: the backend does not, all of it is compute).
+  RunProfile run_profile;
   /// RunFn succeeded.
   bool ok = true;
 };
@@ -159,6 +171,12 @@ struct ModelSchedStats {
   /// Requests (or pieces) and real rows that ran successfully.
   int64_t requests_served = 0;
   int64_t rows_served = 0;
+  /// Requests (or pieces) dropped from the queue without running because their request
+  /// was cancelled.
+  int64_t requests_cancelled = 0;
+  /// Requests (or pieces) in the queue now whose request has been cancelled (they are
+  /// dropped when the model's next batch is formed).
+  int64_t queued_cancelled = 0;
   /// Sum of measured compute seconds over every dispatch.
   double total_compute_seconds = 0;
 };
@@ -253,9 +271,11 @@ public:
   std::optional<ModelSchedStats> stats(const std::string &model) const;
 
   /// Queues a request. `inputs` are in manifest order with equal row counts along their
-  /// batch axes. `done` is called exactly once.
+  /// batch axes. `done` is called exactly once. `cancel` (may be null): the request's flag;
+  /// raised before the request runs, the request is dropped and answered Cancelled.
   void submit(const std::string &model, std::vector<Tensor> inputs,
-              std::optional<Clock::time_point> deadline, DoneFn done);
+              std::optional<Clock::time_point> deadline, DoneFn done,
+              CancellationPtr cancel = nullptr);
 
   /// Starts the dispatch threads, one per batch in flight (idempotent).
   void start();
@@ -291,6 +311,7 @@ private:
     int64_t dispatch_count = 0;
     int64_t requests_served = 0;
     int64_t rows_served = 0;
+    int64_t requests_cancelled = 0;
     double total_compute = 0;
     bool held = false; // the coalescing wait holds it this round (dispatch loop only)
     Clock::time_point last_finished{}; // when its last batch left the device (coalescing wait)
@@ -330,10 +351,12 @@ private:
   /// in_flight_ counting it; returns whether it ran (or expired) anything. `wake`: the earliest end
   /// of a coalescing hold, if any.
   bool dispatchOne(std::unique_lock<std::mutex> &lock, std::optional<Clock::time_point> *wake);
-  /// Takes the next batch of `state` off its queue (and the pieces whose deadline cannot be
-  /// met at `now` into `expired`).
+  /// Takes the next batch of `state` off its queue, and on the way the pieces whose deadline
+  /// cannot be met at `now` into `expired` and those whose request was cancelled into
+  /// `cancelled` (counted in the model's requests_cancelled).
   std::vector<QueuedPiece> takeBatch(ModelState &state, Clock::time_point now,
-                                     std::vector<QueuedPiece> *expired) const;
+                                     std::vector<QueuedPiece> *expired,
+                                     std::vector<QueuedPiece> *cancelled) const;
   /// Runs the batch and folds its compute time into the model's EMA, cost and counters.
   void execute(const std::string &model, const ModelBatching &batching,
                std::vector<QueuedPiece> batch);
@@ -354,6 +377,8 @@ private:
   /// `observe` runs once the other shares are posted, before this thread's own share.
   void deliverAnswers(std::vector<QueuedPiece> batch, std::vector<std::vector<Tensor>> outputs,
                       const std::function<void()> &observe);
+  /// Completes one piece; the request's DoneFn runs once its last piece is in, or at its
+  /// first error. A request cancelled meanwhile gets Cancelled instead of its outputs.
   static void finishPiece(const QueuedPiece &piece, Result<std::vector<Tensor>> outputs);
 
   class AnswerPool;

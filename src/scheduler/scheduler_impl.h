@@ -23,6 +23,7 @@ struct Scheduler::SplitRequest {
   bool failed = false;
   std::mutex mu;
   DoneFn done;
+  CancellationPtr cancel; // null: cannot be cancelled
 };
 
 /// Delivers answers on a few threads (SchedulerOptions::answer_threads): an Eigen thread

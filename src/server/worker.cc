@@ -10,6 +10,7 @@
 #include "runtime/weight_cache.h"
 #include "server/evidence.h"
 #include "server/gpu_flags.h"
+#include "server/memory_trimmer.h"
 #include "support/file.h"
 
 #include <fmt/ranges.h>
@@ -124,6 +125,7 @@ ServingOptions servingOptions(const config::WorkerConfig &config, const ServerBu
   ServingOptions o;
   o.max_concurrent_requests = config.endpoints.max_concurrent_requests;
   o.info.device_ordinal = std::to_string(config.runtime.device_ordinal);
+  o.device_ordinal = config.runtime.device_ordinal;
   o.info.control_mode = std::string(config::modelControlModeName(config.model_control_mode));
   o.info.discipline = std::string(config::disciplineName(config.scheduler.discipline));
   o.info.residency_mode = config.model_control_mode == config::ModelControlMode::kExplicit
@@ -197,14 +199,17 @@ Result<std::unique_ptr<runtime::PjrtBackend>> createGpuBackend(const config::Run
   o.client.memory_fraction = rt.mem_fraction;
   o.client.preallocate = rt.preallocate;
   o.client.event_spin = std::chrono::microseconds(rt.event_spin_us);
+  o.client.poll_completion = rt.completion_polling;
   RS_ASSIGN_OR_RETURN(o.xla_flags, gpuXlaFlags(rt));
   const auto start = std::chrono::steady_clock::now();
   RS_ASSIGN_OR_RETURN(std::unique_ptr<runtime::PjrtBackend> backend, runtime::createPjrtBackend(o));
   const runtime::DeviceInfo info = backend->deviceInfo();
   spdlog::info("GPU backend ready platform={} device={} ordinal={} compute_capability={} "
-               "mem_fraction={} preallocate={} xla_flags=[{}] plugin=[{}] seconds={:.3f}",
+               "mem_fraction={} preallocate={} completion=\"{}\" xla_flags=[{}] plugin=[{}] "
+               "seconds={:.3f}",
                info.platform, info.device_kind, info.device_ordinal, info.compute_capability,
-               rt.mem_fraction, rt.preallocate, backend->xlaFlags(), info.backend_version,
+               rt.mem_fraction, rt.preallocate, info.completion, backend->xlaFlags(),
+               info.backend_version,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return backend;
 }
@@ -228,7 +233,8 @@ runtime::Tf32GateOptions tf32GateOptions(const config::WorkerConfig &config,
 Worker::Worker(WorkerOptions options)
     : config_(std::move(options.config)), build_(std::move(options.build)),
       ephemeral_ports_(options.ephemeral_ports),
-      before_models_load_(std::move(options.before_models_load)) {}
+      before_models_load_(std::move(options.before_models_load)),
+      before_dispatch_(std::move(options.before_dispatch)) {}
 
 Worker::~Worker() { shutdown(); }
 
@@ -292,6 +298,7 @@ Status Worker::start() {
     backend_ = std::move(backend);
     probe_facts = runtime::cpuTf32Facts(numericsMode(rt.numerics));
   }
+  trimmer_ = std::make_unique<MemoryTrimmer>();
   facts_ = std::make_unique<WorkerFacts>();
   facts_->config = config_;
   facts_->build = build_;
@@ -314,11 +321,18 @@ Status Worker::start() {
     spdlog::info("weight budget resolved arena_bytes={} weight_pool_bytes={} fraction={} "
                  "wiggle={}",
                  arena, pool, rt.weight_cache_fraction, rt.weight_cache_wiggle_fraction);
+  scheduler::SchedulerOptions scheduling = schedulerOptions(config_);
+  if (before_dispatch_)
+    scheduling.prepare_run = [hook = before_dispatch_](const std::string &model) {
+      hook(model);
+      return Status::ok();
+    };
   service_ =
-      std::make_unique<WorkerService>(*repository_, schedulerOptions(config_), config_.worker_name,
+      std::make_unique<WorkerService>(*repository_, std::move(scheduling), config_.worker_name,
                                       servingOptions(config_, build_, pool));
   // Liveness and metrics answer before any model loads (a slow compile must not fail a
-  // liveness probe); readiness stays false until the startup loads are done.
+  // liveness probe); readiness stays false until the startup loads are done and the
+  // front-ends listen.
   if (config_.endpoints.metrics_port > 0) {
     frontend::MetricsHealthServerOptions metrics_options;
     metrics_options.host = config_.endpoints.host;
@@ -337,7 +351,6 @@ Status Worker::start() {
     RS_ASSIGN_OR_RETURN(facts_->tf32_probe, probe.get());
   }
   service_->registerLoadedModels();
-  service_->markStartupDone();
   size_t ready = 0, failed = 0;
   for (const auto &s : repository_->states())
     (s.model ? ready : failed)++;
@@ -387,6 +400,10 @@ Status Worker::start() {
   }
   if (config_.model_control_mode == config::ModelControlMode::kDynamic)
     startWatchers();
+  // Ready only once every front-end listens: whoever waits on /readyz (an orchestrator's
+  // probe, a test) never sends a request to a data port that is not yet open.
+  service_->markStartupDone();
+  grpc_->refreshHealth();
   spdlog::info("serving grpc={}:{} http={} metrics={}", config_.endpoints.host, grpcPort(),
                httpPort(), metricsPort());
   return Status::ok();
@@ -398,6 +415,8 @@ bool Worker::drainAndShutdown(std::chrono::milliseconds exit_timeout) {
   bool idle = true;
   if (service_) {
     service_->beginDrain();
+    if (grpc_)
+      grpc_->refreshHealth(); // grpc.health.v1 turns NOT_SERVING with readiness
     if (http_)
       http_->beginDrain();
     spdlog::info("draining: not ready, new requests get UNAVAILABLE, waiting up to {} ms for {} "
@@ -452,6 +471,7 @@ void Worker::shutdown() {
     metrics_->shutdown();
   if (service_)
     service_->shutdown();
+  trimmer_.reset();
 }
 
 std::string Worker::evidenceJson() const {

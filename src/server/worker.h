@@ -34,6 +34,7 @@ class MetricsHealthServer;
 namespace rs::server {
 
 struct WorkerFacts;
+class MemoryTrimmer;
 
 struct WorkerOptions {
   config::WorkerConfig config;
@@ -45,6 +46,9 @@ struct WorkerOptions {
   /// Tests only: called by start() on its thread once the metrics/health port serves and
   /// before the first model loads (metricsPort() is known then).
   std::function<void()> before_models_load = nullptr;
+  /// Tests only: called on the dispatching thread before each batch of `model` runs (and
+  /// each warmup), outside its measured compute time; a test blocks in it to hold the device.
+  std::function<void(const std::string &model)> before_dispatch = nullptr;
 };
 
 class Worker {
@@ -93,6 +97,7 @@ private:
   ServerBuild build_;
   bool ephemeral_ports_ = false;
   std::function<void()> before_models_load_;
+  std::function<void(const std::string &)> before_dispatch_;
   std::string cache_key_; // runtime.executable_cache_key_file's bytes ("" = none)
   int64_t weight_arena_bytes_ = 0;
   std::shared_ptr<runtime::Backend> backend_;
@@ -102,6 +107,8 @@ private:
   std::unique_ptr<frontend::GrpcServer> grpc_;
   std::unique_ptr<frontend::HttpServer> http_;
   std::unique_ptr<frontend::MetricsHealthServer> metrics_;
+  /// Returns the allocator's free memory to the system after large transient buffers.
+  std::unique_ptr<MemoryTrimmer> trimmer_;
   /// model_control_mode dynamic: one watcher per model directory (stopped first).
   std::vector<std::unique_ptr<runtime::RepositoryWatcher>> watchers_;
 };

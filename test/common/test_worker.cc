@@ -9,20 +9,23 @@ Result<config::WorkerConfig> firstWorker(const std::string &yaml, const std::str
   return config::resolveWorker(node, 0);
 }
 
-Result<std::unique_ptr<server::Worker>> startWorker(const config::WorkerConfig &config,
-                                                    int64_t weight_arena_bytes) {
-  auto worker = std::make_unique<server::Worker>(
-      server::WorkerOptions{.config = config, .ephemeral_ports = true});
+Result<std::unique_ptr<server::Worker>>
+startWorker(const config::WorkerConfig &config, int64_t weight_arena_bytes,
+            std::function<void(const std::string &)> before_dispatch) {
+  auto worker = std::make_unique<server::Worker>(server::WorkerOptions{
+      .config = config, .ephemeral_ports = true, .before_dispatch = std::move(before_dispatch)});
   if (weight_arena_bytes > 0)
     worker->setWeightArenaBytes(weight_arena_bytes);
   RS_RETURN_IF_ERROR(worker->start());
   return worker;
 }
 
-Result<std::unique_ptr<TestWorker>> TestWorker::start(const config::WorkerConfig &config,
-                                                      int64_t weight_arena_bytes) {
+Result<std::unique_ptr<TestWorker>>
+TestWorker::start(const config::WorkerConfig &config, int64_t weight_arena_bytes,
+                  std::function<void(const std::string &)> before_dispatch) {
   auto t = std::unique_ptr<TestWorker>(new TestWorker());
-  RS_ASSIGN_OR_RETURN(t->worker_, startWorker(config, weight_arena_bytes));
+  RS_ASSIGN_OR_RETURN(t->worker_,
+                      startWorker(config, weight_arena_bytes, std::move(before_dispatch)));
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(-1);
   args.SetMaxSendMessageSize(-1);

@@ -16,6 +16,7 @@
 #include <grpcpp/grpcpp.h>
 #include <httplib.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -28,17 +29,19 @@ Result<config::WorkerConfig> firstWorker(const std::string &yaml,
                                          const config::Environment &env = {});
 
 /// A started worker on `config` with ephemeral ports; `weight_arena_bytes` > 0 replaces
-/// the host memory as the weight cache's arena (Worker::setWeightArenaBytes). Errors:
-/// those of Worker::start().
-Result<std::unique_ptr<server::Worker>> startWorker(const config::WorkerConfig &config,
-                                                    int64_t weight_arena_bytes = 0);
+/// the host memory as the weight cache's arena (Worker::setWeightArenaBytes);
+/// `before_dispatch` is WorkerOptions::before_dispatch. Errors: those of Worker::start().
+Result<std::unique_ptr<server::Worker>>
+startWorker(const config::WorkerConfig &config, int64_t weight_arena_bytes = 0,
+            std::function<void(const std::string &)> before_dispatch = nullptr);
 
 /// A started worker and clients of it; shut down at the end.
 class TestWorker {
 public:
-  /// startWorker(config, weight_arena_bytes) plus a gRPC channel to it.
-  static Result<std::unique_ptr<TestWorker>> start(const config::WorkerConfig &config,
-                                                   int64_t weight_arena_bytes = 0);
+  /// startWorker(config, weight_arena_bytes, before_dispatch) plus a gRPC channel to it.
+  static Result<std::unique_ptr<TestWorker>>
+  start(const config::WorkerConfig &config, int64_t weight_arena_bytes = 0,
+        std::function<void(const std::string &)> before_dispatch = nullptr);
   ~TestWorker();
   TestWorker(const TestWorker &) = delete;
   TestWorker &operator=(const TestWorker &) = delete;

@@ -18,13 +18,6 @@ namespace {
 using inference::ModelInferRequest;
 using inference::ModelInferResponse;
 
-/// Whether the exposition `text` has the sample `series value` (whole line).
-bool hasSample(const std::string &text, const std::string &sample) {
-  return text.find("\n" + sample + "\n") != std::string::npos;
-}
-
-const std::string kIrisLabels = "gpu=\"\",worker=\"worker0\",model=\"iris_mlp\"";
-
 TEST(Accounting, AGrpcReplyOverTheSendLimitCountsAndLogsAsResourceExhausted) {
   WorkerSetup o;
   o.global_yaml = "  grpc: {max_send_msg_bytes: 40}\n";

@@ -192,8 +192,7 @@ TEST_F(CodecShm, HttpInputFromRegionOutputToRegion) {
   HttpBody out = encodeHttpInferResponse(response, d->output_encoding, d->shared_memory_outputs);
   EXPECT_FALSE(out.json_length.has_value());
   EXPECT_EQ(out.body, R"({"model_name":"m","model_version":"","id":"q","outputs":[)"
-                      R"({"name":"y","datatype":"INT32","shape":[2],"parameters":)"
-                      R"({"shared_memory_region":"out","shared_memory_byte_size":8}},)"
+                      R"({"name":"y","datatype":"INT32","shape":[2]},)"
                       R"({"name":"z","datatype":"INT32","shape":[1],"data":[-1]}]})");
 }
 
@@ -271,7 +270,7 @@ TEST_F(CodecShm, BytesInputFromRegionOutputToRegion) {
   EXPECT_EQ(decodeModelInferRequest(request(8), options_).status().message(),
             "model 'm': input 's': BYTES element 0 declares 80 bytes but only 4 remain");
 
-  // A BYTES output goes to its region serialized; the reply names its serialized size.
+  // A BYTES output goes to its region serialized.
   const std::string body =
       R"({"inputs":[],"outputs":[{"name":"t","parameters":{"shared_memory_region":"out",)"
       R"("shared_memory_byte_size":64}}]})";
@@ -285,9 +284,9 @@ TEST_F(CodecShm, BytesInputFromRegionOutputToRegion) {
   const std::vector<char> written = object_.readValues<char>(64, 7);
   EXPECT_EQ(std::string(written.begin(), written.end()), std::string("\x03\0\0\0abc", 7));
   HttpBody out = encodeHttpInferResponse(response, h->output_encoding, h->shared_memory_outputs);
+  // Over HTTP the entry carries no parameters, as Triton's (protocol/http_codec.cc).
   EXPECT_EQ(out.body, R"({"model_name":"m","model_version":"","outputs":[)"
-                      R"({"name":"t","datatype":"BYTES","shape":[1],"parameters":)"
-                      R"({"shared_memory_region":"out","shared_memory_byte_size":7}}]})");
+                      R"({"name":"t","datatype":"BYTES","shape":[1]}]})");
 }
 
 } // namespace

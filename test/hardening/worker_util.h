@@ -17,6 +17,7 @@
 #include <grpcpp/grpcpp.h>
 #include <httplib.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,8 @@ struct WorkerSetup {
   /// endpoints.shared_memory: system (the hardening tests exercise the extension; it is
   /// off unless enabled).
   bool shared_memory = true;
+  /// WorkerOptions::before_dispatch (null: none).
+  std::function<void(const std::string &)> before_dispatch;
 };
 
 /// A started worker on `model_repo` (common/test_worker.h); null when it does not start.
@@ -59,8 +62,16 @@ inline std::unique_ptr<TestWorker> startHardeningWorker(const std::string &model
   Result<config::WorkerConfig> cfg = firstWorker(yaml, "<hardening>");
   if (!cfg.isOk())
     return nullptr;
-  Result<std::unique_ptr<TestWorker>> w = TestWorker::start(*cfg);
+  Result<std::unique_ptr<TestWorker>> w = TestWorker::start(*cfg, 0, o.before_dispatch);
   return w.isOk() ? std::move(w).value() : nullptr;
+}
+
+/// The constant labels of iris_mlp's series in a hardening worker's /metrics.
+inline const std::string kIrisLabels = "gpu=\"\",worker=\"worker0\",model=\"iris_mlp\"";
+
+/// Whether the exposition `text` has the sample `series value` (whole line).
+inline bool hasSample(const std::string &text, const std::string &sample) {
+  return text.find("\n" + sample + "\n") != std::string::npos;
 }
 
 /// iris_mlp features for one row.

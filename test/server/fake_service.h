@@ -8,7 +8,7 @@
 //   "broken"        known, not ready (reason "load failed: bad mlir"); infer Unavailable
 // Anything else is NotFound. Validation mirrors the real service's wording: a missing or
 // unexpected input and an unknown requested output are InvalidArgument naming the tensor.
-// The last request seen is recorded for deadline and version checks.
+// The last request seen is recorded for deadline, version and cancellation checks.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -61,6 +61,7 @@ public:
       std::lock_guard lock(mu_);
       last_deadline_ = request.deadline;
       last_version_ = request.model_version;
+      last_cancel_ = request.cancel;
       ++requests_;
     }
     if (!known(request.model_name))
@@ -101,6 +102,11 @@ public:
   int requests() {
     std::lock_guard lock(mu_);
     return requests_;
+  }
+  /// Whether the last request's cancellation flag is raised (false when it has none).
+  bool lastCancelled() {
+    std::lock_guard lock(mu_);
+    return isCancelled(last_cancel_);
   }
 
 private:
@@ -178,6 +184,7 @@ private:
   bool stopping_ = false;
   std::optional<protocol::Clock::time_point> last_deadline_;
   std::string last_version_;
+  CancellationPtr last_cancel_;
   int requests_ = 0;
   std::thread worker_;
 };

@@ -9,8 +9,10 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <future>
+#include <thread>
 
 namespace rs::server {
 namespace {
@@ -303,6 +305,59 @@ TEST_F(GrpcServerTest, MessageSizeLimit) {
   grpc::Status s = infer(fp32Request("double", std::vector<float>(2048, 1.0f), {1024, 2}), &resp);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   expectGoodRequestWorks();
+}
+
+TEST_F(GrpcServerTest, AMessageBetweenTheLimitAndTwiceItIsRefusedByTheServerItself) {
+  server_->shutdown();
+  frontend::GrpcServerOptions options;
+  options.max_recv_msg_bytes = 4096;
+  startServer(options);
+  inference::ModelInferRequest req =
+      fp32Request("double", std::vector<float>(1024, 1.0f), {512, 2});
+  const size_t bytes = req.ByteSizeLong();
+  ASSERT_GT(bytes, 4096u);
+  ASSERT_LE(bytes, 8192u);
+  inference::ModelInferResponse resp;
+  grpc::Status s = infer(req, &resp);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(s.error_message(), "request message of " + std::to_string(bytes) +
+                                   " bytes exceeds grpc.max_recv_msg_bytes (4096)");
+  EXPECT_EQ(service_.requests(), 0); // refused before the service
+  // Every other RPC has the same limit.
+  grpc::ClientContext ctx;
+  inference::ModelMetadataRequest md;
+  md.set_name(std::string(5000, 'm'));
+  inference::ModelMetadataResponse md_resp;
+  s = stub_->ModelMetadata(&ctx, md, &md_resp);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(s.error_message(), "request message of " + std::to_string(md.ByteSizeLong()) +
+                                   " bytes exceeds grpc.max_recv_msg_bytes (4096)");
+  expectGoodRequestWorks();
+}
+
+TEST_F(GrpcServerTest, ACancelledCallRaisesItsRequestsCancellation) {
+  grpc::ClientContext ctx;
+  grpc::CompletionQueue cq;
+  inference::ModelInferResponse resp;
+  grpc::Status status;
+  auto call = stub_->AsyncModelInfer(&ctx, fp32Request("gate", {3, 4}, {1, 2}), &cq);
+  call->Finish(&resp, &status, reinterpret_cast<void *>(1));
+  service_.waitForHeld(1);
+  EXPECT_FALSE(service_.lastCancelled());
+  ctx.TryCancel();
+  void *tag = nullptr;
+  bool ok = false;
+  ASSERT_TRUE(cq.Next(&tag, &ok));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED);
+  // The server learns of it from gRPC's done notification, on a polling thread.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!service_.lastCancelled() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(service_.lastCancelled());
+  service_.release();
+  expectGoodRequestWorks();
+  EXPECT_FALSE(service_.lastCancelled()); // an answered call's flag stays down
+  cq.Shutdown();
 }
 
 TEST_F(GrpcServerTest, ConcurrentClients) {

@@ -15,8 +15,10 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <chrono>
 #include <fstream>
 #include <optional>
+#include <thread>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -41,10 +43,12 @@ std::string inferReply(const std::string &id) {
          R"({"name":"z","datatype":"FP32","shape":[1,2],"data":[2.5,-1]}]})";
 }
 
-std::string inferRequest(const std::string &id, const std::string &extra_headers = "") {
+std::string inferRequest(const std::string &id, const std::string &extra_headers = "",
+                         const std::string &model = "double") {
   const std::string body = inferBody(id);
-  return "POST /v2/models/double/infer HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
-         extra_headers + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  return "POST /v2/models/" + model +
+         "/infer HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + extra_headers +
+         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
 /// One HTTP response as read off the wire.
@@ -122,6 +126,9 @@ public:
     buffer_.erase(0, length);
     return r;
   }
+
+  /// Half-closes: the server reads the end of the stream.
+  void closeWrite() { ::shutdown(fd_, SHUT_WR); }
 
   /// The server closed the connection: a read sees the end of the stream (or a reset).
   bool closedByPeer() {
@@ -350,6 +357,36 @@ TEST_F(HttpTransportTest, PipelinedRequestsAreAnsweredInOrder) {
   EXPECT_EQ(b->status, 200);
   EXPECT_EQ(b->body, inferReply("second"));
   EXPECT_EQ(live->body, R"({"live":true})");
+  EXPECT_TRUE(c.stillOpen());
+}
+
+TEST_F(HttpTransportTest, AConnectionClosedWhileItsRequestWaitsCancelsIt) {
+  {
+    RawConnection c(port());
+    ASSERT_TRUE(c.send(inferRequest("gone", "", "gate")));
+    service_.waitForHeld(1);
+    EXPECT_FALSE(service_.lastCancelled());
+    c.closeWrite();
+    // The connection's strand sees the end of the stream while the handler waits.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!service_.lastCancelled() && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_TRUE(service_.lastCancelled());
+    service_.release();
+    EXPECT_TRUE(c.closedByPeer()); // no answer on a connection the client has closed
+  }
+  // A request pipelined behind a waiting one is read meanwhile, kept, and answered after it;
+  // the waiting request is not cancelled.
+  RawConnection c(port());
+  ASSERT_TRUE(c.send(inferRequest("first", "", "gate") + inferRequest("second")));
+  service_.waitForHeld(1);
+  service_.release();
+  std::optional<Reply> a = c.read(), b = c.read();
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->status, 200);
+  EXPECT_EQ(b->status, 200);
+  EXPECT_EQ(b->body, inferReply("second"));
+  EXPECT_FALSE(service_.lastCancelled());
   EXPECT_TRUE(c.stillOpen());
 }
 

@@ -107,6 +107,7 @@ global:
     autotune_cache_dir: "${AUTOTUNE_DIR:-$WORK/autotune}"
     mem_fraction: 0.5
     preallocate: ${PREALLOCATE:-true}
+    completion_polling: ${COMPLETION_POLLING:-true}
     batch_sizes: ${BATCH_SIZES:-all}
     executable_cache: true
     xla_flags: {xla_gpu_exclude_nondeterministic_ops: true}
@@ -211,6 +212,38 @@ if sys.argv[2]:
         out.append("%s=%.1f" % (name.replace("worker_request_", "").replace("_seconds", ""),
                                 1e6 * s / n if n else float("nan")))
     print("server split (mean us per request over the run): " + " ".join(out))
+PY
+}
+
+# stages TAG MODEL [BEFORE_TAG]: saves the worker's per-stage sums for MODEL
+# (worker_request_stage_seconds_total, docs/metrics.md "Where a request's time goes") to
+# $LOGDIR/TAG.stages and prints, over the requests answered since BEFORE_TAG, the mean time per
+# request of each stage, their sum and the server's mean latency (admission to answer).
+stages() {
+  python3 - "$LOGDIR/$1.stages" "$2" "${3:+$LOGDIR/$3.stages}" "$((PORT + 1))" <<'PY'
+import json, re, sys, urllib.request as u
+path, model, before_path, port = sys.argv[1:5]
+text = u.urlopen("http://127.0.0.1:%s/metrics" % port).read().decode()
+def total(name, extra=""):
+    pattern = r'^%s\{[^}]*model="%s"%s[^}]*\} (\S+)' % (name, re.escape(model), extra)
+    return sum(float(m.group(1)) for m in re.finditer(pattern, text, re.M))
+order = ("decode", "queue", "gather", "upload", "execute", "readback", "scatter", "encode")
+now = {s: total("worker_request_stage_seconds_total", r'[^}]*stage="%s"' % s) for s in order}
+now["served"] = total("worker_requests_served_total")
+now["latency_sum"] = total("worker_request_latency_seconds_sum")
+now["latency_count"] = total("worker_request_latency_seconds_count")
+json.dump(now, open(path, "w"))
+if before_path:
+    before = json.load(open(before_path))
+    n = now["served"] - before["served"]
+    if n <= 0:
+        print("stages %s: no request answered" % model)
+        sys.exit(0)
+    parts = {s: 1e6 * (now[s] - before[s]) / n for s in order}
+    lat_n = now["latency_count"] - before["latency_count"]
+    lat = 1e6 * (now["latency_sum"] - before["latency_sum"]) / lat_n if lat_n else float("nan")
+    print("stages %s (mean us per request over %d): %s; sum %.1f; server latency %.1f" % (
+        model, n, " ".join("%s=%.1f" % (s, parts[s]) for s in order), sum(parts.values()), lat))
 PY
 }
 
@@ -471,7 +504,9 @@ serving() {
   infer_all_models at_cold "iris_mlp resnet_bench bert_bench"
   echo "== 1 client, b1, autotuning on"
   for m in iris_mlp resnet_bench bert_bench; do
+    stages "at_c1_${m}_before" "$m"
     loadgen "at_c1_$m" 1 5 "$m" >/dev/null
+    stages "at_c1_$m" "$m" "at_c1_${m}_before"
     local p50 bare
     p50=$(loadgen_p50_us "$LOGDIR/at_c1_$m.txt")
     bare=$(grep "$m b1 timing p50" "$LOGDIR/bare_at.log" | sed -E 's/.*execute ([0-9.]+).*/\1/')
@@ -480,17 +515,30 @@ serving() {
       "gRPC p50 $p50 us - bare execute $bare us = $(awk -v p="$p50" -v b="$bare" 'BEGIN {printf "%.0f", p - b}') us"
   done
   stop
+  echo "== 1 client, b1 requests, autotuning on, the regulated profile's scheduling (coalescing off, batch_sizes: largest; informational)"
+  COALESCING=false BATCH_SIZES=largest serve at_reg "$WORK/repo" auto "[iris_mlp, resnet_bench, bert_bench]" >/dev/null
+  for m in iris_mlp resnet_bench bert_bench; do
+    stages "at_reg_c1_${m}_before" "$m"
+    loadgen "at_reg_c1_$m" 1 5 "$m" >/dev/null
+    echo "regulated $m 1 client: gRPC p50 $(loadgen_p50_us "$LOGDIR/at_reg_c1_$m.txt") us (each request runs the largest program)"
+    stages "at_reg_c1_$m" "$m" "at_reg_c1_${m}_before"
+  done
+  stop
   echo "== the same server on the CPU backend (what serving costs outside the device), iris_mlp"
   BACKEND=cpu serve at_cpu "$WORK/repo" auto "[iris_mlp]" >/dev/null
+  stages at_cpu_before iris_mlp
   loadgen at_cpu_c1 1 5 iris_mlp | grep -E "latency"
+  stages at_cpu iris_mlp at_cpu_before
   stop
   echo "== coalescing, autotuning on, max_queue_delay_microseconds=2000"
   QUEUE_DELAY_US=2000 serve at_delay "$WORK/repo" auto "[iris_mlp, resnet_bench, bert_bench]"
   local c
   for c in 32 64; do
-    loadgen "at_bert_c$c" $c 5 bert_bench 1 | grep -E "^requests"
-    loadgen "at_resnet_c$c" $c 5 resnet_bench 8 | grep -E "^requests"
-    loadgen "at_iris_c$c" $c 5 iris_mlp 1 | grep -E "^requests"
+    for m in bert_bench:1 resnet_bench:8 iris_mlp:1; do
+      stages "at_${m%%:*}_c${c}_before" "${m%%:*}"
+      loadgen "at_${m%%:*}_c$c" $c 5 "${m%%:*}" "${m##*:}" | grep -E "^requests"
+      stages "at_${m%%:*}_c$c" "${m%%:*}" "at_${m%%:*}_c${c}_before"
+    done
   done
   stop
   for m in resnet_bench bert_bench; do

@@ -45,4 +45,6 @@ if [ ! -x "$tools/usr/bin/promtool" ] || [ ! -x "$tools/usr/bin/prometheus" ]; t
 fi
 # The Python virtual environment .venv from python/requirements.lock (scripts/python_env.sh).
 bash "$root/scripts/python_env.sh"
+# Triton's perf_analyzer for the client tests, with the C/C++ runtime its wheel needs.
+bash "$root/scripts/perf_analyzer_env.sh"
 echo "setup: all build dependencies present"

@@ -1,5 +1,6 @@
 """Starting a reactant-server worker on free loopback ports (tests, verify)."""
 
+import json
 import os
 import shutil
 import socket
@@ -24,14 +25,30 @@ def find_server(binary=None):
     return path
 
 
+def _merged(base, extra):
+    """`base` with the keys of `extra` set, nested dicts merged key by key."""
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merged(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
 class Server:
     """`reactant-server serve` over model_repo on free ports, as a context manager.
 
     Ports are chosen by binding port 0; if another process takes one before the server binds
-    it, the server fails to start and is started again on new ports (up to `attempts` times)."""
+    it, the server fails to start and is started again on new ports (up to `attempts` times).
+    `settings` holds further worker keys of the node file's `global` section as nested dicts,
+    e.g. {"model_control_mode": "explicit", "endpoints": {"shared_memory": "system"}}
+    (docs/configuration.md); the host and ports are this class's."""
 
-    def __init__(self, model_repo, binary=None, attempts=5, ready_timeout=120.0, log_path=None):
+    def __init__(self, model_repo, binary=None, attempts=5, ready_timeout=120.0, log_path=None,
+                 settings=None):
         self.model_repo = os.path.abspath(model_repo)
+        self.settings = settings or {}
         self.binary = find_server(binary)
         self.attempts = attempts
         self.ready_timeout = ready_timeout
@@ -69,13 +86,14 @@ class Server:
             if len({self.grpc_port, self.http_port, self.metrics_port}) != 3:
                 continue
             node = os.path.join(self.dir, "node.yaml")
-            with open(node, "w") as f:
-                f.write(f'model_repo: "{self.model_repo}"\n'
+            worker = _merged({"runtime": {"executable_cache": False}}, self.settings)
+            worker = _merged(worker, {"endpoints": {"host": "127.0.0.1",
+                                                    "http_port": self.http_port}})
+            with open(node, "w") as f:  # JSON is YAML's flow style
+                f.write(f"model_repo: {json.dumps(self.model_repo)}\n"
                         f"base_port: {self.grpc_port}\n"
                         f"metrics_base_port: {self.metrics_port}\n"
-                        "global:\n"
-                        f"  endpoints: {{host: 127.0.0.1, http_port: {self.http_port}}}\n"
-                        "  runtime: {executable_cache: false}\n")
+                        f"global: {json.dumps(worker)}\n")
             log = open(self.log_path, "a")
             self.proc = subprocess.Popen([self.binary, "serve", "--config", node],
                                          stdout=log, stderr=subprocess.STDOUT,

@@ -15,10 +15,11 @@
 // `input_shapes` variants. Dtype tokens are the manifest's (f32, i32, u8, bool, ...);
 // f8_e5m2/f8_e4m3 are valid reference tokens this server does not support.
 //
-// Errors: InvalidArgument whose message names the file and the field, e.g.
-// `manifest.yaml: executable_inputs[0].dims: letter 'q' is not in shape 'edcn'`; YAML syntax
-// errors carry line:col; an unsupported dtype is Unimplemented. Unknown keys (top level,
-// batching, meta, tensor specs) are errors naming the key.
+// Errors: InvalidArgument whose message names the file, the line and column and the field
+// (support/yaml.h), e.g.
+// `manifest.yaml:3:46: executable_inputs[0].dims: letter 'q' is not in shape 'edcn'`; an
+// unsupported dtype is Unimplemented. Unknown and duplicate keys (top level, batching, meta,
+// tensor specs) are errors naming the key. Integers follow support/yaml.h's grammar.
 //
 // Thread safety: plain values.
 //
@@ -95,7 +96,7 @@ struct Manifest {
   /// input_shapes: the compiled variants of the variable executable-input axes.
   std::vector<ShapeVariant> input_shapes;
   std::vector<std::string> meta_calls; // meta.calls
-  /// provenance: scalar values as their text, nested values as flow-style YAML.
+  /// provenance: scalar values as their text, nested values as flow-style YAML (keys sorted).
   std::map<std::string, std::string> provenance;
   /// 0-based row-major batch axis of the first batched executable input (reference:
   /// input_batch_dim), or none when the executable inputs have no batch axis.
@@ -107,12 +108,12 @@ struct Manifest {
   int64_t maxBatchSize() const;
 };
 
-/// Parses manifest YAML text. `file` names the source in messages (e.g. the path of
+/// Parses manifest YAML `text`. `file` names the source in messages (e.g. the path of
 /// manifest.yaml). `model_name` (the bundle directory's basename) is used to reject a meta
 /// bundle that calls itself; may be empty. client_inputs/client_outputs need model.jl
 /// hooks, which this server does not run: they are rejected on `kind: model` and parsed
 /// only for `kind: meta` (where they are required, non-empty).
-Result<Manifest> parseManifest(std::string_view yaml, std::string_view file,
+Result<Manifest> parseManifest(std::string_view text, std::string_view file,
                                std::string_view model_name = "");
 
 /// Reads and parses the file at `path` (NotFound if it cannot be read); messages name

@@ -11,11 +11,11 @@
 
 namespace rs::config::detail {
 
-Status checkBlockKeys(const ConfigValue &block, std::string_view file) {
+Status checkBlockKeys(const yaml::Value &block, std::string_view file) {
   return checkKeys(workerKeys(), KeyReader(block, std::string(file)), block);
 }
 
-Status applyEnvironment(const Environment &env, ConfigValue &raw, WorkerConfig &out) {
+Status applyEnvironment(const Environment &env, yaml::Value &raw, WorkerConfig &out) {
   EnvApplied applied;
   RS_RETURN_IF_ERROR(config::applyEnvironment(workerKeys(), env, raw, applied));
   out.env_overrides = std::move(applied.overrides);

@@ -84,14 +84,14 @@ std::string ListenAddress::text() const {
 Result<GatewayConfig> parseGatewayConfig(std::string_view text, const std::string &path,
                                          const Environment &env, const NodeGatewayValues *node) {
   const std::string file = path.empty() ? "gateway config" : path;
-  config::ConfigValue root;
+  yaml::Value root;
   if (!trim(text).empty()) {
-    RS_ASSIGN_OR_RETURN(root, config::parseYaml(text, file));
+    RS_ASSIGN_OR_RETURN(root, yaml::parse(text, file));
   }
   RS_RETURN_IF_ERROR(gateway_detail::checkKeys(root, file));
   if (!root.isMap()) {
-    root = config::ConfigValue{};
-    root.kind = config::ConfigValue::Kind::kMap;
+    root = yaml::Value{};
+    root.kind = yaml::Value::Kind::kMap;
   }
   GatewayConfig c;
   c.path = path;

@@ -137,6 +137,9 @@ struct GatewayConfig {
   double startup_wait_seconds = 0; // +infinity: forever
   double health_interval_seconds = 10;
   int64_t wedge_exit_rounds = 3;
+  /// REACTANT_GATEWAY_METRICS_PORT: the port the reference's container health check asks
+  /// /readyz on; validated, not used by the gateway (it listens on listen_metrics).
+  std::optional<int64_t> health_check_metrics_port;
 
   /// (VAR, value) of every REACTANT_GATEWAY_* variable applied, sorted by VAR.
   std::vector<std::pair<std::string, std::string>> env_overrides;

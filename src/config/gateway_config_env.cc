@@ -11,9 +11,7 @@
 
 namespace rs::config::gateway_detail {
 
-using config::ConfigValue;
-
-Status checkKeys(const ConfigValue &root, const std::string &file) {
+Status checkKeys(const yaml::Value &root, const std::string &file) {
   if (root.isNull())
     return Status::ok();
   if (!root.isMap())
@@ -22,7 +20,7 @@ Status checkKeys(const ConfigValue &root, const std::string &file) {
   return config::checkKeys(gatewayKeys(), KeyReader(root, file), root);
 }
 
-Status applyEnvironment(const Environment &env, ConfigValue &root, GatewayConfig &out) {
+Status applyEnvironment(const Environment &env, yaml::Value &root, GatewayConfig &out) {
   EnvApplied applied;
   RS_RETURN_IF_ERROR(config::applyEnvironment(gatewayKeys(), env, root, applied));
   out.env_overrides = std::move(applied.overrides);
@@ -30,29 +28,29 @@ Status applyEnvironment(const Environment &env, ConfigValue &root, GatewayConfig
 }
 
 void applyNodeValues(const NodeGatewayValues &node, bool file_lists_endpoints,
-                     const Environment &env, ConfigValue &root) {
+                     const Environment &env, yaml::Value &root) {
   const std::string origin = "the node's workers";
   auto list = [&](const std::vector<std::string> &items) {
-    ConfigValue v;
-    v.kind = ConfigValue::Kind::kList;
+    yaml::Value v;
+    v.kind = yaml::Value::Kind::kList;
     v.origin = origin;
     for (const std::string &item : items)
-      v.list.push_back(ConfigValue::scalarValue(item, origin));
+      v.list.push_back(yaml::Value::scalarValue(item, origin));
     return v;
   };
   const std::string prefix(kEnvPrefix);
   if (!file_lists_endpoints && !env.count(prefix + "WORKERS")) {
-    config::setPath(root, "endpoints", list(node.endpoints));
-    config::setPath(root, "worker_names", list(node.worker_names));
+    yaml::setPath(root, "endpoints", list(node.endpoints));
+    yaml::setPath(root, "worker_names", list(node.worker_names));
     if (node.metrics_endpoints)
-      config::setPath(root, "metrics_endpoints", list(*node.metrics_endpoints));
+      yaml::setPath(root, "metrics_endpoints", list(*node.metrics_endpoints));
   }
   if (!env.count(prefix + "GRPC_MAX_RECV_MSG_BYTES"))
-    config::setPath(root, "grpc.max_recv_msg_bytes",
-                    ConfigValue::scalarValue(std::to_string(node.max_recv_msg_bytes), origin));
+    yaml::setPath(root, "grpc.max_recv_msg_bytes",
+                  yaml::Value::scalarValue(std::to_string(node.max_recv_msg_bytes), origin));
   if (!env.count(prefix + "GRPC_MAX_SEND_MSG_BYTES"))
-    config::setPath(root, "grpc.max_send_msg_bytes",
-                    ConfigValue::scalarValue(std::to_string(node.max_send_msg_bytes), origin));
+    yaml::setPath(root, "grpc.max_send_msg_bytes",
+                  yaml::Value::scalarValue(std::to_string(node.max_send_msg_bytes), origin));
 }
 
 } // namespace rs::config::gateway_detail

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "config/gateway_config.h"
-#include "config/tree.h"
+#include "support/yaml.h"
 
 #include <string>
 #include <string_view>
@@ -17,15 +17,15 @@ namespace rs::config::gateway_detail {
 inline constexpr std::string_view kEnvPrefix = "REACTANT_GATEWAY_";
 
 /// Unknown keys anywhere in the file are errors naming the dotted key.
-Status checkKeys(const config::ConfigValue &root, const std::string &file);
+Status checkKeys(const yaml::Value &root, const std::string &file);
 /// Applies REACTANT_GATEWAY_* variables to `root` (keys and process settings), recording
 /// them in `out.env_overrides`.
-Status applyEnvironment(const Environment &env, config::ConfigValue &root, GatewayConfig &out);
+Status applyEnvironment(const Environment &env, yaml::Value &root, GatewayConfig &out);
 /// The node's values into `root` where neither the file (`file_lists_endpoints`) nor `env`
 /// sets them (NodeGatewayValues).
 void applyNodeValues(const NodeGatewayValues &node, bool file_lists_endpoints,
-                     const Environment &env, config::ConfigValue &root);
+                     const Environment &env, yaml::Value &root);
 /// Typed values of the resolved tree into `c`, validated; `file` names it in messages.
-Status buildConfig(const config::ConfigValue &root, const std::string &file, GatewayConfig &c);
+Status buildConfig(const yaml::Value &root, const std::string &file, GatewayConfig &c);
 
 } // namespace rs::config::gateway_detail

@@ -298,6 +298,16 @@ KeyTable<G> makeGatewayKeys() {
         .values_doc = ">= 0; 0 disables",
         .doc = "used: probe rounds with every worker wedged before the gateway exits"},
        [](G &c) { return field(c.wedge_exit_rounds); }},
+      {{.path = "metrics_port",
+        .type = T::kInteger,
+        .default_doc = "none",
+        .ints = {1, 65535},
+        .in_file = false,
+        .env_only = true,
+        .values_doc = "port",
+        .doc = "accepted: read by the reference's container health check (`/readyz` on this "
+               "port), not by the gateway, which listens on `listen.metrics`"},
+       [](G &c) { return field(c.health_check_metrics_port); }},
   };
   return t;
 }

@@ -69,14 +69,17 @@ One grammar for both files and every variable:
 - `INFERENCE_SERVER_RUNTIME_XLA_FLAGS` is `name=value` items separated by spaces or commas, a
   leading `--` optional (`"--xla_gpu_autotune_level=0 --xla_gpu_exclude_nondeterministic_ops=true"`).
 
-Errors name the file and the key path, or the variable, then the value and what was expected:
+Errors name the file, the line and column of the key (`file:line:column`) and the key path,
+or the variable, then the value and what was expected. A value that another key implies
+(a worker's port from `base_port`) points at that key. Bundle manifests report their errors
+the same way (one YAML reader, `support/yaml.h`):
 
 ```
-node.yaml: unknown key 'global.runtime.numercs'
-node.yaml: workers[1].endpoints.port: 70000 is out of range [1, 65535]
-node.yaml: global.runtime.xla_flags.xla_gpu_exclude_nondeterministc_ops: unknown XLA flag 'xla_gpu_exclude_nondeterministc_ops' (did you mean 'xla_gpu_exclude_nondeterministic_ops'?)
+node.yaml:4:5: unknown key 'global.runtime.numercs'
+node.yaml:5:17: workers[1].endpoints.port: 70000 is out of range [1, 65535]
+node.yaml:5:7: global.runtime.xla_flags.xla_gpu_exclude_nondeterministc_ops: unknown XLA flag 'xla_gpu_exclude_nondeterministc_ops' (did you mean 'xla_gpu_exclude_nondeterministic_ops'?)
 environment override INFERENCE_SERVER_ENDPOINTS_PORT: expected an integer, got 'abc' (range [1, 65535])
-gateway.yml: scheduling.hysteresis: 1 is out of range [0, 1)
+gateway.yml:3:3: scheduling.hysteresis: 1 is out of range [0, 1)
 environment: unknown variable REACTANT_GATEWAY_SCHEDULING_MODEE (not a configuration key)
 ```
 

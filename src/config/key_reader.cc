@@ -7,49 +7,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 
 namespace rs::config {
 
-// --- the grammar ----------------------------------------------------------------------
-
-std::optional<int64_t> parseInteger(std::string_view text) {
-  text = trim(text);
-  if (!text.empty() && text.front() == '+')
-    text.remove_prefix(1);
-  int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
-    return std::nullopt;
-  return v;
-}
-
-std::optional<double> parseNumber(std::string_view text) {
-  text = trim(text);
-  if (!text.empty() && text.front() == '+')
-    text.remove_prefix(1);
-  double v = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v))
-    return std::nullopt;
-  return v;
-}
-
-std::optional<bool> parseBoolean(std::string_view text) {
-  const std::string s = lower(trim(text));
-  if (s == "true" || s == "yes" || s == "on" || s == "1")
-    return true;
-  if (s == "false" || s == "no" || s == "off" || s == "0")
-    return false;
-  return std::nullopt;
-}
-
-std::string numberText(double v) {
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  return ec == std::errc() ? std::string(buf, end) : std::string("nan");
-}
+// --- the range texts --------------------------------------------------------------------
 
 std::string rangeText(IntRange r) {
   if (r.hi == std::numeric_limits<int64_t>::max())
@@ -59,9 +21,9 @@ std::string rangeText(IntRange r) {
 
 std::string rangeText(const NumberRange &r) {
   if (std::isinf(r.hi))
-    return std::string(r.lo_open ? "> " : ">= ") + numberText(r.lo);
-  return std::string(r.lo_open ? "(" : "[") + numberText(r.lo) + ", " + numberText(r.hi) +
-         (r.hi_open ? ")" : "]");
+    return std::string(r.lo_open ? "> " : ">= ") + yaml::numberText(r.lo);
+  return std::string(r.lo_open ? "(" : "[") + yaml::numberText(r.lo) + ", " +
+         yaml::numberText(r.hi) + (r.hi_open ? ")" : "]");
 }
 
 namespace {
@@ -100,43 +62,33 @@ template <typename... F> Overload(F...) -> Overload<F...>;
 
 // --- KeyReader --------------------------------------------------------------------------
 
-KeyReader::KeyReader(const ConfigValue &root, std::string file, std::string label,
+KeyReader::KeyReader(const yaml::Value &root, std::string file, std::string label,
                      bool lenient_env_booleans)
     : root_(root), file_(std::move(file)), label_(std::move(label)),
       lenient_env_booleans_(lenient_env_booleans) {}
 
-const ConfigValue *KeyReader::lookup(std::string_view path) const {
-  const ConfigValue *v = findPath(root_, path);
+const yaml::Value *KeyReader::lookup(std::string_view path) const {
+  const yaml::Value *v = findPath(root_, path);
   return v && !v->isNull() ? v : nullptr;
 }
 
-StatusBuilder KeyReader::error(const ConfigValue &v, std::string_view path) const {
+StatusBuilder KeyReader::error(const yaml::Value &v, std::string_view path) const {
   StatusBuilder b = invalidArgument();
-  if (v.from_env) {
-    b << v.origin << ": ";
-    return b;
-  }
+  b << yaml::where(v, file_) << ": ";
   const std::string key = label_ + std::string(path);
-  if (v.origin.empty()) { // the root of a file
-    b << file_ << ": ";
-    if (!key.empty())
-      b << key << " ";
-    return b;
-  }
-  b << file_ << ": " << v.origin << ": ";
-  if (!std::string_view(v.origin).ends_with(key))
-    b << key << " ";
+  if (!v.outside && !std::string_view(v.origin).ends_with(key))
+    b << key << " "; // a value implied by another key (a port from base_port), or the root
   return b;
 }
 
-KeyReader KeyReader::below(const ConfigValue &block, std::string label) const {
+KeyReader KeyReader::below(const yaml::Value &block, std::string label) const {
   return KeyReader(block, file_, std::move(label), lenient_env_booleans_);
 }
 
 Status KeyReader::setDefault(const KeySpec &spec, FieldRef f) const {
   if (spec.fallback.empty())
     return Status::ok();
-  const ConfigValue v = ConfigValue::scalarValue(std::string(spec.fallback), "default");
+  const yaml::Value v = yaml::Value::scalarValue(std::string(spec.fallback), "default");
   Status s = read(spec, v, f);
   if (!s.isOk()) // a table row whose default does not parse: a bug in the table
     return internalError() << "key '" << spec.path << "': default '" << spec.fallback
@@ -144,36 +96,36 @@ Status KeyReader::setDefault(const KeySpec &spec, FieldRef f) const {
   return s;
 }
 
-Status KeyReader::read(const KeySpec &spec, const ConfigValue &v, FieldRef f) const {
+Status KeyReader::read(const KeySpec &spec, const yaml::Value &v, FieldRef f) const {
   const std::string_view path = spec.path;
   const bool list_like = spec.type == ValueType::kTextList || spec.type == ValueType::kXlaFlags;
   if (!list_like && !v.isScalar())
-    return error(v, path) << "expected a single value, got " << v.kindName();
+    return error(v, path) << yaml::wrongKind(yaml::kSingleValue, v);
   const std::string &text = v.scalar;
 
   auto integer = [&]() -> Result<int64_t> {
-    std::optional<int64_t> x = parseInteger(text);
+    std::optional<int64_t> x = yaml::parseInteger(text);
     if (!x)
-      return Status(error(v, path) << "expected an integer, got '" << text << "' (range "
+      return Status(error(v, path) << yaml::wrongText(yaml::kInteger, text) << " (range "
                                    << rangeText(spec.ints) << ")");
     if (*x < spec.ints.lo || *x > spec.ints.hi)
       return Status(error(v, path) << *x << " " << outOfRange(spec.ints));
     return *x;
   };
   auto number = [&]() -> Result<double> {
-    std::optional<double> x = parseNumber(text);
+    std::optional<double> x = yaml::parseNumber(text);
     if (!x)
-      return Status(error(v, path) << "expected a number, got '" << text << "'");
+      return Status(error(v, path) << yaml::wrongText(yaml::kNumber, text));
     if (!contains(spec.numbers, *x))
       return Status(error(v, path) << text << " " << outOfRange(spec.numbers));
     return *x;
   };
   auto boolean = [&]() -> Result<bool> {
-    std::optional<bool> b = parseBoolean(text);
-    if (v.from_env && lenient_env_booleans_)
+    std::optional<bool> b = yaml::parseBoolean(text);
+    if (v.outside && lenient_env_booleans_)
       return b.value_or(false); // reference-system.md §2.3: anything else is false
     if (!b)
-      return Status(error(v, path) << "expected a boolean (true or false), got '" << text << "'");
+      return Status(error(v, path) << yaml::wrongText(yaml::kBoolean, text));
     return *b;
   };
   auto choice = [&]() -> Result<const Choice *> {
@@ -229,7 +181,7 @@ Status KeyReader::read(const KeySpec &spec, const ConfigValue &v, FieldRef f) co
       return error(v, path) << "expected a list of strings, got " << v.kindName();
     std::vector<std::string> &out = *std::get<std::vector<std::string> *>(f);
     out.clear();
-    for (const ConfigValue &item : v.list) {
+    for (const yaml::Value &item : v.list) {
       if (!item.isScalar())
         return error(item, path) << "expected a string, got " << item.kindName();
       out.push_back(item.scalar);
@@ -284,7 +236,7 @@ Status KeyReader::read(const KeySpec &spec, const ConfigValue &v, FieldRef f) co
       host = s.substr(0, colon);
       port = s.substr(colon + 1);
     }
-    std::optional<int64_t> p = parseInteger(port);
+    std::optional<int64_t> p = yaml::parseInteger(port);
     if (host.empty() || trim(port) != port || !p || *p < 0 || *p > 65535)
       return error(v, path) << "expected host:port with a port in [0, 65535], got '" << text << "'";
     out = ListenAddress{host, static_cast<int>(*p)};
@@ -296,7 +248,7 @@ Status KeyReader::read(const KeySpec &spec, const ConfigValue &v, FieldRef f) co
       out = kAllReplicas;
       return Status::ok();
     }
-    std::optional<int64_t> x = parseInteger(text);
+    std::optional<int64_t> x = yaml::parseInteger(text);
     if (!x || *x < 1)
       return error(v, path) << "expected an integer >= 1 or 'all', got '" << text << "'";
     out = *x;
@@ -309,7 +261,7 @@ Status KeyReader::read(const KeySpec &spec, const ConfigValue &v, FieldRef f) co
       out = std::numeric_limits<double>::infinity();
       return Status::ok();
     }
-    std::optional<double> x = parseNumber(text);
+    std::optional<double> x = yaml::parseNumber(text);
     if (!x || *x < 0)
       return error(v, path) << "expected a number >= 0 or inf, got '" << text << "'";
     out = *x;
@@ -333,8 +285,8 @@ std::string fieldText(const KeySpec &spec, FieldRef f) {
             return std::to_string(*x);
           },
           [&](const std::optional<int64_t> *x) { return *x ? std::to_string(**x) : unset; },
-          [](const double *x) { return numberText(*x); },
-          [&](const std::optional<double> *x) { return *x ? numberText(**x) : unset; },
+          [](const double *x) { return yaml::numberText(*x); },
+          [&](const std::optional<double> *x) { return *x ? yaml::numberText(**x) : unset; },
           [](const bool *b) { return std::string(*b ? "true" : "false"); },
           [&](const std::optional<bool> *b) {
             return *b ? std::string(**b ? "true" : "false") : unset;
@@ -358,19 +310,6 @@ std::string fieldText(const KeySpec &spec, FieldRef f) {
       f);
 }
 
-std::string envVarOf(const KeySpec &spec, std::string_view prefix) {
-  if (spec.env == kNoEnv)
-    return "";
-  if (!spec.env.empty())
-    return std::string(spec.env);
-  if (prefix.empty())
-    return "";
-  std::string var(prefix);
-  for (char c : spec.path)
-    var += c == '.' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return var;
-}
-
 namespace detail {
 
 const KeySpec *findSpec(const TableView &t, std::string_view path) {
@@ -388,108 +327,10 @@ bool isSectionOf(const TableView &t, std::string_view path) {
 }
 
 Status removedKeyError(const TableView &t, const KeyReader &r, std::string_view path,
-                       const ConfigValue &v) {
+                       const yaml::Value &v) {
   for (const RemovedKey &removed : *t.removed)
     if (removed.path == path)
       return r.error(v, path) << removed.message;
-  return Status::ok();
-}
-
-namespace {
-
-/// INFERENCE_SERVER_RUNTIME_XLA_FLAGS: "name=value" items separated by blanks or commas,
-/// a leading "--" optional.
-Result<ConfigValue> envFlagMap(const std::string &var, const std::string &value,
-                               const std::string &origin) {
-  ConfigValue flags;
-  flags.kind = ConfigValue::Kind::kMap;
-  std::string item;
-  auto flush = [&]() -> Status {
-    if (item.empty())
-      return Status::ok();
-    std::string_view s = item;
-    if (s.starts_with("--"))
-      s.remove_prefix(2);
-    size_t eq = s.find('=');
-    if (eq == std::string_view::npos || eq == 0 || eq + 1 == s.size())
-      return invalidArgument() << "environment override " << var << ": item '" << item
-                               << "' is not name=value";
-    ConfigValue v = ConfigValue::scalarValue(std::string(s.substr(eq + 1)), origin);
-    v.from_env = true;
-    flags.map[std::string(s.substr(0, eq))] = std::move(v);
-    item.clear();
-    return Status::ok();
-  };
-  for (char c : value) {
-    if (c == ',' || std::isspace(static_cast<unsigned char>(c))) {
-      RS_RETURN_IF_ERROR(flush());
-    } else {
-      item += c;
-    }
-  }
-  RS_RETURN_IF_ERROR(flush());
-  return flags;
-}
-
-ConfigValue envList(const std::string &value, char separator, const std::string &origin) {
-  ConfigValue list;
-  list.kind = ConfigValue::Kind::kList;
-  std::string_view rest = value;
-  while (true) {
-    const size_t sep = rest.find(separator);
-    const std::string_view item = trim(rest.substr(0, sep));
-    if (!item.empty()) {
-      ConfigValue s = ConfigValue::scalarValue(std::string(item), origin);
-      s.from_env = true;
-      list.list.push_back(std::move(s));
-    }
-    if (sep == std::string_view::npos)
-      break;
-    rest.remove_prefix(sep + 1);
-  }
-  return list;
-}
-
-} // namespace
-
-Status applyEnv(const TableView &t, const std::map<std::string, std::string> &env,
-                ConfigValue &root, EnvApplied &out) {
-  if (t.env_prefix.empty())
-    return Status::ok();
-  for (const auto &[var, value] : env) {
-    if (!std::string_view(var).starts_with(t.env_prefix))
-      continue;
-    const std::string_view suffix = std::string_view(var).substr(t.env_prefix.size());
-    for (const RemovedKey &removed : *t.removed)
-      if (!removed.env_suffix.empty() &&
-          (removed.env_prefix_match ? suffix.starts_with(removed.env_suffix)
-                                    : suffix == removed.env_suffix))
-        return invalidArgument() << "environment override " << var << ": " << removed.message;
-    const KeySpec *spec = nullptr;
-    for (const KeySpec *s : t.specs)
-      if (envVarOf(*s, t.env_prefix) == var)
-        spec = s;
-    if (!spec)
-      return invalidArgument() << "environment: unknown variable " << var
-                               << " (not a configuration key)";
-    if (spec->type == ValueType::kStructure) // read by its own code (a file path)
-      continue;
-    const std::string origin = "environment override " + var;
-    ConfigValue v;
-    if (spec->type == ValueType::kTextList) {
-      v = envList(value, spec->list_separator ? spec->list_separator : t.list_separator, origin);
-    } else if (spec->type == ValueType::kXlaFlags) {
-      RS_ASSIGN_OR_RETURN(v, envFlagMap(var, value, origin));
-    } else {
-      v = ConfigValue::scalarValue(value, origin);
-    }
-    v.origin = origin;
-    v.from_env = true;
-    setPath(root, spec->path, std::move(v));
-    out.overrides.emplace_back(var, value);
-    out.keys.insert(std::string(spec->path));
-  }
-  std::sort(out.overrides.begin(), out.overrides.end());
   return Status::ok();
 }
 

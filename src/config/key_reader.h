@@ -4,8 +4,10 @@
 // the unknown-key check of a file block, environment overrides, typing with defaults and
 // ranges, and the effective settings, each driven by a KeyTable's rows.
 //
-// Error texts, one per kind, prefixed "<file>: <key path>: " (or "environment override
-// VAR: " for a value a variable set):
+// Error texts, one per kind (support/yaml.h's where the kind is YAML's), prefixed
+// "<file>:<line>:<column>: <key path>: " (or "environment override VAR: " for a value a
+// variable set; "<file>: <key path>: " for a value the node file implies, such as a port
+// from base_port, without a line):
 //   unknown key               <file>: unknown key 'global.runtime.numercs'
 //   unknown variable          environment: unknown variable VAR (not a configuration key)
 //   not a single value        expected a single value, got a list
@@ -25,8 +27,8 @@
 #pragma once
 
 #include "config/key_table.h"
-#include "config/tree.h"
 #include "support/status.h"
+#include "support/yaml.h"
 
 #include <map>
 #include <set>
@@ -37,16 +39,9 @@
 
 namespace rs::config {
 
-// --- the grammar ----------------------------------------------------------------------
+// --- the grammar: support/yaml.h's parseInteger, parseNumber, parseBoolean, numberText --
+// and the range texts of the table.
 
-/// An integer: optional '+', decimal digits, blanks around ignored; nullopt otherwise.
-std::optional<int64_t> parseInteger(std::string_view text);
-/// A finite number (std::from_chars general format), blanks around ignored.
-std::optional<double> parseNumber(std::string_view text);
-/// true|yes|on|1 -> true, false|no|off|0 -> false (any case, blanks ignored), else nullopt.
-std::optional<bool> parseBoolean(std::string_view text);
-/// Shortest text that reads back as the same double ("0.9", "30", "1e-05", "inf").
-std::string numberText(double v);
 /// "[lo, hi]", or ">= lo" when hi is unbounded.
 std::string rangeText(IntRange r);
 /// "(lo, hi]" and the like, or "> lo" / ">= lo" when hi is unbounded.
@@ -59,30 +54,30 @@ class KeyReader {
 public:
   /// `file` names the file in messages; `label` prefixes key paths in messages (e.g.
   /// "scheduler.models.bert." for a model's block); `lenient_env_booleans`: see key_table.h.
-  KeyReader(const ConfigValue &root, std::string file, std::string label = "",
+  KeyReader(const yaml::Value &root, std::string file, std::string label = "",
             bool lenient_env_booleans = false);
 
   /// The value at `path`, or nullptr when absent or null.
-  const ConfigValue *lookup(std::string_view path) const;
+  const yaml::Value *lookup(std::string_view path) const;
 
-  /// An InvalidArgument builder "<file>: <origin>: [<key> ]" about value `v` of key `path`
-  /// (the key is named when the origin does not end with it, e.g. a value from base_port),
-  /// or "environment override VAR: " for a value from the environment.
-  StatusBuilder error(const ConfigValue &v, std::string_view path) const;
+  /// An InvalidArgument builder "<file>:<line>:<col>: <origin>: [<key> ]" about value `v` of
+  /// key `path` (the key is named when the origin does not end with it, e.g. a value from
+  /// base_port), or "environment override VAR: " for a value from the environment.
+  StatusBuilder error(const yaml::Value &v, std::string_view path) const;
 
   /// Parses `v` by `spec`'s grammar and range into `f`.
-  Status read(const KeySpec &spec, const ConfigValue &v, FieldRef f) const;
+  Status read(const KeySpec &spec, const yaml::Value &v, FieldRef f) const;
   /// Stores `spec.fallback` into `f` (nothing when it is empty).
   Status setDefault(const KeySpec &spec, FieldRef f) const;
 
   /// A reader over `block`, a map below this one, whose keys are labelled `label`.
-  KeyReader below(const ConfigValue &block, std::string label) const;
+  KeyReader below(const yaml::Value &block, std::string label) const;
 
   const std::string &file() const { return file_; }
   const std::string &label() const { return label_; }
 
 private:
-  const ConfigValue &root_;
+  const yaml::Value &root_;
   std::string file_;
   std::string label_;
   bool lenient_env_booleans_;
@@ -123,9 +118,9 @@ struct TableView {
 const KeySpec *findSpec(const TableView &t, std::string_view path);
 bool isSectionOf(const TableView &t, std::string_view path);
 Status removedKeyError(const TableView &t, const KeyReader &r, std::string_view path,
-                       const ConfigValue &v);
+                       const yaml::Value &v);
 Status applyEnv(const TableView &t, const std::map<std::string, std::string> &env,
-                ConfigValue &root, EnvApplied &out);
+                yaml::Value &root, EnvApplied &out);
 
 template <typename C> TableView viewOf(const KeyTable<C> &table) {
   TableView t{{}, table.env_prefix, table.list_separator, &table.removed};
@@ -136,7 +131,7 @@ template <typename C> TableView viewOf(const KeyTable<C> &table) {
 
 template <typename C>
 Status checkLevel(const KeyTable<C> &table, const TableView &t, const KeyReader &r,
-                  const ConfigValue &block, const std::string &prefix) {
+                  const yaml::Value &block, const std::string &prefix) {
   for (const auto &[key, value] : block.map) {
     const std::string path = prefix + key;
     RS_RETURN_IF_ERROR(removedKeyError(t, r, path, value));
@@ -148,7 +143,7 @@ Status checkLevel(const KeyTable<C> &table, const TableView &t, const KeyReader 
       continue;
     }
     if (!isSectionOf(t, path))
-      return invalidArgument() << r.file() << ": unknown key '" << value.origin << "'";
+      return yaml::unknownKey(value, r.file());
     if (value.isNull())
       continue;
     if (!value.isMap())
@@ -163,7 +158,7 @@ Status checkLevel(const KeyTable<C> &table, const TableView &t, const KeyReader 
 /// Rejects unknown and removed keys of `block` (a map or null) against `table`; messages
 /// name the reader's file and each key's origin.
 template <typename C>
-Status checkKeys(const KeyTable<C> &table, const KeyReader &r, const ConfigValue &block) {
+Status checkKeys(const KeyTable<C> &table, const KeyReader &r, const yaml::Value &block) {
   if (block.isNull())
     return Status::ok();
   if (!block.isMap())
@@ -175,7 +170,7 @@ Status checkKeys(const KeyTable<C> &table, const KeyReader &r, const ConfigValue
 /// "environment override VAR"); an unknown variable with the table's prefix is an error.
 template <typename C>
 Status applyEnvironment(const KeyTable<C> &table, const std::map<std::string, std::string> &env,
-                        ConfigValue &root, EnvApplied &out) {
+                        yaml::Value &root, EnvApplied &out) {
   return detail::applyEnv(detail::viewOf(table), env, root, out);
 }
 
@@ -185,7 +180,7 @@ template <typename C> Status readKeys(const KeyTable<C> &table, const KeyReader 
     const KeySpec &spec = row.spec;
     if (spec.type == ValueType::kStructure)
       continue;
-    const ConfigValue *v = r.lookup(spec.path);
+    const yaml::Value *v = r.lookup(spec.path);
     if (spec.type == ValueType::kModelMap) {
       if (v)
         RS_RETURN_IF_ERROR(row.map.read(r, *v, c));
@@ -232,7 +227,7 @@ MapHooks<C> modelMapHooks(std::map<std::string, M> &(*at)(C &), const KeyTable<M
         s += (s.size() > 1 ? ", " : "") + std::string(row.spec.path);
     return s + "}";
   };
-  auto forEachEntry = [path, summary](const KeyReader &r, const ConfigValue &map,
+  auto forEachEntry = [path, summary](const KeyReader &r, const yaml::Value &map,
                                       const auto &visit) -> Status {
     if (!map.isMap())
       return r.error(map, path) << "expected a map of model name to settings, got "
@@ -246,9 +241,9 @@ MapHooks<C> modelMapHooks(std::map<std::string, M> &(*at)(C &), const KeyTable<M
     }
     return Status::ok();
   };
-  h.check = [entries, forEachEntry](const KeyReader &r, const ConfigValue &map) {
+  h.check = [entries, forEachEntry](const KeyReader &r, const yaml::Value &map) {
     return forEachEntry(
-        r, map, [&](const std::string &, const ConfigValue &block, const KeyReader &) -> Status {
+        r, map, [&](const std::string &, const yaml::Value &block, const KeyReader &) -> Status {
           if (block.isNull())
             return Status::ok();
           for (const auto &[key, value] : block.map) {
@@ -256,15 +251,15 @@ MapHooks<C> modelMapHooks(std::map<std::string, M> &(*at)(C &), const KeyTable<M
             for (const Key<M> &row : entries->rows)
               known = known || row.spec.path == key;
             if (!known)
-              return invalidArgument() << r.file() << ": unknown key '" << value.origin << "'";
+              return yaml::unknownKey(value, r.file());
           }
           return Status::ok();
         });
   };
-  h.read = [at, entries, forEachEntry](const KeyReader &r, const ConfigValue &map, C &c) {
+  h.read = [at, entries, forEachEntry](const KeyReader &r, const yaml::Value &map, C &c) {
     return forEachEntry(
         r, map,
-        [&](const std::string &name, const ConfigValue &, const KeyReader &entry) -> Status {
+        [&](const std::string &name, const yaml::Value &, const KeyReader &entry) -> Status {
           M m;
           RS_RETURN_IF_ERROR(readKeys(*entries, entry, m));
           at(c)[name] = std::move(m);

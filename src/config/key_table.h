@@ -35,9 +35,12 @@
 #include <variant>
 #include <vector>
 
+namespace rs::yaml {
+struct Value;
+} // namespace rs::yaml
+
 namespace rs::config {
 
-struct ConfigValue;
 struct ListenAddress;
 
 /// The kind of value a key holds; each has one grammar and one error text per failure.
@@ -129,8 +132,8 @@ using Settings = std::vector<std::pair<std::string, std::string>>;
 /// The parts of a kModelMap row that know its entry type (made by modelMapHooks() in
 /// config/key_reader.h): check, read and print the entries, and list the entry rows.
 template <typename C> struct MapHooks {
-  std::function<Status(const KeyReader &, const ConfigValue &map)> check;
-  std::function<Status(const KeyReader &, const ConfigValue &map, C &)> read;
+  std::function<Status(const KeyReader &, const yaml::Value &map)> check;
+  std::function<Status(const KeyReader &, const yaml::Value &map, C &)> read;
   std::function<void(const C &, const std::string &prefix, Settings &)> print;
   std::function<std::vector<DocRow>()> entry_specs;
 };

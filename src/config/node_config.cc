@@ -43,31 +43,27 @@ namespace {
 
 constexpr std::string_view kWorkerReserved[] = {"gpu", "host", "name", "port"};
 
-StatusBuilder fieldError(const std::string &file, const ConfigValue &v) {
-  StatusBuilder b = invalidArgument();
-  b << file << ": " << v.origin << ": ";
-  return b;
-}
-
-Result<std::string> scalarText(const std::string &file, const ConfigValue &v) {
-  if (!v.isScalar())
-    return Status(fieldError(file, v) << "expected a single value, got " << v.kindName());
-  return v.scalar;
-}
-
-Result<int64_t> integerValue(const std::string &file, const ConfigValue &v) {
-  RS_ASSIGN_OR_RETURN(std::string text, scalarText(file, v));
-  std::optional<int64_t> out = parseInteger(text);
-  if (!out)
-    return Status(fieldError(file, v) << "expected an integer, got '" << text << "'");
-  return *out;
-}
-
-Result<int64_t> portValue(const std::string &file, const ConfigValue &v) {
-  RS_ASSIGN_OR_RETURN(int64_t port, integerValue(file, v));
+Result<int64_t> portValue(const std::string &file, const yaml::Value &v) {
+  RS_ASSIGN_OR_RETURN(int64_t port, yaml::integerOf(v, file));
   if (port < 1 || port > 65535)
-    return Status(fieldError(file, v) << port << " is out of range [1, 65535]");
+    return Status(yaml::errorAt(v, file) << port << " is out of range [1, 65535]");
   return port;
+}
+
+/// A scalar `text` that the node file's value `from` implies (nullptr: none), with `origin`
+/// and `from`'s line.
+yaml::Value implied(std::string text, std::string origin, const yaml::Value *from) {
+  return yaml::Value::scalarValue(std::move(text), std::move(origin),
+                                  from ? from->mark : yaml::Mark{});
+}
+
+/// Key `key` of entry `index` of the node file's workers list, or nullptr.
+const yaml::Value *workerKey(const NodeConfig &node, int64_t index, std::string_view key) {
+  const yaml::Value *workers = node.tree.find("workers");
+  if (!workers || !workers->isList() || index < 0 ||
+      static_cast<size_t>(index) >= workers->list.size())
+    return nullptr;
+  return workers->list[static_cast<size_t>(index)].find(key);
 }
 
 /// "worker<i>" -> i, for nodes without a workers list.
@@ -83,67 +79,66 @@ std::optional<int64_t> synthesizedIndex(std::string_view name) {
   return i;
 }
 
-Status parseGpus(const std::string &file, const ConfigValue &v, GpuSelection &out) {
+Status parseGpus(const std::string &file, const yaml::Value &v, GpuSelection &out) {
   if (v.isNull())
     return Status::ok();
   if (v.isScalar()) {
     if (lower(v.scalar) == "auto")
       return Status::ok();
-    RS_ASSIGN_OR_RETURN(int64_t count, integerValue(file, v));
+    RS_ASSIGN_OR_RETURN(int64_t count, yaml::integerOf(v, file));
     if (count < 0)
-      return fieldError(file, v) << "count " << count << " must be >= 0";
+      return yaml::errorAt(v, file) << "count " << count << " must be >= 0";
     out.kind = GpuSelection::Kind::kCount;
     out.count = count;
     return Status::ok();
   }
   if (!v.isList())
-    return fieldError(file, v) << "expected auto, a count or a list of devices, got "
-                               << v.kindName();
+    return yaml::errorAt(v, file) << "expected auto, a count or a list of devices, got "
+                                  << v.kindName();
   if (v.list.empty())
-    return fieldError(file, v) << "the device list must not be empty";
+    return yaml::errorAt(v, file) << "the device list must not be empty";
   out.kind = GpuSelection::Kind::kList;
-  for (const ConfigValue &d : v.list) {
-    RS_ASSIGN_OR_RETURN(std::string device, scalarText(file, d));
+  for (const yaml::Value &d : v.list) {
+    RS_ASSIGN_OR_RETURN(std::string device, yaml::scalarOf(d, file));
     if (device.empty())
-      return fieldError(file, d) << "device must not be empty";
+      return yaml::errorAt(d, file) << "device must not be empty";
     out.devices.push_back(device);
   }
   return Status::ok();
 }
 
-Status parseWorkers(const std::string &file, const ConfigValue &v, NodeConfig &node) {
+Status parseWorkers(const std::string &file, const yaml::Value &v, NodeConfig &node) {
   if (!v.isList())
-    return fieldError(file, v) << "expected a list of workers, got " << v.kindName();
+    return yaml::errorAt(v, file) << "expected a list of workers, got " << v.kindName();
   if (v.list.empty())
-    return fieldError(file, v) << "must list at least one worker";
+    return yaml::errorAt(v, file) << "must list at least one worker";
   std::set<std::string> names;
-  for (const ConfigValue &entry : v.list) {
+  for (const yaml::Value &entry : v.list) {
     if (!entry.isMap())
-      return fieldError(file, entry)
+      return yaml::errorAt(entry, file)
              << "expected a map {name, gpu, host, port, ...}, got " << entry.kindName();
     NodeWorker w;
-    const ConfigValue *name = entry.find("name");
+    const yaml::Value *name = entry.find("name");
     if (!name)
-      return fieldError(file, entry) << "missing required key 'name'";
-    RS_ASSIGN_OR_RETURN(w.name, scalarText(file, *name));
+      return yaml::errorAt(entry, file) << "missing required key 'name'";
+    RS_ASSIGN_OR_RETURN(w.name, yaml::scalarOf(*name, file));
     if (w.name.empty())
-      return fieldError(file, *name) << "must not be empty";
+      return yaml::errorAt(*name, file) << "must not be empty";
     if (!names.insert(w.name).second)
-      return fieldError(file, *name) << "duplicate worker name '" << w.name << "'";
-    if (const ConfigValue *gpu = entry.find("gpu"); gpu && !gpu->isNull()) {
-      RS_ASSIGN_OR_RETURN(int64_t g, integerValue(file, *gpu));
+      return yaml::errorAt(*name, file) << "duplicate worker name '" << w.name << "'";
+    if (const yaml::Value *gpu = entry.find("gpu"); gpu && !gpu->isNull()) {
+      RS_ASSIGN_OR_RETURN(int64_t g, yaml::integerOf(*gpu, file));
       if (g < 0)
-        return fieldError(file, *gpu) << g << " must be >= 0";
+        return yaml::errorAt(*gpu, file) << g << " must be >= 0";
       w.gpu = g;
     }
-    if (const ConfigValue *host = entry.find("host"); host && !host->isNull()) {
-      RS_ASSIGN_OR_RETURN(w.host, scalarText(file, *host));
+    if (const yaml::Value *host = entry.find("host"); host && !host->isNull()) {
+      RS_ASSIGN_OR_RETURN(w.host, yaml::scalarOf(*host, file));
     }
-    if (const ConfigValue *port = entry.find("port"); port && !port->isNull()) {
+    if (const yaml::Value *port = entry.find("port"); port && !port->isNull()) {
       RS_ASSIGN_OR_RETURN(w.port, portValue(file, *port));
     }
-    w.overrides.kind = ConfigValue::Kind::kMap;
-    w.overrides.origin = entry.origin;
+    w.overrides = yaml::Value::mapValue(entry.origin, entry.mark);
     for (const auto &[key, value] : entry.map)
       if (std::find(std::begin(kWorkerReserved), std::end(kWorkerReserved), key) ==
           std::end(kWorkerReserved))
@@ -154,24 +149,24 @@ Status parseWorkers(const std::string &file, const ConfigValue &v, NodeConfig &n
   return Status::ok();
 }
 
-Status parseModels(const std::string &file, const ConfigValue &v, NodeConfig &node) {
+Status parseModels(const std::string &file, const yaml::Value &v, NodeConfig &node) {
   if (v.isNull())
     return Status::ok();
   if (!v.isMap())
-    return fieldError(file, v) << "expected a map of model name to worker names, got "
-                               << v.kindName();
+    return yaml::errorAt(v, file) << "expected a map of model name to worker names, got "
+                                  << v.kindName();
   for (const auto &[model, targets] : v.map) {
     if (!targets.isList())
-      return fieldError(file, targets)
+      return yaml::errorAt(targets, file)
              << "expected a list of worker names, got " << targets.kindName();
     if (targets.list.empty())
-      return fieldError(file, targets) << "assigns the model to no workers";
+      return yaml::errorAt(targets, file) << "assigns the model to no workers";
     std::vector<std::string> names;
-    for (const ConfigValue &t : targets.list) {
-      RS_ASSIGN_OR_RETURN(std::string worker, scalarText(file, t));
+    for (const yaml::Value &t : targets.list) {
+      RS_ASSIGN_OR_RETURN(std::string worker, yaml::scalarOf(t, file));
       Result<int64_t> index = findWorker(node, worker);
       if (!index.isOk())
-        return fieldError(file, t) << index.status().message();
+        return yaml::errorAt(t, file) << index.status().message();
       names.push_back(worker);
     }
     node.models[model] = std::move(names);
@@ -179,19 +174,23 @@ Status parseModels(const std::string &file, const ConfigValue &v, NodeConfig &no
   return Status::ok();
 }
 
-/// gRPC and metrics ports must not collide between the listed workers.
+/// gRPC and metrics ports must not collide between the listed workers; a message points at
+/// the worker's entry (or the file when the workers are not listed).
 Status checkPortCollisions(const NodeConfig &node, const std::vector<WorkerConfig> &workers) {
   std::map<int64_t, std::string> used; // port -> "worker 'a'" / "worker 'a' (metrics)"
-  for (const WorkerConfig &w : workers) {
+  for (size_t i = 0; i < workers.size(); ++i) {
+    const WorkerConfig &w = workers[i];
+    const yaml::Value *name = workerKey(node, static_cast<int64_t>(i), "name");
+    const std::string where = name ? yaml::location(*name, node.path) : node.path;
     const std::string grpc_user = "worker '" + w.worker_name + "'";
     if (auto it = used.find(w.endpoints.port); it != used.end())
-      return invalidArgument() << node.path << ": " << grpc_user << " port " << w.endpoints.port
+      return invalidArgument() << where << ": " << grpc_user << " port " << w.endpoints.port
                                << " collides with " << it->second;
     used[w.endpoints.port] = grpc_user;
     if (w.endpoints.metrics_port == 0)
       continue;
     if (auto it = used.find(w.endpoints.metrics_port); it != used.end())
-      return invalidArgument() << node.path << ": " << grpc_user << " metrics port "
+      return invalidArgument() << where << ": " << grpc_user << " metrics port "
                                << w.endpoints.metrics_port << " collides with " << it->second;
     used[w.endpoints.metrics_port] = grpc_user + " (metrics)";
   }
@@ -199,6 +198,12 @@ Status checkPortCollisions(const NodeConfig &node, const std::vector<WorkerConfi
 }
 
 } // namespace
+
+Environment withoutWorkerPortVariables(Environment env) {
+  env.erase("INFERENCE_SERVER_ENDPOINTS_PORT");
+  env.erase("INFERENCE_SERVER_ENDPOINTS_METRICS_PORT");
+  return env;
+}
 
 size_t listedWorkerCount(const NodeConfig &node) { return node.workers.size(); }
 
@@ -221,49 +226,52 @@ Result<int64_t> findWorker(const NodeConfig &node, std::string_view name) {
 
 Result<NodeConfig> parseNodeFile(std::string_view text, const std::string &path,
                                  const Environment &env) {
-  RS_ASSIGN_OR_RETURN(ConfigValue root, parseYaml(text, path));
+  RS_ASSIGN_OR_RETURN(yaml::Value root, yaml::parse(text, path));
   if (!root.isMap())
-    return invalidArgument() << path << ": expected a map at the top level, got "
-                             << root.kindName();
+    return yaml::errorAt(root, path) << yaml::wrongKind("a map at the top level", root);
   RS_RETURN_IF_ERROR(checkKeys(nodeKeys(), KeyReader(root, path), root));
 
   NodeConfig node;
   node.path = path;
   node.env = env;
 
-  const ConfigValue *repo = root.find("model_repo");
+  const yaml::Value *repo = root.find("model_repo");
   if (!repo || repo->isNull())
-    return invalidArgument() << path << ": missing required key 'model_repo'";
-  RS_ASSIGN_OR_RETURN(std::string repo_text, scalarText(path, *repo));
+    return yaml::errorAt(root, path) << "missing required key 'model_repo'";
+  RS_ASSIGN_OR_RETURN(std::string repo_text, yaml::scalarOf(*repo, path));
   if (repo_text.empty())
-    return fieldError(path, *repo) << "must not be empty";
+    return yaml::errorAt(*repo, path) << "must not be empty";
   std::filesystem::path repo_path(repo_text);
   if (repo_path.is_relative())
     repo_path = std::filesystem::path(path).parent_path() / repo_path;
   node.model_repo = repo_path.lexically_normal().string();
 
   RS_RETURN_IF_ERROR(readKeys(nodeKeys(), KeyReader(root, path), node));
-  if (const ConfigValue *v = root.find("gpus"))
+  if (const yaml::Value *v = root.find("gpus"))
     RS_RETURN_IF_ERROR(parseGpus(path, *v, node.gpus));
 
-  node.global.kind = ConfigValue::Kind::kMap;
-  node.global.origin = "global";
-  if (const ConfigValue *g = root.find("global")) {
+  node.global = yaml::Value::mapValue("global");
+  if (const yaml::Value *g = root.find("global")) {
     RS_RETURN_IF_ERROR(detail::checkBlockKeys(*g, path));
     if (g->isMap())
       node.global = *g;
   }
-  if (const ConfigValue *w = root.find("workers"); w && !w->isNull())
+  if (const yaml::Value *w = root.find("workers"); w && !w->isNull())
     RS_RETURN_IF_ERROR(parseWorkers(path, *w, node));
-  if (const ConfigValue *m = root.find("models"))
+  if (const yaml::Value *m = root.find("models"))
     RS_RETURN_IF_ERROR(parseModels(path, *m, node));
+  node.tree = std::move(root);
 
   // Resolve every listed worker now, so that any error in the file or the environment
-  // surfaces at load; then check ports across workers.
-  std::vector<WorkerConfig> resolved;
+  // surfaces at load; then check the ports the file gives them across workers.
   const int64_t count = node.workers.empty() ? 1 : static_cast<int64_t>(node.workers.size());
+  for (int64_t i = 0; i < count; ++i)
+    RS_RETURN_IF_ERROR(resolveWorker(node, i).status());
+  NodeConfig file_ports = node;
+  file_ports.env = withoutWorkerPortVariables(node.env);
+  std::vector<WorkerConfig> resolved;
   for (int64_t i = 0; i < count; ++i) {
-    RS_ASSIGN_OR_RETURN(WorkerConfig w, resolveWorker(node, i));
+    RS_ASSIGN_OR_RETURN(WorkerConfig w, resolveWorker(file_ports, i));
     resolved.push_back(std::move(w));
   }
   RS_RETURN_IF_ERROR(checkPortCollisions(node, resolved));
@@ -282,7 +290,6 @@ Result<WorkerConfig> resolveWorker(const NodeConfig &node, int64_t worker_index)
                         << " is out of range: the node file lists " << node.workers.size()
                         << " workers";
   const NodeWorker *entry = listed ? &node.workers[static_cast<size_t>(worker_index)] : nullptr;
-  const std::string worker_origin = "workers[" + std::to_string(worker_index) + "]";
 
   WorkerConfig out;
   out.worker_index = worker_index;
@@ -293,61 +300,62 @@ Result<WorkerConfig> resolveWorker(const NodeConfig &node, int64_t worker_index)
     out.gpu = entry->gpu;
   }
 
-  ConfigValue raw = node.global;
-  if (!raw.isMap()) {
-    raw.kind = ConfigValue::Kind::kMap;
-    raw.origin = "global";
-  }
+  yaml::Value raw = node.global;
+  if (!raw.isMap())
+    raw = yaml::Value::mapValue("global");
   if (entry)
-    deepMerge(raw, entry->overrides);
+    yaml::deepMerge(raw, entry->overrides);
 
-  ConfigValue dirs;
-  dirs.kind = ConfigValue::Kind::kList;
+  const yaml::Value *repo = node.tree.find("model_repo");
+  yaml::Value dirs;
+  dirs.kind = yaml::Value::Kind::kList;
   dirs.origin = "model_repo";
-  dirs.list.push_back(ConfigValue::scalarValue(node.model_repo, "model_repo"));
-  setPath(raw, "model_dirs", std::move(dirs));
+  dirs.list.push_back(implied(node.model_repo, "model_repo", repo));
+  dirs.mark = dirs.list.back().mark;
+  yaml::setPath(raw, "model_dirs", std::move(dirs));
 
+  const std::string worker_origin = "workers[" + std::to_string(worker_index) + "]";
   if (entry && entry->port)
-    setPath(raw, "endpoints.port",
-            ConfigValue::scalarValue(std::to_string(*entry->port), worker_origin + ".port"));
+    yaml::setPath(raw, "endpoints.port",
+                  implied(std::to_string(*entry->port), worker_origin + ".port",
+                          workerKey(node, worker_index, "port")));
   else if (node.base_port)
-    setPath(raw, "endpoints.port",
-            ConfigValue::scalarValue(std::to_string(*node.base_port + worker_index), "base_port"));
+    yaml::setPath(raw, "endpoints.port",
+                  implied(std::to_string(*node.base_port + worker_index), "base_port",
+                          node.tree.find("base_port")));
   if (node.metrics_base_port)
-    setPath(raw, "endpoints.metrics_port",
-            ConfigValue::scalarValue(std::to_string(*node.metrics_base_port + worker_index),
-                                     "metrics_base_port"));
+    yaml::setPath(raw, "endpoints.metrics_port",
+                  implied(std::to_string(*node.metrics_base_port + worker_index),
+                          "metrics_base_port", node.tree.find("metrics_base_port")));
   if (entry && entry->gpu)
-    setPath(raw, "runtime.device_ordinal",
-            ConfigValue::scalarValue(std::to_string(*entry->gpu), worker_origin + ".gpu"));
+    yaml::setPath(raw, "runtime.device_ordinal",
+                  implied(std::to_string(*entry->gpu), worker_origin + ".gpu",
+                          workerKey(node, worker_index, "gpu")));
   if (node.shared_host_weights) {
-    const ConfigValue *set = findPath(raw, "runtime.shared_host_weights");
+    const yaml::Value *set = yaml::findPath(raw, "runtime.shared_host_weights");
     if (!set || set->isNull())
-      setPath(raw, "runtime.shared_host_weights",
-              ConfigValue::scalarValue(*node.shared_host_weights ? "true" : "false",
-                                       "shared_host_weights"));
+      yaml::setPath(raw, "runtime.shared_host_weights",
+                    implied(*node.shared_host_weights ? "true" : "false", "shared_host_weights",
+                            node.tree.find("shared_host_weights")));
   }
   // models: {m: [workers]} pins m to device memory on those workers unless a residency
   // is already set (model names may contain '.', so walk the maps directly).
+  const yaml::Value *models_key = node.tree.find("models");
   for (const auto &[model, targets] : node.models) {
     if (std::find(targets.begin(), targets.end(), out.worker_name) == targets.end())
       continue;
     const std::string origin = "models." + model;
-    if (!findPath(raw, "scheduler.models") || !findPath(raw, "scheduler.models")->isMap()) {
-      ConfigValue models;
-      models.kind = ConfigValue::Kind::kMap;
-      models.origin = origin;
-      setPath(raw, "scheduler.models", std::move(models));
-    }
-    ConfigValue &models = raw.map["scheduler"].map["models"];
-    ConfigValue &block = models.map[model];
-    if (!block.isMap()) {
-      block.kind = ConfigValue::Kind::kMap;
-      block.origin = origin;
-    }
-    const ConfigValue *residency = block.find("residency");
+    const yaml::Value *entry_key = models_key ? models_key->find(model) : nullptr;
+    const yaml::Mark mark = entry_key ? entry_key->mark : yaml::Mark{};
+    if (const yaml::Value *m = yaml::findPath(raw, "scheduler.models"); !m || !m->isMap())
+      yaml::setPath(raw, "scheduler.models", yaml::Value::mapValue(origin, mark));
+    yaml::Value &models = raw.map["scheduler"].map["models"];
+    yaml::Value &block = models.map[model];
+    if (!block.isMap())
+      block = yaml::Value::mapValue(origin, mark);
+    const yaml::Value *residency = block.find("residency");
     if (!residency || residency->isNull())
-      block.map["residency"] = ConfigValue::scalarValue("device", origin);
+      block.map["residency"] = implied("device", origin, entry_key);
   }
 
   RS_RETURN_IF_ERROR(detail::applyEnvironment(node.env, raw, out));

@@ -28,9 +28,17 @@
 // false and runtime.xla_flags.xla_gpu_exclude_nondeterministic_ops: true, each only when
 // not set explicitly in the file or the environment; it never sets runtime.numerics).
 //
-// Errors are InvalidArgument and name the file and the dotted key path, or the variable:
-//   node.yaml: unknown key 'global.runtime.numercs'
-//   node.yaml: workers[1].endpoints.port: 70000 is out of range [1, 65535]
+// Ports across workers: the gRPC and metrics ports the file gives its workers (port:,
+// base_port + i, metrics_base_port + i, endpoints blocks) must not collide. The variables
+// that set a worker's own ports (INFERENCE_SERVER_ENDPOINTS_PORT, _METRICS_PORT) are left
+// out of that check: as in the reference, where each worker process resolves and overrides
+// only its own worker, such a variable applies to the one worker a process serves (the
+// single-worker container sets it), so a multi-worker node file with it set still loads.
+//
+// Errors are InvalidArgument and name the file, the key's line and column and the dotted
+// key path, or the variable (support/yaml.h):
+//   node.yaml:4:5: unknown key 'global.runtime.numercs'
+//   node.yaml:5:17: workers[1].endpoints.port: 70000 is out of range [1, 65535]
 //   environment override INFERENCE_SERVER_ENDPOINTS_PORT: expected an integer, got 'abc'
 // Unlike the reference implementation, an unknown key anywhere (and an unknown
 // INFERENCE_SERVER_* variable) is an error, so a typo is never silently ignored. Removed
@@ -42,9 +50,9 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "config/tree.h"
 #include "config/worker_config.h"
 #include "support/status.h"
+#include "support/yaml.h"
 
 #include <cstdint>
 #include <map>
@@ -78,7 +86,7 @@ struct NodeWorker {
   std::optional<int64_t> gpu;  // `gpu:` (>= 0)
   std::string host;            // `host:` ("" when absent)
   std::optional<int64_t> port; // `port:`
-  ConfigValue overrides;       // every other key: an override block (a map)
+  yaml::Value overrides;       // every other key: an override block (a map)
 };
 
 /// A parsed and validated node file.
@@ -90,10 +98,13 @@ struct NodeConfig {
   GpuSelection gpus;
   std::optional<Role> role; // unset: the supervisor decides (default all)
   std::optional<bool> shared_host_weights;
-  ConfigValue global;                                     // the `global:` map
+  yaml::Value global;                                     // the `global:` map
   std::vector<NodeWorker> workers;                        // empty: synthesized names
   std::map<std::string, std::vector<std::string>> models; // model -> worker names
   Environment env; // the environment the workers resolve against
+  /// The node file as read: values derived from its keys (a port from base_port) carry
+  /// those keys' lines into messages.
+  yaml::Value tree;
 };
 
 /// Reads, parses and validates the node file at `path`: top-level keys, worker entries
@@ -106,6 +117,11 @@ Result<NodeConfig> loadNodeFile(const std::string &path, const Environment &env)
 /// As loadNodeFile, from text; `path` names the file and anchors a relative model_repo.
 Result<NodeConfig> parseNodeFile(std::string_view text, const std::string &path,
                                  const Environment &env);
+
+/// `env` without the variables that set a worker's own ports (INFERENCE_SERVER_ENDPOINTS_PORT
+/// and INFERENCE_SERVER_ENDPOINTS_METRICS_PORT): resolving against it gives the ports the
+/// node file assigns (see the file comment).
+Environment withoutWorkerPortVariables(Environment env);
 
 /// The number of workers the file lists (0: names are synthesized, "worker<i>").
 size_t listedWorkerCount(const NodeConfig &node);

@@ -23,7 +23,7 @@ constexpr std::string_view kDeterminismFlag = "xla_gpu_exclude_nondeterministic_
 
 /// runtime.shared_host_weights_mode: an octal permission string such as "660", at most 0777.
 Status checkSharedWeightsMode(const KeyReader &b, const RuntimeConfig &r) {
-  const ConfigValue *v = b.lookup("runtime.shared_host_weights_mode");
+  const yaml::Value *v = b.lookup("runtime.shared_host_weights_mode");
   if (!v)
     return Status::ok();
   const std::string &s = r.shared_host_weights_mode;
@@ -56,13 +56,31 @@ Status checkSharedMemory(const KeyReader &b, EndpointsConfig &e) {
   return Status::ok();
 }
 
+/// endpoints.cors_allowed_origins are `*` or serialized origins (RFC 6454 section 6.1:
+/// scheme "://" host [":" port], no path, no trailing '/').
+Status checkCorsOrigins(const KeyReader &b, const EndpointsConfig &e) {
+  for (const std::string &origin : e.cors_allowed_origins) {
+    if (origin == "*")
+      continue;
+    const size_t sep = origin.find("://");
+    const bool ok = sep != std::string::npos && sep > 0 && sep + 3 < origin.size() &&
+                    origin.find('/', sep + 3) == std::string::npos &&
+                    origin.find_first_of(" \t,", 0) == std::string::npos;
+    if (!ok)
+      return b.error(*b.lookup("endpoints.cors_allowed_origins"), "endpoints.cors_allowed_origins")
+             << "'" << origin << "' is not an origin (scheme://host[:port], e.g. "
+             << "https://app.example.com) or *";
+  }
+  return Status::ok();
+}
+
 /// The ports of one worker must differ (0 turns metrics and HTTP off).
 Status checkPorts(const KeyReader &b, const EndpointsConfig &e) {
   if (e.metrics_port != 0 && e.metrics_port == e.port)
     return b.error(*b.lookup("endpoints.metrics_port"), "endpoints.metrics_port")
            << e.metrics_port << " must differ from endpoints.port " << e.port;
   if (e.http_port != 0 && (e.http_port == e.port || e.http_port == e.metrics_port)) {
-    const ConfigValue *v = b.lookup("endpoints.http_port");
+    const yaml::Value *v = b.lookup("endpoints.http_port");
     if (!v) // the default 8000 collides with an explicit port
       v = e.http_port == e.port ? b.lookup("endpoints.port") : b.lookup("endpoints.metrics_port");
     return b.error(*v, "endpoints.http_port")
@@ -87,7 +105,7 @@ Status checkTls(const KeyReader &b, const TlsConfig &t) {
 
 /// model_dirs must name existing directories.
 Status checkModelDirs(const KeyReader &b, const std::vector<std::string> &dirs) {
-  const ConfigValue *v = b.lookup("model_dirs");
+  const yaml::Value *v = b.lookup("model_dirs");
   if (dirs.empty()) {
     if (v)
       return b.error(*v, "model_dirs") << "at least one model directory is required";
@@ -125,7 +143,7 @@ void applyRegulatedProfile(const KeyReader &b, WorkerConfig &out) {
 
 } // namespace
 
-Status buildWorker(const ConfigValue &raw, std::string_view file, WorkerConfig &out) {
+Status buildWorker(const yaml::Value &raw, std::string_view file, WorkerConfig &out) {
   const KeyTable<WorkerConfig> &keys = workerKeys();
   KeyReader b(raw, std::string(file), "", keys.lenient_env_booleans);
   RS_RETURN_IF_ERROR(readKeys(keys, b, out));
@@ -137,6 +155,7 @@ Status buildWorker(const ConfigValue &raw, std::string_view file, WorkerConfig &
       m.residency = Residency::kPinnedDevice; // alias (reference-system.md §2.2)
   RS_RETURN_IF_ERROR(checkPorts(b, out.endpoints));
   RS_RETURN_IF_ERROR(checkSharedMemory(b, out.endpoints));
+  RS_RETURN_IF_ERROR(checkCorsOrigins(b, out.endpoints));
   if (out.grpc.busy_poll_us < 0) // unset: poll on a GPU worker, whose cores wait on the device
     out.grpc.busy_poll_us = out.runtime.backend == Backend::kCuda ? 20000 : 0;
   RS_RETURN_IF_ERROR(checkTls(b, out.tls));

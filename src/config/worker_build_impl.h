@@ -8,9 +8,9 @@
 #pragma once
 
 #include "config/node_config.h"
-#include "config/tree.h"
 #include "config/worker_config.h"
 #include "support/status.h"
+#include "support/yaml.h"
 
 #include <string>
 #include <string_view>
@@ -19,14 +19,14 @@ namespace rs::config::detail {
 
 /// Rejects unknown and removed keys in a `global` or worker override block (a map or
 /// null); messages name `file` and the key's origin.
-Status checkBlockKeys(const ConfigValue &block, std::string_view file);
+Status checkBlockKeys(const yaml::Value &block, std::string_view file);
 
 /// Applies INFERENCE_SERVER_* variables of `env` onto the raw worker tree `raw` and
 /// records them in `out.env_overrides` / `out.env_keys`.
-Status applyEnvironment(const Environment &env, ConfigValue &raw, WorkerConfig &out);
+Status applyEnvironment(const Environment &env, yaml::Value &raw, WorkerConfig &out);
 
 /// Types and validates `raw` (a merged, env-applied worker tree) into `out`, then applies
 /// the regulated profile. Worker identity fields of `out` are left as they are.
-Status buildWorker(const ConfigValue &raw, std::string_view file, WorkerConfig &out);
+Status buildWorker(const yaml::Value &raw, std::string_view file, WorkerConfig &out);
 
 } // namespace rs::config::detail

@@ -77,6 +77,9 @@ struct RuntimeConfig {
   /// runtime.event_spin_us in [0, 1000000]: how long a GPU worker's thread polls a PJRT event
   /// before it sleeps (pjrt::ClientOptions::event_spin); 0 = sleep at once.
   int64_t event_spin_us = 20000;
+  /// runtime.completion_polling: see a GPU execution finish through the vendor's
+  /// completion poller (pjrt::ClientOptions::poll_completion).
+  bool completion_polling = true;
 };
 
 /// `scheduler.models.<name>:` block.
@@ -122,6 +125,9 @@ struct EndpointsConfig {
   /// endpoints.max_request_bytes: the largest HTTP request body of any route, in bytes, on
   /// the wire and once decompressed, in [1, 2^31-1] (docs/protocols.md, "HTTP transport").
   int64_t max_request_bytes = int64_t{64} << 20;
+  /// endpoints.cors_allowed_origins: the Origin values (`scheme://host[:port]`, or `*` for
+  /// any) whose cross-origin HTTP requests are allowed (frontend/http_cors.h); empty = off.
+  std::vector<std::string> cors_allowed_origins;
 };
 
 /// `grpc:` block.

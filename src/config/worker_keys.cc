@@ -171,6 +171,14 @@ KeyTable<W> makeWorkerKeys() {
         .doc = "GPU (ours): how long the thread waiting for a GPU execution, upload or "
                "read-back polls the PJRT event before it sleeps; 0 = sleep at once (docs/gpu.md)"},
        [](W &c) { return field(c.runtime.event_spin_us); }},
+      {{.path = "runtime.completion_polling",
+        .type = T::kBoolean,
+        .fallback = "true",
+        .doc = "GPU (ours): the waiting thread sees an execution finish by polling a device "
+               "event of its own (CUDA: libcuda.so.1 and the plugin's stream extension) "
+               "instead of the PJRT event; false, or where the driver lacks it: the PJRT "
+               "event (docs/gpu.md)"},
+       [](W &c) { return field(c.runtime.completion_polling); }},
       {{.path = "runtime.allow_cpu_fallback",
         .type = T::kBoolean,
         .fallback = "true",
@@ -407,6 +415,16 @@ KeyTable<W> makeWorkerKeys() {
         .doc = "used (ours): the largest HTTP request body of any route, on the wire and once "
                "decompressed; larger is 413 and a closed connection (docs/protocols.md)"},
        [](W &c) { return field(c.endpoints.max_request_bytes); }},
+      {{.path = "endpoints.cors_allowed_origins",
+        .type = T::kTextList,
+        .default_doc = "`[]` (CORS off)",
+        .list_separator = ',', // origins hold ':'
+        .values_doc = "origins (`https://app.example.com`, scheme://host[:port]) or `*` (any); "
+                      "`,` between them in the variable",
+        .doc = "used (ours): browser origins allowed to call the HTTP API across origins: "
+               "preflights answered, Access-Control-Allow-Origin on their replies "
+               "(docs/protocols.md)"},
+       [](W &c) { return field(c.endpoints.cors_allowed_origins); }},
       {{.path = "endpoints.shared_memory",
         .type = T::kChoice,
         .fallback = "off",

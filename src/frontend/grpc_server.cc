@@ -1,6 +1,9 @@
 //===- frontend/grpc_server.cc - KServe V2 gRPC front-end ---------------------===//
 #include "frontend/grpc_server.h"
 
+#include "frontend/grpc_call_step.h"
+#include "frontend/grpc_health.h"
+#include "frontend/grpc_stream.h"
 #include "frontend/peer.h"
 
 #include "protocol/deadline.h"
@@ -11,7 +14,9 @@
 #include "protocol/status_mapping.h"
 #include "support/net.h"
 
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
@@ -53,15 +58,6 @@ int grpcLibraryReceiveLimit(int64_t max_recv_msg_bytes) {
   return static_cast<int>(std::clamp<int64_t>(max_recv_msg_bytes * 2, 0, INT_MAX));
 }
 
-/// One step of a call on the completion queue; a pointer to it is the step's tag.
-class CallStep {
-public:
-  virtual ~CallStep() = default;
-  /// Runs on the polling thread that took the tag. `ok` is false when the server shut down
-  /// before a call arrived, or when the answer could not be sent.
-  virtual void proceed(bool ok) = 0;
-};
-
 } // namespace
 
 /// Every RPC of the server goes through gRPC's async API on this one completion queue,
@@ -94,6 +90,9 @@ public:
   /// for a method that checks the size itself.
   GrpcCallQueue(std::unique_ptr<grpc::ServerCompletionQueue> cq, int64_t max_request_bytes)
       : cq_(std::move(cq)), max_request_bytes_(max_request_bytes) {}
+
+  /// The queue (for the streaming calls of frontend/grpc_stream.h, whose steps are CallSteps).
+  grpc::ServerCompletionQueue *cq() { return cq_.get(); }
 
   /// Serves method `request` of `service` (registered on the started server) with `handler`:
   /// keeps `outstanding` calls requested (a call arriving while none is requested waits in
@@ -365,6 +364,8 @@ public:
     Result<protocol::ModelReadiness> r = service_.modelReady(req->name());
     if (!r.isOk())
       return protocol::toGrpcStatus(r.status());
+    if (Status v = protocol::checkModelVersion(req->name(), req->version()); !v.isOk())
+      return protocol::toGrpcStatus(v);
     resp->set_ready(r->ready);
     return grpc::Status::OK;
   }
@@ -382,7 +383,23 @@ public:
     Result<protocol::ModelMetadata> r = service_.modelMetadata(req->name());
     if (!r.isOk())
       return protocol::toGrpcStatus(r.status());
+    if (Status v = protocol::checkModelVersion(req->name(), req->version()); !v.isOk())
+      return protocol::toGrpcStatus(v);
     protocol::encodeModelMetadata(*r, resp);
+    return grpc::Status::OK;
+  }
+
+  /// Triton's ModelConfig (protocol/model_config.h).
+  grpc::Status ModelConfig(const inference::ModelConfigRequest *req,
+                           inference::ModelConfigResponse *resp) {
+    if (req->name().empty())
+      return protocol::toGrpcStatus(invalidArgument() << "model name is empty");
+    Result<protocol::ModelConfiguration> r = service_.modelConfig(req->name());
+    if (!r.isOk())
+      return protocol::toGrpcStatus(r.status());
+    if (Status v = protocol::checkModelVersion(req->name(), req->version()); !v.isOk())
+      return protocol::toGrpcStatus(v);
+    protocol::encodeModelConfig(*r, resp->mutable_config());
     return grpc::Status::OK;
   }
 
@@ -415,6 +432,7 @@ public:
       return;
     }
     protocol::InferRequest request = std::move(decoded->request);
+    request.received = now;
     request.cancel = std::move(cancel);
     request.deadline = protocol::tighterDeadline(
         request.deadline,
@@ -466,12 +484,14 @@ public:
 
   grpc::Status RepositoryIndex(const inference::RepositoryIndexRequest *req,
                                inference::RepositoryIndexResponse *resp) {
-    // reference-system.md 5.1: state READY | UNAVAILABLE, version "", ready=true filters.
+    // reference-system.md 5.1: state READY | UNAVAILABLE, ready=true filters; the version
+    // is the one every model has (protocol/model_config.h).
     for (const protocol::ModelIndexEntry &m : control_.listModels()) {
       if (req->ready() && !m.ready)
         continue;
       inference::RepositoryIndexResponse::ModelIndex *entry = resp->add_models();
       entry->set_name(m.name);
+      entry->set_version(protocol::kModelVersion);
       entry->set_state(m.ready ? "READY" : "UNAVAILABLE");
       entry->set_reason(m.reason);
     }
@@ -498,6 +518,8 @@ public:
     Result<std::vector<protocol::ModelStatistics>> stats = control_.modelStatistics(req->name());
     if (!stats.isOk())
       return protocol::toGrpcStatus(stats.status());
+    if (Status v = protocol::checkModelVersion(req->name(), req->version()); !v.isOk())
+      return protocol::toGrpcStatus(v);
     auto duration = [](const protocol::DurationStat &d, inference::StatisticDuration *out) {
       out->set_count(d.count);
       out->set_ns(d.ns);
@@ -741,6 +763,11 @@ Status GrpcServer::start() {
   auto control_service = std::make_unique<reactant_control::ControlService::AsyncService>();
   auto evidence_service = std::make_unique<reactant_evidence::EvidenceService::AsyncService>();
   std::string address = formatHostPort(options_.host, options_.port);
+  // grpc.health.v1.Health (grpc++'s implementation, fed by GrpcHealthPublisher) and server
+  // reflection (grpc++_reflection) on the same port; both read process-wide switches at
+  // BuildAndStart.
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   auto clampInt = [](int64_t v) { return static_cast<int>(std::clamp<int64_t>(v, 0, INT_MAX)); };
   grpc::ServerBuilder builder;
   int selected_port = 0;
@@ -785,6 +812,7 @@ Status GrpcServer::start() {
   q.serve(g, &G::RequestModelReady, impl, &Impl::ModelReady);
   q.serve(g, &G::RequestServerMetadata, impl, &Impl::ServerMetadata);
   q.serve(g, &G::RequestModelMetadata, impl, &Impl::ModelMetadata);
+  q.serve(g, &G::RequestModelConfig, impl, &Impl::ModelConfig);
   // One requested ModelInfer per polling thread, so that each can take a new call.
   q.serveCancellable(
       g, &G::RequestModelInfer,
@@ -794,6 +822,19 @@ Status GrpcServer::start() {
         impl->ModelInfer(ctx, std::move(req), resp, std::move(reply), std::move(cancel));
       },
       threads);
+  auto stream_method = std::make_shared<StreamInferMethod>();
+  stream_method->service = g;
+  stream_method->cq = q.cq();
+  stream_method->infer = [impl](const grpc::ServerContext &ctx,
+                                std::shared_ptr<const inference::ModelInferRequest> req,
+                                inference::ModelInferResponse *resp,
+                                std::function<void(const grpc::Status &)> reply) {
+    // A stream's requests end with the stream: grpc_stream.h answers a cancelled stream.
+    impl->ModelInfer(ctx, std::move(req), resp, std::move(reply), nullptr);
+  };
+  stream_method->started = [&q] { q.started(); };
+  stream_method->ended = [&q] { q.answered(); };
+  serveModelStreamInfer(std::move(stream_method));
   q.serve(g, &G::RequestRepositoryIndex, impl, &Impl::RepositoryIndex);
   q.serve(g, &G::RequestRepositoryModelLoad, impl, &Impl::RepositoryModelLoad);
   q.serve(g, &G::RequestRepositoryModelUnload, impl, &Impl::RepositoryModelUnload);
@@ -816,14 +857,23 @@ Status GrpcServer::start() {
   services_.push_back(std::move(control_service));
   services_.push_back(std::move(evidence_service));
   q.startThreads(threads, options_.busy_poll);
+  if (grpc::HealthCheckServiceInterface *health = server_->GetHealthCheckService())
+    health_ = std::make_unique<GrpcHealthPublisher>(*health, service_, model_control_,
+                                                    options_.health_refresh);
   spdlog::info("grpc server listening on {}:{} polling_threads={} busy_poll_us={}", options_.host,
                port_, threads, options_.busy_poll.count());
   return Status::ok();
 }
 
+void GrpcServer::refreshHealth() {
+  if (health_)
+    health_->refresh();
+}
+
 void GrpcServer::shutdown() {
   if (!server_)
     return;
+  health_.reset(); // grpc++ turns every status NOT_SERVING as the server shuts down
   server_->Shutdown(std::chrono::system_clock::now() + options_.shutdown_grace);
   // A call whose inference still runs answers later (cancelled past the grace); its answer
   // goes through the completion queue, so the queue closes only after it.

@@ -14,33 +14,39 @@
 // the input tensors are views of its bytes that hold it. Every other RPC goes through the same
 // queue and threads.
 //
-// RPCs: ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer,
-// RepositoryIndex (ModelControl::listModels; state READY | UNAVAILABLE, `ready`
-// filters), and on the same port reactant_control.ControlService/ModelControlStatus
-// (ModelControl::controlStatus), which the gateway polls, and, when
-// GrpcServerOptions::evidence is set, reactant_evidence.EvidenceService/DeploymentEvidence
-// (the deployment-identity document, server/evidence.h). With
-// GrpcServerOptions::shared_memory set, SystemSharedMemoryStatus/Register/Unregister
-// manage its regions (protocol/shared_memory.h: Register errors INVALID_ARGUMENT /
-// ALREADY_EXISTS / RESOURCE_EXHAUSTED, Status of an unknown region NOT_FOUND, Unregister of
-// an unknown one OK, an empty name means every region) and ModelInfer tensors may name
-// them; without it those RPCs answer UNIMPLEMENTED. RepositoryModelLoad/Unload call
-// ModelControl::repositoryLoad/repositoryUnload (FAILED_PRECONDITION unless
-// model_control_mode is explicit; the reply comes once the model serves or has gone),
-// ModelStatistics ModelControl::modelStatistics (Triton's statistics extension), and
+// RPCs: ServerLive, ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelConfig
+// (Triton's model configuration, protocol/model_config.h), ModelInfer, ModelStreamInfer
+// (frontend/grpc_stream.h), RepositoryIndex (ModelControl::listModels; state READY |
+// UNAVAILABLE, `ready` filters), and on the same port
+// reactant_control.ControlService/ModelControlStatus (ModelControl::controlStatus), which the
+// gateway polls, and, when GrpcServerOptions::evidence is set,
+// reactant_evidence.EvidenceService/DeploymentEvidence (the deployment-identity document,
+// server/evidence.h). With GrpcServerOptions::shared_memory set,
+// SystemSharedMemoryStatus/Register/Unregister manage its regions (protocol/shared_memory.h:
+// Register errors INVALID_ARGUMENT / ALREADY_EXISTS / RESOURCE_EXHAUSTED, Status of an unknown
+// region NOT_FOUND, Unregister of an unknown one OK, an empty name means every region) and
+// ModelInfer tensors may name them; without it those RPCs answer UNIMPLEMENTED.
+// RepositoryModelLoad/Unload call ModelControl::repositoryLoad/repositoryUnload
+// (FAILED_PRECONDITION unless model_control_mode is explicit; the reply comes once the model serves
+// or has gone), ModelStatistics ModelControl::modelStatistics (Triton's statistics extension), and
 // ControlService SetModelResidency / SetModelPolicy the service's setModelResidency /
 // setModelPolicy (reference-system.md §5.3); CompactMemory answers UNIMPLEMENTED. Every
 // failed ModelInfer is told
 // to GrpcServerOptions::reporter (logged once, counted). Error codes are the service's
 // Status codes,
 // passed through unchanged (protocol/status_mapping.h); ModelReady for an unknown model is
-// NOT_FOUND, an empty model name INVALID_ARGUMENT. A request message larger than
-// max_recv_msg_bytes is answered RESOURCE_EXHAUSTED (`request message of N bytes exceeds
-// grpc.max_recv_msg_bytes (M)`; a ModelInfer is told to the reporter): gRPC itself is given
-// twice that limit so that such a message reaches the server; a larger one gRPC refuses
-// before any handler. A ModelInfer call that ends without the server's answer (the client
-// cancelled it, its deadline passed, the connection broke; gRPC's AsyncNotifyWhenDone)
-// raises its request's InferRequest::cancel.
+// NOT_FOUND, an empty model name INVALID_ARGUMENT. Every RPC that takes a model version
+// (ModelReady, ModelMetadata, ModelConfig, ModelInfer, ModelStreamInfer, ModelStatistics)
+// answers NOT_FOUND for one other than "" and protocol::kModelVersion. The same port also
+// serves grpc.health.v1.Health (frontend/grpc_health.h) and gRPC server reflection
+// (grpc.reflection.v1alpha.ServerReflection, grpc++_reflection), which lists every service
+// above with its messages. A request message larger than max_recv_msg_bytes is answered
+// RESOURCE_EXHAUSTED (`request message of N bytes exceeds grpc.max_recv_msg_bytes (M)`; a
+// ModelInfer is told to the reporter): gRPC itself is given twice that limit so that such a
+// message reaches the server; a larger one gRPC refuses before any handler. A ModelInfer
+// call that ends without the server's answer (the client cancelled it, its deadline passed,
+// the connection broke; gRPC's AsyncNotifyWhenDone) raises its request's
+// InferRequest::cancel.
 //
 // Source: KServe V2 gRPC protocol; reference-system.md section 5.1-5.2.
 // Thread safety: start() and shutdown() from one controlling thread; RPCs run on the
@@ -69,7 +75,8 @@ class Service;
 
 namespace rs::frontend {
 
-class GrpcCallQueue; // grpc_server.cc
+class GrpcCallQueue;       // grpc_server.cc
+class GrpcHealthPublisher; // grpc_health.h
 
 struct GrpcServerOptions {
   /// Address to bind: "0.0.0.0" (all IPv4 interfaces), "127.0.0.1", "::" ...
@@ -102,6 +109,9 @@ struct GrpcServerOptions {
   /// thread while it lasts and saves the wake-up of a sleeping one per call (costly on a
   /// virtual machine whose idle cores halt; docs/performance.md).
   std::chrono::microseconds busy_poll{0};
+  /// How often the grpc.health.v1 statuses are refreshed from the service besides
+  /// refreshHealth() (frontend/grpc_health.h); zero: only at start and by refreshHealth().
+  std::chrono::milliseconds health_refresh{500};
 };
 
 class GrpcServer {
@@ -120,6 +130,9 @@ public:
   Status start();
   /// The bound port after a successful start(), else 0.
   int port() const { return port_; }
+  /// Publishes the service's readiness to grpc.health.v1.Health now (after a change the
+  /// caller made: a load, an unload, the start of a drain). No-op before start().
+  void refreshHealth();
   /// Stops accepting calls, lets in-flight calls finish (up to shutdown_grace, then
   /// cancels them), and returns when every call is done. Idempotent.
   void shutdown();
@@ -137,6 +150,7 @@ private:
   std::vector<std::unique_ptr<grpc::Service>> services_; // the generated AsyncServices
   std::unique_ptr<GrpcCallQueue> queue_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<GrpcHealthPublisher> health_;
   int port_ = 0;
 };
 

@@ -3,11 +3,14 @@
 
 #include "frontend/peer.h"
 
+#include "frontend/http_cors.h"
 #include "frontend/http_listener.h"
 #include "frontend/http_router.h"
 #include "frontend/http_server_impl.h"
 #include "protocol/http_codec.h"
+#include "protocol/http_raw_request.h"
 #include "protocol/json_packed.h"
+#include "protocol/model_config.h"
 #include "protocol/status_mapping.h"
 
 #include <nlohmann/json.hpp>
@@ -99,9 +102,16 @@ void HttpServer::handleInfer(const HttpRequest &req, std::string body, HttpRespo
   options.max_shared_memory_input_bytes = options_.max_shared_memory_input_bytes;
   options.expected_datatype = protocol::expectedDatatypes(service_, modelRef(req).name);
   options.shared_memory_owner = localPeerIdentity(req.remote_addr).value_or("");
-  Result<protocol::HttpInferRequest> decoded = protocol::decodeHttpInferRequest(
-      modelRef(req), body, header ? std::optional<std::string_view>(*header) : std::nullopt,
-      options);
+  const std::optional<std::string_view> header_view =
+      header ? std::optional<std::string_view>(*header) : std::nullopt;
+  Result<protocol::HttpInferRequest> decoded = [&]() -> Result<protocol::HttpInferRequest> {
+    if (!protocol::isRawBinaryRequest(header_view))
+      return protocol::decodeHttpInferRequest(modelRef(req), body, header_view, options);
+    // No JSON header: the model's metadata says what the body is.
+    RS_ASSIGN_OR_RETURN(protocol::ModelMetadata metadata,
+                        service_.modelMetadata(modelRef(req).name));
+    return protocol::decodeRawBinaryInferRequest(modelRef(req), metadata, body);
+  }();
   if (!decoded.isOk()) {
     // An unknown model is 404 whatever the body holds (KServe: the path names the resource);
     // a body that decodes reaches the service, which says so itself.
@@ -113,6 +123,7 @@ void HttpServer::handleInfer(const HttpRequest &req, std::string body, HttpRespo
     return replyError(res, failed);
   }
   std::string().swap(body); // the tensors hold copies; free the body before running
+  decoded->request.received = options.now;
   protocol::OutputEncoding encoding = std::move(decoded->output_encoding);
   // Held until the reply is written: the regions stay usable even if unregistered meanwhile.
   std::vector<protocol::SharedMemoryOutput> shm = std::move(decoded->shared_memory_outputs);
@@ -160,7 +171,8 @@ void HttpServer::handleInfer(const HttpRequest &req, std::string body, HttpRespo
 
 HttpServer::HttpServer(HttpServerOptions options, protocol::InferenceService &service,
                        protocol::ModelControl &control)
-    : options_(std::move(options)), router_(std::make_unique<HttpRouter>()), service_(service),
+    : options_(std::move(options)), router_(std::make_unique<HttpRouter>()),
+      cors_(std::make_unique<HttpCors>(options_.cors_allowed_origins)), service_(service),
       control_(control) {
   HttpListenerOptions lo;
   lo.name = "http";
@@ -218,16 +230,32 @@ void HttpServer::addHealthAndServerRoutes() {
 
 void HttpServer::addModelRoutes() {
   get(kModelPath, [this](const HttpRequest &req, HttpResponse &res) {
-    Result<protocol::ModelMetadata> md = service_.modelMetadata(modelRef(req).name);
+    const protocol::ModelRef ref = modelRef(req);
+    Result<protocol::ModelMetadata> md = service_.modelMetadata(ref.name);
     if (!md.isOk())
       return replyError(res, md.status());
+    if (Status v = protocol::checkModelVersion(ref.name, ref.version); !v.isOk())
+      return replyError(res, v);
     replyJson(res, 200, protocol::modelMetadataJson(*md));
   });
+  // Triton's model configuration extension (protocol/model_config.h).
+  get(std::string(kModelPath) + "/config", [this](const HttpRequest &req, HttpResponse &res) {
+    const protocol::ModelRef ref = modelRef(req);
+    Result<protocol::ModelConfiguration> config = service_.modelConfig(ref.name);
+    if (!config.isOk())
+      return replyError(res, config.status());
+    if (Status v = protocol::checkModelVersion(ref.name, ref.version); !v.isOk())
+      return replyError(res, v);
+    replyJson(res, 200, protocol::modelConfigJson(*config));
+  });
   get(std::string(kModelPath) + "/ready", [this](const HttpRequest &req, HttpResponse &res) {
-    std::string name = modelRef(req).name;
+    const protocol::ModelRef ref = modelRef(req);
+    const std::string &name = ref.name;
     Result<protocol::ModelReadiness> r = service_.modelReady(name);
     if (!r.isOk())
       return replyError(res, r.status());
+    if (Status v = protocol::checkModelVersion(name, ref.version); !v.isOk())
+      return replyError(res, v);
     nlohmann::json body = {{"name", name}, {"ready", r->ready}};
     if (!r->ready && !r->reason.empty())
       body["reason"] = r->reason;
@@ -242,7 +270,14 @@ void HttpServer::addInferRoute() {
 }
 
 void HttpServer::dispatch(HttpRequest &req, HttpResponse &res) const {
-  router_->dispatch(req, res);
+  std::string preflight_methods;
+  if (cors_->isAllowedPreflight(req))
+    preflight_methods = router_->allowedMethods(req.path);
+  if (!preflight_methods.empty())
+    cors_->answerPreflight(req, preflight_methods, res);
+  else
+    router_->dispatch(req, res);
+  cors_->decorate(req, res);
   if (draining_)
     res.set_header("Connection", "close");
 }
@@ -266,6 +301,7 @@ void HttpServer::replyToTransportError(const HttpRequest &req, int status,
     options_.reporter->requestFailed({"http", m[1].str(), ""}, bodyError(status, text), false);
   res.status = status;
   replyJson(res, status, protocol::httpErrorBody(text));
+  cors_->decorate(req, res);
 }
 
 } // namespace rs::frontend

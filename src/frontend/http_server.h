@@ -2,7 +2,8 @@
 //
 // Serves the KServe V2 REST API on the HTTP transport of frontend/http_listener.h (strict
 // RFC 9112 parsing, an event loop, per-connection budgets), each path also under
-// `/v2/models/{name}/versions/{version}/...` (the version is passed on and ignored):
+// `/v2/models/{name}/versions/{version}/...` (the version must be "1", the one every model
+// has; another is 404: protocol::checkModelVersion):
 //
 //   GET  /v2/health/live             200 {"live":true}
 //   GET  /v2/health/ready            200 {"ready":true}, or 400 {"ready":false}
@@ -10,10 +11,14 @@
 //   GET  /v2/models/{m}              200 model metadata, 404 unknown model
 //   GET  /v2/models/{m}/ready        200 {"name","ready":true}, 400 {"name","ready":false,
 //                                    "reason"} when known but not ready, 404 unknown
-//   POST /v2/models/{m}/infer        inference (protocol/http_codec.h), JSON or binary
+//   GET  /v2/models/{m}/config       200 Triton's model configuration (protocol/model_config.h),
+//                                    404 unknown model, 503 not loaded
+//   POST /v2/models/{m}/infer        inference (protocol/http_codec.h), JSON or binary, or
+//                                    with Inference-Header-Content-Length: 0 a raw binary
+//                                    request (protocol/http_raw_request.h)
 //   GET  /v2/evidence                200 the deployment-identity document (server/evidence.h),
 //                                    when HttpServerOptions::evidence is set (else 404)
-//   POST /v2/repository/index        200 [{"name","version":"","state":"READY"|"UNAVAILABLE",
+//   POST /v2/repository/index        200 [{"name","version":"1","state":"READY"|"UNAVAILABLE",
 //                                    "reason"}]; body {"ready": true} lists ready models only
 //   POST /v2/repository/models/{m}/load    200 empty once the model serves (explicit mode;
 //   POST /v2/repository/models/{m}/unload  else 400 FAILED_PRECONDITION), 404 unknown
@@ -30,6 +35,8 @@
 //   POST /v2/systemsharedmemory[/region/{r}]/unregister  200 empty (all regions without
 //                                    /region/{r}; an unknown region is not an error)
 // Every failed inference is told to HttpServerOptions::reporter (logged once, counted).
+// With HttpServerOptions::cors_allowed_origins set, CORS preflights (OPTIONS) from those
+// origins are answered and their replies carry the CORS headers (frontend/http_cors.h).
 //
 // Not-ready answers 400: the KServe V2 REST spec makes readiness a status code, 200 for
 // true and 4xx for false, and Triton answers 400 (EVHTP_RES_BADREQ) for both server and
@@ -62,9 +69,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace rs::frontend {
 
+class HttpCors;
 class HttpListener;
 class HttpRouter;
 struct HttpRequest;
@@ -97,6 +106,9 @@ struct HttpServerOptions {
   protocol::SharedMemoryRegistry *shared_memory = nullptr;
   /// Told about every failed inference request; may be null.
   RequestReporter *reporter = nullptr;
+  /// Origins allowed to call across origins (frontend/http_cors.h,
+  /// `endpoints.cors_allowed_origins`); empty: CORS off.
+  std::vector<std::string> cors_allowed_origins;
 };
 
 class HttpServer {
@@ -128,12 +140,15 @@ private:
   void addModelRoutes();
   /// POST /v2/models/{m}/infer: handleInfer() on the body the transport read.
   void addInferRoute();
-  /// Routes the request; Connection: close while draining.
+  /// Routes the request (a CORS preflight answered first), adds the CORS headers;
+  /// Connection: close while draining.
   void dispatch(HttpRequest &req, HttpResponse &res) const;
   /// The JSON error body of a reply the router or the transport produced itself (no route,
   /// wrong method, malformed or too large); a refused inference body is reported.
   void replyToTransportError(const HttpRequest &req, int status, const std::string &message,
                              HttpResponse &res) const;
+  /// With a registry: Triton's system shared-memory routes, and its CUDA ones answering that
+  /// no CUDA region exists (http_server_control.cc).
   void addSharedMemoryRoutes();
   /// POST /v2/repository/index and /v2/repository/models/{m}/load|unload.
   void addRepositoryRoutes();
@@ -152,6 +167,7 @@ private:
 
   HttpServerOptions options_;
   std::unique_ptr<HttpRouter> router_;
+  std::unique_ptr<HttpCors> cors_;
   protocol::InferenceService &service_;
   protocol::ModelControl &control_;
   std::unique_ptr<HttpListener> listener_;

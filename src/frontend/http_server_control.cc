@@ -1,7 +1,8 @@
 //===- frontend/http_server_control.cc - REST control routes --------------===//
 //
-// The HttpServer's routes beyond serving: system shared memory, the repository extension
-// (index, load, unload) and Triton's statistics extension.
+// The HttpServer's routes beyond serving: system shared memory (and Triton's CUDA
+// shared-memory routes, empty), the repository extension (index, load, unload) and Triton's
+// statistics extension.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/http_server.h"
@@ -9,6 +10,7 @@
 #include "frontend/http_server_impl.h"
 #include "frontend/peer.h"
 #include "protocol/http_codec.h"
+#include "protocol/model_config.h"
 #include "protocol/status_mapping.h"
 
 #include <nlohmann/json.hpp>
@@ -77,6 +79,23 @@ void HttpServer::addSharedMemoryRoutes() {
   };
   post("/v2/systemsharedmemory/unregister", unregister);
   post(std::string(kRegion) + "/unregister", unregister);
+
+  // Triton's CUDA shared-memory routes, which a client of system shared memory also calls
+  // (perf_analyzer unregisters both kinds when it starts and ends). No CUDA region can be
+  // registered here, so the status is empty and unregistering has nothing to do, as on a
+  // Triton built without GPUs; registering is refused (400).
+  constexpr const char *kCudaRegion = "/v2/cudasharedmemory/region/([^/]+)";
+  auto cuda_status = [](const HttpRequest &, HttpResponse &res) { replyJson(res, 200, "[]"); };
+  auto cuda_unregister = [](const HttpRequest &, HttpResponse &res) { res.status = 200; };
+  get("/v2/cudasharedmemory/status", cuda_status);
+  get(std::string(kCudaRegion) + "/status", cuda_status);
+  post("/v2/cudasharedmemory/unregister", cuda_unregister);
+  post(std::string(kCudaRegion) + "/unregister", cuda_unregister);
+  post(std::string(kCudaRegion) + "/register", [](const HttpRequest &req, HttpResponse &res) {
+    replyError(res, Status(StatusCode::kInvalidArgument,
+                           "cuda shared memory region \"" + req.matches[1].str() +
+                               "\": CUDA shared memory is not offered (system shared memory is)"));
+  });
 }
 
 void HttpServer::addRepositoryRoutes() {
@@ -95,8 +114,9 @@ void HttpServer::addRepositoryRoutes() {
     for (const protocol::ModelIndexEntry &m : control_.listModels()) {
       if (ready_only && !m.ready)
         continue;
-      nlohmann::json entry = {
-          {"name", m.name}, {"version", ""}, {"state", m.ready ? "READY" : "UNAVAILABLE"}};
+      nlohmann::json entry = {{"name", m.name},
+                              {"version", protocol::kModelVersion},
+                              {"state", m.ready ? "READY" : "UNAVAILABLE"}};
       if (!m.reason.empty())
         entry["reason"] = m.reason;
       out.push_back(std::move(entry));
@@ -105,16 +125,30 @@ void HttpServer::addRepositoryRoutes() {
   });
   constexpr const char *kRepoModel = "/v2/repository/models/([^/]+)";
   // load and unload: the service's action on the model named in the path; 200 or its error.
-  auto modelAction = [this](Status (protocol::ModelControl::*action)(const std::string &)) {
-    return [this, action](const HttpRequest &req, HttpResponse &res) {
+  // The body is Triton's optional {"parameters": {...}}; none of its parameters is read, but a
+  // body of another shape is refused as Triton refuses it.
+  auto modelAction = [this](Status (protocol::ModelControl::*action)(const std::string &),
+                            const char *verb) {
+    return [this, action, verb](const HttpRequest &req, HttpResponse &res) {
+      if (!req.body.empty()) {
+        const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
+        if (!body.is_object() || (body.contains("parameters") && !body["parameters"].is_object()))
+          return replyError(res, invalidArgument()
+                                     << "repository " << verb << " of model '"
+                                     << req.matches[1].str()
+                                     << "': the body must be a JSON object with an optional "
+                                        "object 'parameters'");
+      }
       Status s = (control_.*action)(req.matches[1].str());
       if (!s.isOk())
         return replyError(res, s);
       res.status = 200;
     };
   };
-  post(std::string(kRepoModel) + "/load", modelAction(&protocol::ModelControl::repositoryLoad));
-  post(std::string(kRepoModel) + "/unload", modelAction(&protocol::ModelControl::repositoryUnload));
+  post(std::string(kRepoModel) + "/load",
+       modelAction(&protocol::ModelControl::repositoryLoad, "load"));
+  post(std::string(kRepoModel) + "/unload",
+       modelAction(&protocol::ModelControl::repositoryUnload, "unload"));
 }
 
 namespace {
@@ -161,6 +195,8 @@ void HttpServer::addStatisticsRoutes() {
     Result<std::vector<protocol::ModelStatistics>> s = control_.modelStatistics(name);
     if (!s.isOk())
       return replyError(res, s.status());
+    if (Status v = protocol::checkModelVersion(name, modelRef(req).version); !v.isOk())
+      return replyError(res, v);
     replyJson(res, 200, statisticsJson(*s));
   };
   get("/v2/models/stats", stats);

@@ -73,14 +73,18 @@ Status Parser::parseFunctionType(Type *out) {
     out->elements.push_back(std::move(t));
   }
   RS_RETURN_IF_ERROR(expect(Tok::kArrow, "'->'"));
+  return parseResultTypes(&out->results);
+}
+
+Status Parser::parseResultTypes(std::vector<Type> *out) {
   if (consumeIf(Tok::kLParen)) {
     if (!is(Tok::kRParen))
-      RS_RETURN_IF_ERROR(parseTypeList(&out->results));
+      RS_RETURN_IF_ERROR(parseTypeList(out));
     return expect(Tok::kRParen, "')'");
   }
   Type r;
   RS_RETURN_IF_ERROR(parseType(&r));
-  out->results.push_back(std::move(r));
+  out->push_back(std::move(r));
   return Status::ok();
 }
 
@@ -254,15 +258,7 @@ Status Parser::parseTypeSection(TypeSection *out) {
     advance();
     out->functional = true;
     out->inputs.push_back(std::move(first));
-    if (consumeIf(Tok::kLParen)) {
-      if (!is(Tok::kRParen))
-        RS_RETURN_IF_ERROR(parseTypeList(&out->results));
-      return expect(Tok::kRParen, "')'");
-    }
-    Type r;
-    RS_RETURN_IF_ERROR(parseType(&r));
-    out->results.push_back(std::move(r));
-    return Status::ok();
+    return parseResultTypes(&out->results);
   }
   out->inputs.push_back(std::move(first));
   while (is(Tok::kComma)) {
@@ -278,14 +274,7 @@ Status Parser::parseTypeSection(TypeSection *out) {
   }
   if (consumeIf(Tok::kArrow)) { // chlo binary ops: `a, b -> r`
     out->functional = true;
-    if (consumeIf(Tok::kLParen)) {
-      if (!is(Tok::kRParen))
-        RS_RETURN_IF_ERROR(parseTypeList(&out->results));
-      return expect(Tok::kRParen, "')'");
-    }
-    Type r;
-    RS_RETURN_IF_ERROR(parseType(&r));
-    out->results.push_back(std::move(r));
+    return parseResultTypes(&out->results);
   }
   return Status::ok();
 }

@@ -57,6 +57,31 @@ struct OpState {
   std::vector<Type> result_types;
 };
 
+/// The kinds of `key = value` items of the pretty forms parseSimpleOp reads (the table
+/// itemsFor in pretty_ops.cc).
+enum class ItemKind : uint8_t {
+  kI64Array,  // [1, 2]          -> array<i64: 1, 2>
+  kI64,       // 0               -> 0 : i64
+  kEnum,      // THREE_FRY       -> #stablehlo<`extra` THREE_FRY>
+  kPrecision, // [DEFAULT, HIGH] -> [#stablehlo<precision DEFAULT>, ...]
+  kDimsPair,  // [0] x [1]       -> lhs_`prop` / rhs_`prop` of #stablehlo.dot
+  kAlgorithm, // <...>          -> #stablehlo.dot_algorithm<...>
+  kFormat,    // e5m10           -> exponent_bits = 5 : i32, mantissa_bits = 10 : i32
+  kBool,      // true
+  kString,    // "ab,bc->ac"
+  kAttr,      // any attribute, property named like the key
+};
+
+struct ItemSpec {
+  std::string_view key;
+  std::string_view prop;
+  ItemKind kind;
+  std::string_view extra = {};
+};
+
+/// A decimal or 0x-hexadecimal integer literal's magnitude; false when it does not fit.
+bool parseUnsigned(std::string_view text, uint64_t *out);
+
 class Parser {
 public:
   Parser(std::string_view text, std::string_view file, int first_line);
@@ -117,7 +142,8 @@ public:
   //===--- types (parse_types.cc) ---------------------------------------===//
   bool atTypeStart() const;
   Status parseType(Type *out);
-  Status parseTypeList(std::vector<Type> *out); // `a, b, c` (at least one)
+  Status parseTypeList(std::vector<Type> *out);    // `a, b, c` (at least one)
+  Status parseResultTypes(std::vector<Type> *out); // after '->': `(a, b)`, `()` or `a`
   /// `(a, b) -> r`, `(a) -> (r, s)` or `a -> r` (chlo). The current token starts it.
   Status parseFunctionType(Type *out);
   Status parseTypeSection(TypeSection *out); // after ':'
@@ -126,6 +152,10 @@ public:
 
   //===--- attributes (parse_attributes.cc, parse_dense.cc) --------------===//
   Status parseAttribute(Attribute *out);
+  // The kinds of parseAttribute; `start` is the attribute's first character.
+  Status parseKeywordAttr(size_t start, Attribute *out); // true, unit, dense<, array<, a type
+  Status parseDenseArray(size_t start, Attribute *out);  // `array<T: a, b>` after `array`
+  Status parseNumberAttr(size_t start, Attribute *out);  // `-1.5 : f32`, `3`, `1 : index`
   /// As parseAttribute, but a number takes no `: type` suffix (i64 / f64), for
   /// `key = value` items that a type section follows (`tolerance = 0.1 : tensor<f64>`).
   Status parseItemValue(Attribute *out);
@@ -164,7 +194,22 @@ public:
   Status parseScanOp(OpState &st);
   /// Operands, `key = value` items, attr-dict, `: types` (the common pretty shape).
   Status parseSimpleOp(OpState &st);
+  /// The value of one `key = value` item of `item`'s kind, stored as its property (a
+  /// dims pair into `dot_fields`, assembled by the caller).
+  Status parseItem(const ItemSpec &item, OpState &st, std::vector<NamedAttribute> *dot_fields);
+  /// reduce_precision's `format = e5m10`: exponent_bits and mantissa_bits.
+  Status parseFormatItem(OpState &st);
   Status parseTrailingAttrDict(OpState &st); // optional `{...}` or `attributes {...}`
+  /// One value use, appended to the op's operands.
+  Status parseOperand(OpState &st);
+  /// A balanced `<...>` kept as an opaque attribute spelled `prefix<...>` ("#sdy.mesh").
+  Status parseOpaqueAngle(std::string_view prefix, Attribute *out);
+  /// The tail of most pretty forms: the trailing attr-dict, `:` and the type section,
+  /// whose results become the op's result types.
+  Status finishOp(OpState &st);
+  /// `@symbol(%a, %b)`: the symbol into `symbol` (`what` names it when missing) and the
+  /// operands into the op (func.call's and custom_call's shape).
+  Status parseSymbolCall(OpState &st, std::string_view what, Attribute *symbol);
 
   Module module_;
 

@@ -19,61 +19,43 @@
 namespace rs::ir::detail {
 namespace {
 
-enum class Item : uint8_t {
-  kI64Array,  // [1, 2]          -> array<i64: 1, 2>
-  kI64,       // 0               -> 0 : i64
-  kEnum,      // THREE_FRY       -> #stablehlo<`extra` THREE_FRY>
-  kPrecision, // [DEFAULT, HIGH] -> [#stablehlo<precision DEFAULT>, ...]
-  kDimsPair,  // [0] x [1]       -> lhs_`prop` / rhs_`prop` of #stablehlo.dot
-  kAlgorithm, // <...>          -> #stablehlo.dot_algorithm<...>
-  kFormat,    // e5m10           -> exponent_bits = 5 : i32, mantissa_bits = 10 : i32
-  kBool,      // true
-  kString,    // "ab,bc->ac"
-  kAttr,      // any attribute, property named like the key
-};
-
-struct ItemSpec {
-  std::string_view key;
-  std::string_view prop;
-  Item kind;
-  std::string_view extra = {};
-};
-
 const std::vector<ItemSpec> *itemsFor(std::string_view op) {
   static const std::map<std::string_view, std::vector<ItemSpec>> kTable = {
-      {"stablehlo.broadcast_in_dim", {{"dims", "broadcast_dimensions", Item::kI64Array}}},
+      {"stablehlo.broadcast_in_dim", {{"dims", "broadcast_dimensions", ItemKind::kI64Array}}},
       {"stablehlo.dynamic_broadcast_in_dim",
-       {{"dims", "broadcast_dimensions", Item::kI64Array},
-        {"known_expanding_dimensions", "known_expanding_dimensions", Item::kI64Array},
-        {"known_nonexpanding_dimensions", "known_nonexpanding_dimensions", Item::kI64Array}}},
-      {"stablehlo.broadcast", {{"sizes", "broadcast_sizes", Item::kI64Array}}},
-      {"stablehlo.transpose", {{"dims", "permutation", Item::kI64Array}}},
-      {"stablehlo.reverse", {{"dims", "dimensions", Item::kI64Array}}},
-      {"stablehlo.concatenate", {{"dim", "dimension", Item::kI64}}},
-      {"stablehlo.iota", {{"dim", "iota_dimension", Item::kI64}}},
-      {"stablehlo.dynamic_iota", {{"dim", "iota_dimension", Item::kI64}}},
-      {"stablehlo.get_dimension_size", {{"dim", "dimension", Item::kI64}}},
-      {"stablehlo.set_dimension_size", {{"dim", "dimension", Item::kI64}}},
-      {"stablehlo.dynamic_slice", {{"sizes", "slice_sizes", Item::kI64Array}}},
+       {{"dims", "broadcast_dimensions", ItemKind::kI64Array},
+        {"known_expanding_dimensions", "known_expanding_dimensions", ItemKind::kI64Array},
+        {"known_nonexpanding_dimensions", "known_nonexpanding_dimensions", ItemKind::kI64Array}}},
+      {"stablehlo.broadcast", {{"sizes", "broadcast_sizes", ItemKind::kI64Array}}},
+      {"stablehlo.transpose", {{"dims", "permutation", ItemKind::kI64Array}}},
+      {"stablehlo.reverse", {{"dims", "dimensions", ItemKind::kI64Array}}},
+      {"stablehlo.concatenate", {{"dim", "dimension", ItemKind::kI64}}},
+      {"stablehlo.iota", {{"dim", "iota_dimension", ItemKind::kI64}}},
+      {"stablehlo.dynamic_iota", {{"dim", "iota_dimension", ItemKind::kI64}}},
+      {"stablehlo.get_dimension_size", {{"dim", "dimension", ItemKind::kI64}}},
+      {"stablehlo.set_dimension_size", {{"dim", "dimension", ItemKind::kI64}}},
+      {"stablehlo.dynamic_slice", {{"sizes", "slice_sizes", ItemKind::kI64Array}}},
       {"stablehlo.pad",
-       {{"low", "edge_padding_low", Item::kI64Array},
-        {"high", "edge_padding_high", Item::kI64Array},
-        {"interior", "interior_padding", Item::kI64Array}}},
-      {"stablehlo.reduce_precision", {{"format", "", Item::kFormat}}},
+       {{"low", "edge_padding_low", ItemKind::kI64Array},
+        {"high", "edge_padding_high", ItemKind::kI64Array},
+        {"interior", "interior_padding", ItemKind::kI64Array}}},
+      {"stablehlo.reduce_precision", {{"format", "", ItemKind::kFormat}}},
       {"stablehlo.dot_general",
-       {{"batching_dims", "batching_dimensions", Item::kDimsPair},
-        {"contracting_dims", "contracting_dimensions", Item::kDimsPair},
-        {"precision", "precision_config", Item::kPrecision},
-        {"algorithm", "algorithm", Item::kAlgorithm}}},
-      {"stablehlo.dot", {{"precision", "precision_config", Item::kPrecision}}},
+       {{"batching_dims", "batching_dimensions", ItemKind::kDimsPair},
+        {"contracting_dims", "contracting_dimensions", ItemKind::kDimsPair},
+        {"precision", "precision_config", ItemKind::kPrecision},
+        {"algorithm", "algorithm", ItemKind::kAlgorithm}}},
+      {"stablehlo.dot", {{"precision", "precision_config", ItemKind::kPrecision}}},
       {"stablehlo.rng_bit_generator",
-       {{"algorithm", "rng_algorithm", Item::kEnum, "rng_algorithm"}}},
-      {"stablehlo.rng", {{"distribution", "rng_distribution", Item::kEnum, "rng_distribution"}}},
+       {{"algorithm", "rng_algorithm", ItemKind::kEnum, "rng_algorithm"}}},
+      {"stablehlo.rng",
+       {{"distribution", "rng_distribution", ItemKind::kEnum, "rng_distribution"}}},
       {"stablehlo.fft",
-       {{"type", "fft_type", Item::kEnum, "fft_type"}, {"length", "fft_length", Item::kI64Array}}},
-      {"stablehlo.cholesky", {{"lower", "lower", Item::kBool}}},
-      {"stablehlo.einsum", {{"config", "einsum_config", Item::kString}}},
-      {"stablehlo.unary_einsum", {{"config", "einsum_config", Item::kString}}},
+       {{"type", "fft_type", ItemKind::kEnum, "fft_type"},
+        {"length", "fft_length", ItemKind::kI64Array}}},
+      {"stablehlo.cholesky", {{"lower", "lower", ItemKind::kBool}}},
+      {"stablehlo.einsum", {{"config", "einsum_config", ItemKind::kString}}},
+      {"stablehlo.unary_einsum", {{"config", "einsum_config", ItemKind::kString}}},
   };
   auto it = kTable.find(op);
   return it == kTable.end() ? nullptr : &it->second;
@@ -89,6 +71,137 @@ Status Parser::parseTrailingAttrDict(OpState &st) {
   return Status::ok();
 }
 
+Status Parser::parseOperand(OpState &st) {
+  ValueId v = 0;
+  RS_RETURN_IF_ERROR(parseValueUse(&v));
+  st.op.operands.push_back(v);
+  return Status::ok();
+}
+
+Status Parser::parseOpaqueAngle(std::string_view prefix, Attribute *out) {
+  std::string_view body;
+  RS_RETURN_IF_ERROR(skipBalanced(&body));
+  out->kind = AttrKind::kOpaque;
+  out->str = std::string(prefix) + std::string(body);
+  return Status::ok();
+}
+
+Status Parser::finishOp(OpState &st) {
+  RS_RETURN_IF_ERROR(parseTrailingAttrDict(st));
+  RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
+  TypeSection ts;
+  RS_RETURN_IF_ERROR(parseTypeSection(&ts));
+  return assignResultTypes(st, ts);
+}
+
+namespace {
+
+/// dot_general's `batching_dims` and `contracting_dims` items as its #stablehlo.dot
+/// property, fields in MLIR's order (an empty pair left out).
+void addDotDimensionNumbers(Operation &op, std::vector<NamedAttribute> &dot_fields) {
+  static const char *kOrder[] = {"lhs_batching_dimensions", "rhs_batching_dimensions",
+                                 "lhs_contracting_dimensions", "rhs_contracting_dimensions"};
+  Attribute dn;
+  dn.kind = AttrKind::kStruct;
+  dn.dialect = "stablehlo";
+  dn.name = "dot";
+  for (const char *name : kOrder)
+    for (NamedAttribute &f : dot_fields)
+      if (f.name == name && !f.value.ints.empty())
+        dn.fields.push_back(std::move(f));
+  op.properties.push_back({"dot_dimension_numbers", std::move(dn)});
+}
+
+} // namespace
+
+Status Parser::parseFormatItem(OpState &st) {
+  std::string_view f = is(Tok::kBareId) ? tok().text : std::string_view();
+  size_t m = f.find('m');
+  int64_t e = 0, mb = 0;
+  bool ok = f.size() >= 4 && f[0] == 'e' && m != std::string_view::npos && m > 1 &&
+            m + 1 < f.size() && f.size() < 12;
+  for (size_t i = 1; ok && i < f.size(); ++i) {
+    if (i == m)
+      continue;
+    ok = f[i] >= '0' && f[i] <= '9';
+    (i < m ? e : mb) = (i < m ? e : mb) * 10 + (f[i] - '0');
+  }
+  if (!ok)
+    return errorExpected("format like e5m10");
+  advance();
+  st.op.properties.push_back({"exponent_bits", makeInt(e, DType::kI32)});
+  st.op.properties.push_back({"mantissa_bits", makeInt(mb, DType::kI32)});
+  return Status::ok();
+}
+
+Status Parser::parseItem(const ItemSpec &item, OpState &st,
+                         std::vector<NamedAttribute> *dot_fields) {
+  std::string prop(item.prop);
+  Attribute a;
+  switch (item.kind) {
+  case ItemKind::kI64Array:
+    a.kind = AttrKind::kDenseArray;
+    a.scalar_type = DType::kI64;
+    RS_RETURN_IF_ERROR(parseI64List(&a.ints));
+    break;
+  case ItemKind::kI64: {
+    int64_t v = 0;
+    RS_RETURN_IF_ERROR(parseSignedInteger(&v));
+    a = makeInt(v);
+    break;
+  }
+  case ItemKind::kEnum:
+    if (!is(Tok::kBareId))
+      return errorExpected("enum value");
+    a = makeEnum(item.extra, tok().text);
+    advance();
+    break;
+  case ItemKind::kPrecision:
+    a.kind = AttrKind::kArray;
+    RS_RETURN_IF_ERROR(expect(Tok::kLSquare, "'['"));
+    while (is(Tok::kBareId)) {
+      a.elements.push_back(makeEnum("precision", tok().text));
+      advance();
+      if (!consumeIf(Tok::kComma))
+        break;
+    }
+    RS_RETURN_IF_ERROR(expect(Tok::kRSquare, "']'"));
+    break;
+  case ItemKind::kDimsPair: {
+    Attribute lhs, rhs;
+    lhs.kind = rhs.kind = AttrKind::kDenseArray;
+    lhs.scalar_type = rhs.scalar_type = DType::kI64;
+    RS_RETURN_IF_ERROR(parseI64List(&lhs.ints));
+    RS_RETURN_IF_ERROR(expectKeyword("x"));
+    RS_RETURN_IF_ERROR(parseI64List(&rhs.ints));
+    dot_fields->push_back({"lhs_" + prop, std::move(lhs)});
+    dot_fields->push_back({"rhs_" + prop, std::move(rhs)});
+    return Status::ok();
+  }
+  case ItemKind::kAlgorithm:
+    RS_RETURN_IF_ERROR(expect(Tok::kLess, "'<'"));
+    RS_RETURN_IF_ERROR(parseStructFields("dot_algorithm", &a));
+    break;
+  case ItemKind::kFormat: return parseFormatItem(st);
+  case ItemKind::kBool:
+    if (!isKeyword("true") && !isKeyword("false"))
+      return errorExpected("true or false");
+    a.kind = AttrKind::kBool;
+    a.scalar_type = DType::kBool;
+    a.int_value = isKeyword("true");
+    advance();
+    break;
+  case ItemKind::kString:
+    if (!is(Tok::kString))
+      return errorExpected("string");
+    RS_RETURN_IF_ERROR(parseAttribute(&a));
+    break;
+  case ItemKind::kAttr: RS_RETURN_IF_ERROR(parseItemValue(&a)); break;
+  }
+  st.op.properties.push_back({std::move(prop), std::move(a)});
+  return Status::ok();
+}
+
 Status Parser::parseSimpleOp(OpState &st) {
   Operation &op = st.op;
   const std::vector<ItemSpec> *spec = itemsFor(op.name);
@@ -96,110 +209,24 @@ Status Parser::parseSimpleOp(OpState &st) {
   if (is(Tok::kValueId) || (is(Tok::kBareId) && peek().kind == Tok::kEqual)) {
     while (true) {
       if (is(Tok::kValueId)) {
-        ValueId v = 0;
-        RS_RETURN_IF_ERROR(parseValueUse(&v));
-        op.operands.push_back(v);
+        RS_RETURN_IF_ERROR(parseOperand(st));
       } else if (is(Tok::kBareId) && peek().kind == Tok::kEqual) {
         std::string_view key = tok().text;
         size_t key_pos = tok().pos;
-        ItemSpec generic{key, key, Item::kAttr};
-        const ItemSpec *item = nullptr;
+        ItemSpec generic{key, key, ItemKind::kAttr};
+        const ItemSpec *item = &generic;
         if (spec) {
+          item = nullptr;
           for (const ItemSpec &s : *spec)
             if (s.key == key)
               item = &s;
           if (!item)
             return errorAt(key_pos,
                            "unknown keyword '" + std::string(key) + "' in '" + op.name + "'");
-        } else {
-          item = &generic;
         }
-        std::string prop(item->prop);
         advance();
         advance(); // '='
-        Attribute a;
-        switch (item->kind) {
-        case Item::kI64Array:
-          a.kind = AttrKind::kDenseArray;
-          a.scalar_type = DType::kI64;
-          RS_RETURN_IF_ERROR(parseI64List(&a.ints));
-          break;
-        case Item::kI64: {
-          int64_t v = 0;
-          RS_RETURN_IF_ERROR(parseSignedInteger(&v));
-          a = makeInt(v);
-          break;
-        }
-        case Item::kEnum:
-          if (!is(Tok::kBareId))
-            return errorExpected("enum value");
-          a = makeEnum(item->extra, tok().text);
-          advance();
-          break;
-        case Item::kPrecision:
-          a.kind = AttrKind::kArray;
-          RS_RETURN_IF_ERROR(expect(Tok::kLSquare, "'['"));
-          while (is(Tok::kBareId)) {
-            a.elements.push_back(makeEnum("precision", tok().text));
-            advance();
-            if (!consumeIf(Tok::kComma))
-              break;
-          }
-          RS_RETURN_IF_ERROR(expect(Tok::kRSquare, "']'"));
-          break;
-        case Item::kDimsPair: {
-          Attribute lhs, rhs;
-          lhs.kind = rhs.kind = AttrKind::kDenseArray;
-          lhs.scalar_type = rhs.scalar_type = DType::kI64;
-          RS_RETURN_IF_ERROR(parseI64List(&lhs.ints));
-          RS_RETURN_IF_ERROR(expectKeyword("x"));
-          RS_RETURN_IF_ERROR(parseI64List(&rhs.ints));
-          dot_fields.push_back({"lhs_" + prop, std::move(lhs)});
-          dot_fields.push_back({"rhs_" + prop, std::move(rhs)});
-          prop.clear();
-          break;
-        }
-        case Item::kAlgorithm:
-          RS_RETURN_IF_ERROR(expect(Tok::kLess, "'<'"));
-          RS_RETURN_IF_ERROR(parseStructFields("dot_algorithm", &a));
-          break;
-        case Item::kFormat: {
-          std::string_view f = is(Tok::kBareId) ? tok().text : std::string_view();
-          size_t m = f.find('m');
-          int64_t e = 0, mb = 0;
-          bool ok = f.size() >= 4 && f[0] == 'e' && m != std::string_view::npos && m > 1 &&
-                    m + 1 < f.size() && f.size() < 12;
-          for (size_t i = 1; ok && i < f.size(); ++i) {
-            if (i == m)
-              continue;
-            ok = f[i] >= '0' && f[i] <= '9';
-            (i < m ? e : mb) = (i < m ? e : mb) * 10 + (f[i] - '0');
-          }
-          if (!ok)
-            return errorExpected("format like e5m10");
-          advance();
-          op.properties.push_back({"exponent_bits", makeInt(e, DType::kI32)});
-          op.properties.push_back({"mantissa_bits", makeInt(mb, DType::kI32)});
-          prop.clear();
-          break;
-        }
-        case Item::kBool:
-          if (!isKeyword("true") && !isKeyword("false"))
-            return errorExpected("true or false");
-          a.kind = AttrKind::kBool;
-          a.scalar_type = DType::kBool;
-          a.int_value = isKeyword("true");
-          advance();
-          break;
-        case Item::kString:
-          if (!is(Tok::kString))
-            return errorExpected("string");
-          RS_RETURN_IF_ERROR(parseAttribute(&a));
-          break;
-        case Item::kAttr: RS_RETURN_IF_ERROR(parseItemValue(&a)); break;
-        }
-        if (!prop.empty())
-          op.properties.push_back({std::move(prop), std::move(a)});
+        RS_RETURN_IF_ERROR(parseItem(*item, st, &dot_fields));
       } else {
         return errorExpected("operand or attribute");
       }
@@ -207,19 +234,8 @@ Status Parser::parseSimpleOp(OpState &st) {
         break;
     }
   }
-  if (op.name == "stablehlo.dot_general") {
-    static const char *kOrder[] = {"lhs_batching_dimensions", "rhs_batching_dimensions",
-                                   "lhs_contracting_dimensions", "rhs_contracting_dimensions"};
-    Attribute dn;
-    dn.kind = AttrKind::kStruct;
-    dn.dialect = "stablehlo";
-    dn.name = "dot";
-    for (const char *name : kOrder)
-      for (NamedAttribute &f : dot_fields)
-        if (f.name == name && !f.value.ints.empty())
-          dn.fields.push_back(std::move(f));
-    op.properties.push_back({"dot_dimension_numbers", std::move(dn)});
-  }
+  if (op.name == "stablehlo.dot_general")
+    addDotDimensionNumbers(op, dot_fields);
   RS_RETURN_IF_ERROR(parseTrailingAttrDict(st));
   if (consumeIf(Tok::kColon)) {
     TypeSection ts;

@@ -98,21 +98,21 @@ Status Parser::parseFuncOp(OpState &st) {
   return Status::ok();
 }
 
-Status Parser::parseCallOp(OpState &st) {
+Status Parser::parseSymbolCall(OpState &st, std::string_view what, Attribute *symbol) {
   if (!is(Tok::kSymbol))
-    return errorExpected("callee");
-  Attribute callee;
-  RS_RETURN_IF_ERROR(parseAttribute(&callee));
-  st.op.properties.push_back({"callee", std::move(callee)});
+    return errorExpected(what);
+  RS_RETURN_IF_ERROR(parseAttribute(symbol));
   RS_RETURN_IF_ERROR(expect(Tok::kLParen, "'('"));
   if (!is(Tok::kRParen))
     RS_RETURN_IF_ERROR(parseValueUseList(&st.op.operands));
-  RS_RETURN_IF_ERROR(expect(Tok::kRParen, "')'"));
-  RS_RETURN_IF_ERROR(parseTrailingAttrDict(st));
-  RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
-  TypeSection ts;
-  RS_RETURN_IF_ERROR(parseTypeSection(&ts));
-  return assignResultTypes(st, ts);
+  return expect(Tok::kRParen, "')'");
+}
+
+Status Parser::parseCallOp(OpState &st) {
+  Attribute callee;
+  RS_RETURN_IF_ERROR(parseSymbolCall(st, "callee", &callee));
+  st.op.properties.push_back({"callee", std::move(callee)});
+  return finishOp(st);
 }
 
 // %r:2 = stablehlo.while(%iterArg = %a, %iterArg_0 = %b) : T0, T1 cond {...} do {...}
@@ -197,11 +197,7 @@ Status Parser::parseReduceOp(OpState &st) {
   std::vector<int64_t> dims;
   RS_RETURN_IF_ERROR(parseI64List(&dims));
   st.op.properties.push_back({"dimensions", makeI64Array(std::move(dims))});
-  RS_RETURN_IF_ERROR(parseTrailingAttrDict(st));
-  RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
-  TypeSection ts;
-  RS_RETURN_IF_ERROR(parseTypeSection(&ts));
-  RS_RETURN_IF_ERROR(assignResultTypes(st, ts));
+  RS_RETURN_IF_ERROR(finishOp(st));
   size_t n = inputs.size();
   // Block arguments are rank-0 tensors of each init's element type: lhs_0..lhs_n-1,
   // then rhs_0..rhs_n-1.
@@ -291,11 +287,7 @@ Status Parser::parseScanOp(OpState &st) {
   Region body;
   RS_RETURN_IF_ERROR(parseRegion(&body, nullptr, false));
   st.op.regions.push_back(std::move(body));
-  RS_RETURN_IF_ERROR(parseTrailingAttrDict(st));
-  RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
-  TypeSection ts;
-  RS_RETURN_IF_ERROR(parseTypeSection(&ts));
-  return assignResultTypes(st, ts);
+  return finishOp(st);
 }
 
 } // namespace rs::ir::detail

@@ -79,18 +79,12 @@ Status Parser::parseConvolutionOp(OpState &st) {
     }
     RS_RETURN_IF_ERROR(expect(Tok::kRBrace, "'}'"));
   }
-  RS_RETURN_IF_ERROR(parseTrailingAttrDict(st));
-  RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
-  TypeSection ts;
-  RS_RETURN_IF_ERROR(parseTypeSection(&ts));
-  return assignResultTypes(st, ts);
+  return finishOp(st);
 }
 
 // stablehlo.slice %x [0:2, 1:8:2] : (...) -> ...
 Status Parser::parseSliceOp(OpState &st) {
-  ValueId v = 0;
-  RS_RETURN_IF_ERROR(parseValueUse(&v));
-  st.op.operands.push_back(v);
+  RS_RETURN_IF_ERROR(parseOperand(st));
   if (consumeIf(Tok::kComma)) // older `%x, starts = [..], limits = [..], strides = [..]`
     return errorExpected("'['");
   std::vector<int64_t> starts, limits, strides;
@@ -112,11 +106,7 @@ Status Parser::parseSliceOp(OpState &st) {
   st.op.properties.push_back({"start_indices", makeI64Array(std::move(starts))});
   st.op.properties.push_back({"limit_indices", makeI64Array(std::move(limits))});
   st.op.properties.push_back({"strides", makeI64Array(std::move(strides))});
-  RS_RETURN_IF_ERROR(parseTrailingAttrDict(st));
-  RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
-  TypeSection ts;
-  RS_RETURN_IF_ERROR(parseTypeSection(&ts));
-  return assignResultTypes(st, ts);
+  return finishOp(st);
 }
 
 // stablehlo.compare  LT, %a, %b,  FLOAT : (...) -> ...
@@ -134,29 +124,15 @@ Status Parser::parseCompareOp(OpState &st) {
     st.op.properties.push_back({"compare_type", makeEnum("comparison_type", tok().text)});
     advance();
   }
-  RS_RETURN_IF_ERROR(parseTrailingAttrDict(st));
-  RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
-  TypeSection ts;
-  RS_RETURN_IF_ERROR(parseTypeSection(&ts));
-  return assignResultTypes(st, ts);
+  return finishOp(st);
 }
 
 // stablehlo.custom_call @target(%a) {attrs} : (...) -> ...
 Status Parser::parseCustomCallOp(OpState &st) {
-  if (!is(Tok::kSymbol))
-    return errorExpected("call target");
   Attribute target;
-  RS_RETURN_IF_ERROR(parseAttribute(&target));
+  RS_RETURN_IF_ERROR(parseSymbolCall(st, "call target", &target));
   st.op.properties.push_back({"call_target_name", makeString(target.str)});
-  RS_RETURN_IF_ERROR(expect(Tok::kLParen, "'('"));
-  if (!is(Tok::kRParen))
-    RS_RETURN_IF_ERROR(parseValueUseList(&st.op.operands));
-  RS_RETURN_IF_ERROR(expect(Tok::kRParen, "')'"));
-  RS_RETURN_IF_ERROR(parseTrailingAttrDict(st));
-  RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
-  TypeSection ts;
-  RS_RETURN_IF_ERROR(parseTypeSection(&ts));
-  return assignResultTypes(st, ts);
+  return finishOp(st);
 }
 
 // stablehlo.composite "name" %a, %b {composite_attributes = ..., decomposition = @f} : ...
@@ -179,11 +155,7 @@ Status Parser::parseCompositeOp(OpState &st) {
     }
     RS_RETURN_IF_ERROR(expect(Tok::kRParen, "')'"));
   }
-  RS_RETURN_IF_ERROR(parseTrailingAttrDict(st));
-  RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
-  TypeSection ts;
-  RS_RETURN_IF_ERROR(parseTypeSection(&ts));
-  return assignResultTypes(st, ts);
+  return finishOp(st);
 }
 
 // stablehlo.constant dense<...> : tensor<...>, or the generic-like
@@ -220,47 +192,30 @@ Status Parser::parseConstantOp(OpState &st) {
 
 // sdy.sharding_constraint %x <@mesh, [{"x"}, {}]> : tensor<8x8xf32>
 Status Parser::parseShardingConstraintOp(OpState &st) {
-  ValueId v = 0;
-  RS_RETURN_IF_ERROR(parseValueUse(&v));
-  st.op.operands.push_back(v);
+  RS_RETURN_IF_ERROR(parseOperand(st));
   if (!is(Tok::kLess))
     return errorExpected("'<'");
-  std::string_view body;
-  RS_RETURN_IF_ERROR(skipBalanced(&body));
   Attribute sharding;
-  sharding.kind = AttrKind::kOpaque;
-  sharding.str = "#sdy.sharding" + std::string(body);
+  RS_RETURN_IF_ERROR(parseOpaqueAngle("#sdy.sharding", &sharding));
   st.op.properties.push_back({"sharding", std::move(sharding)});
-  RS_RETURN_IF_ERROR(parseTrailingAttrDict(st));
-  RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
-  TypeSection ts;
-  RS_RETURN_IF_ERROR(parseTypeSection(&ts));
-  return assignResultTypes(st, ts);
+  return finishOp(st);
 }
 
 // stablehlo.get_tuple_element %t[0] : (tuple<...>) -> T
 Status Parser::parseGetTupleElementOp(OpState &st) {
-  ValueId v = 0;
-  RS_RETURN_IF_ERROR(parseValueUse(&v));
-  st.op.operands.push_back(v);
+  RS_RETURN_IF_ERROR(parseOperand(st));
   RS_RETURN_IF_ERROR(expect(Tok::kLSquare, "'['"));
   int64_t index = 0;
   RS_RETURN_IF_ERROR(parseSignedInteger(&index));
   RS_RETURN_IF_ERROR(expect(Tok::kRSquare, "']'"));
   st.op.properties.push_back({"index", makeInt(index, DType::kI32)});
-  RS_RETURN_IF_ERROR(parseTrailingAttrDict(st));
-  RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
-  TypeSection ts;
-  RS_RETURN_IF_ERROR(parseTypeSection(&ts));
-  return assignResultTypes(st, ts);
+  return finishOp(st);
 }
 
 // chlo.top_k(%x, k = 3) : tensor<4x8xf32> -> (tensor<4x3xf32>, tensor<4x3xi32>)
 Status Parser::parseTopKOp(OpState &st) {
   RS_RETURN_IF_ERROR(expect(Tok::kLParen, "'('"));
-  ValueId v = 0;
-  RS_RETURN_IF_ERROR(parseValueUse(&v));
-  st.op.operands.push_back(v);
+  RS_RETURN_IF_ERROR(parseOperand(st));
   while (consumeIf(Tok::kComma)) {
     if (!is(Tok::kBareId))
       return errorExpected("attribute name");
@@ -272,11 +227,7 @@ Status Parser::parseTopKOp(OpState &st) {
     st.op.properties.push_back({std::move(key), std::move(a)});
   }
   RS_RETURN_IF_ERROR(expect(Tok::kRParen, "')'"));
-  RS_RETURN_IF_ERROR(parseTrailingAttrDict(st));
-  RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
-  TypeSection ts;
-  RS_RETURN_IF_ERROR(parseTypeSection(&ts));
-  return assignResultTypes(st, ts);
+  return finishOp(st);
 }
 
 // sdy.mesh @name = <["x"=2]> {attrs}
@@ -287,26 +238,18 @@ Status Parser::parseSdyMeshOp(OpState &st) {
   RS_RETURN_IF_ERROR(parseAttribute(&sym));
   st.op.properties.push_back({"sym_name", makeString(sym.str)});
   RS_RETURN_IF_ERROR(expect(Tok::kEqual, "'='"));
-  if (is(Tok::kLess)) {
-    std::string_view body;
-    RS_RETURN_IF_ERROR(skipBalanced(&body));
-    Attribute mesh;
-    mesh.kind = AttrKind::kOpaque;
-    mesh.str = "#sdy.mesh" + std::string(body);
-    st.op.properties.push_back({"mesh", std::move(mesh)});
-  } else {
-    Attribute mesh;
+  Attribute mesh;
+  if (is(Tok::kLess))
+    RS_RETURN_IF_ERROR(parseOpaqueAngle("#sdy.mesh", &mesh));
+  else
     RS_RETURN_IF_ERROR(parseAttribute(&mesh));
-    st.op.properties.push_back({"mesh", std::move(mesh)});
-  }
+  st.op.properties.push_back({"mesh", std::move(mesh)});
   return parseTrailingAttrDict(st);
 }
 
 // check.expect_eq_const %r, dense<[1, 2]> : tensor<2xi32> (, tolerance = 0.1)? {attrs}?
 Status Parser::parseCheckConstOp(OpState &st) {
-  ValueId v = 0;
-  RS_RETURN_IF_ERROR(parseValueUse(&v));
-  st.op.operands.push_back(v);
+  RS_RETURN_IF_ERROR(parseOperand(st));
   RS_RETURN_IF_ERROR(expect(Tok::kComma, "','"));
   Attribute value;
   RS_RETURN_IF_ERROR(parseAttribute(&value));

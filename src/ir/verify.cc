@@ -108,36 +108,12 @@ bool allStaticTensors(const Module &m, const Block &block, std::span<const Value
   return true;
 }
 
-Status checkScalarBody(const OpCheck &c, size_t index, std::span<const DType> arg_types,
-                       std::span<const DType> result_types, std::string_view what) {
-  const Block *block = singleBlock(c, index);
-  if (!block)
-    return Status::ok();
-  const Module &m = c.module();
-  const std::span<const ValueId> results = terminatorOperands(*block);
-  if (!allStaticTensors(m, *block, results))
-    return Status::ok();
-  if (block->arguments.size() != arg_types.size() || results.size() != result_types.size())
-    return c.error() << what << " must take " << arg_types.size() << " and return "
-                     << result_types.size() << " values, got " << block->arguments.size() << " and "
-                     << results.size();
-  for (size_t i = 0; i < arg_types.size(); ++i) {
-    const Type &t = m.typeOf(block->arguments[i]);
-    if (t.rank() != 0 || t.element != arg_types[i])
-      return c.error() << what << " argument " << i << " is " << tensorText(t) << ", expected "
-                       << tensorText(arg_types[i], {});
-  }
-  for (size_t i = 0; i < result_types.size(); ++i) {
-    const Type &t = m.typeOf(results[i]);
-    if (t.rank() != 0 || t.element != result_types[i])
-      return c.error() << what << " result " << i << " is " << tensorText(t) << ", expected "
-                       << tensorText(result_types[i], {});
-  }
-  return Status::ok();
-}
+namespace {
 
-Status checkFoldBody(const OpCheck &c, size_t index, size_t args,
-                     std::span<const DType> result_types, std::string_view what) {
+/// A body of `args` rank-0 arguments (of the element types `arg_types` when it is not
+/// empty) returning rank-0 values of `result_types`.
+Status checkBody(const OpCheck &c, size_t index, size_t args, std::span<const DType> arg_types,
+                 std::span<const DType> result_types, std::string_view what) {
   const Block *block = singleBlock(c, index);
   if (!block)
     return Status::ok();
@@ -148,10 +124,13 @@ Status checkFoldBody(const OpCheck &c, size_t index, size_t args,
   if (block->arguments.size() != args || results.size() != result_types.size())
     return c.error() << what << " must take " << args << " and return " << result_types.size()
                      << " values, got " << block->arguments.size() << " and " << results.size();
-  for (size_t i = 0; i < args; ++i)
-    if (const Type &t = m.typeOf(block->arguments[i]); t.rank() != 0)
-      return c.error() << what << " argument " << i << " is " << tensorText(t)
-                       << ", expected a rank-0 tensor";
+  for (size_t i = 0; i < args; ++i) {
+    const Type &t = m.typeOf(block->arguments[i]);
+    if (arg_types.empty() ? t.rank() != 0 : t.rank() != 0 || t.element != arg_types[i])
+      return c.error() << what << " argument " << i << " is " << tensorText(t) << ", expected "
+                       << (arg_types.empty() ? std::string("a rank-0 tensor")
+                                             : tensorText(arg_types[i], {}));
+  }
   for (size_t i = 0; i < result_types.size(); ++i) {
     const Type &t = m.typeOf(results[i]);
     if (t.rank() != 0 || t.element != result_types[i])
@@ -159,6 +138,18 @@ Status checkFoldBody(const OpCheck &c, size_t index, size_t args,
                        << tensorText(result_types[i], {});
   }
   return Status::ok();
+}
+
+} // namespace
+
+Status checkScalarBody(const OpCheck &c, size_t index, std::span<const DType> arg_types,
+                       std::span<const DType> result_types, std::string_view what) {
+  return checkBody(c, index, arg_types.size(), arg_types, result_types, what);
+}
+
+Status checkFoldBody(const OpCheck &c, size_t index, size_t args,
+                     std::span<const DType> result_types, std::string_view what) {
+  return checkBody(c, index, args, {}, result_types, what);
 }
 
 namespace {

@@ -100,6 +100,15 @@ Result<std::vector<config::WorkerConfig>> resolveWorkers(const config::NodeConfi
                         config::resolveWorker(node, static_cast<int64_t>(i)));
     resolved.push_back(std::move(w));
   }
+  if (resolved.size() > 1) {
+    // Several workers keep the ports the file gives them: a port variable of the
+    // environment is one worker's (config/node_config.h), and planWorker overrides it.
+    config::NodeConfig file_ports = node;
+    file_ports.env = config::withoutWorkerPortVariables(node.env);
+    for (size_t i = 0; i < resolved.size(); ++i) {
+      RS_ASSIGN_OR_RETURN(resolved[i], config::resolveWorker(file_ports, static_cast<int64_t>(i)));
+    }
+  }
   return resolved;
 }
 
@@ -213,6 +222,12 @@ WorkerPlan planWorker(const config::WorkerConfig &w, const std::string &device,
            std::to_string(gateway.listen_http.enabled() ? gateway.listen_http.port : 0));
   } else if (many) {
     setEnv(wp.env, "INFERENCE_SERVER_ENDPOINTS_HTTP_PORT", "0");
+    // An inherited port variable would give every worker the same port: each gets its own.
+    for (const auto &[var, port] :
+         {std::pair{"INFERENCE_SERVER_ENDPOINTS_PORT", grpc_port},
+          std::pair{"INFERENCE_SERVER_ENDPOINTS_METRICS_PORT", metrics_port}})
+      if (in.env.count(var))
+        setEnv(wp.env, var, std::to_string(port));
   }
   std::sort(wp.env.begin(), wp.env.end());
   const std::string host = reachableHost(w);

@@ -26,8 +26,10 @@
 // Ports: a sole worker in role all binds the public ports itself
 // (INFERENCE_SERVER_ENDPOINTS_PORT / _METRICS_PORT / _HTTP_PORT = the gateway's
 // listen.grpc / listen.metrics / listen.http ports). Two or more: worker i keeps
-// base_port + i (or its `port:`) and metrics_base_port + i, its REST port is turned off
-// (INFERENCE_SERVER_ENDPOINTS_HTTP_PORT=0; the gateway serves REST), and the gateway
+// base_port + i (or its `port:`) and metrics_base_port + i (set as its
+// INFERENCE_SERVER_ENDPOINTS_PORT / _METRICS_PORT when the supervisor's environment has
+// those variables, which belong to one worker: config/node_config.h), its REST port is
+// turned off (INFERENCE_SERVER_ENDPOINTS_HTTP_PORT=0; the gateway serves REST), and the gateway
 // listens on the public ports with endpoints 127.0.0.1:<port> (or the worker's `host:`),
 // unless the gateway file lists endpoints itself.
 //

@@ -295,6 +295,7 @@ private:
 Result<std::vector<Tensor>>
 LoadedExecutable::runHost(std::span<const Tensor> host_args,
                           std::span<const DeviceBuffer *const> device_args) const {
+  StageClock stages; // upload, execute, readback of the current run profile
   const Plugin &plugin = client_->plugin();
   std::vector<PJRT_Buffer *> arg_ptrs;
   arg_ptrs.reserve(host_args.size() + device_args.size());
@@ -326,12 +327,13 @@ LoadedExecutable::runHost(std::span<const Tensor> host_args,
     }
     arg_ptrs.push_back(device_args[i]->raw());
   }
+  stages.mark(&RunProfile::upload_seconds);
   if (host_results_) {
     PJRT_Event *done = nullptr;
     auto results = launch(arg_ptrs, &done);
-    Result<std::vector<Tensor>> out = results.isOk()
-                                          ? readHostResults(std::move(results).value(), done)
-                                          : Result<std::vector<Tensor>>(results.status());
+    Result<std::vector<Tensor>> out =
+        results.isOk() ? readHostResults(std::move(results).value(), done, &stages)
+                       : Result<std::vector<Tensor>>(results.status());
     if (!results.isOk())
       client_->plugin().destroyEvent(done);
     Status inputs = uploads_done.awaitAll("PJRT_Client_BufferFromHostBuffer");
@@ -345,6 +347,7 @@ LoadedExecutable::runHost(std::span<const Tensor> host_args,
     (void)uploads_done.awaitAll("PJRT_Client_BufferFromHostBuffer");
     return results.status();
   }
+  stages.mark(&RunProfile::execute_seconds);
 
   EventSet copies_done(*client_);
   std::vector<Tensor> out;
@@ -365,6 +368,7 @@ LoadedExecutable::runHost(std::span<const Tensor> host_args,
   }
   Status copies = copies_done.awaitAll("PJRT_Buffer_ToHostBuffer");
   Status inputs = uploads_done.awaitAll("PJRT_Client_BufferFromHostBuffer");
+  stages.mark(&RunProfile::readback_seconds);
   RS_RETURN_IF_ERROR(status);
   RS_RETURN_IF_ERROR(copies);
   RS_RETURN_IF_ERROR(inputs);
@@ -372,9 +376,24 @@ LoadedExecutable::runHost(std::span<const Tensor> host_args,
 }
 
 Result<std::vector<Tensor>> LoadedExecutable::readHostResults(std::vector<DeviceBuffer> results,
-                                                              PJRT_Event *done) const {
-  // The program copies each result into its host buffer before the run completes.
-  RS_RETURN_IF_ERROR(client_->awaitEvent(done, "PJRT_LoadedExecutable_Execute (completion)"));
+                                                              PJRT_Event *done,
+                                                              StageClock *stages) const {
+  // The program copies each result into its host buffer before the run completes. A
+  // completion poller sees that on this thread; the PJRT event (which also carries an
+  // execution's error) is waited on when there is none, its spin ran out or it failed.
+  bool polled = false;
+  if (const CompletionPoller *poller = client_->completionPoller(); poller != nullptr) {
+    std::vector<PJRT_Buffer *> raw;
+    raw.reserve(results.size());
+    for (const DeviceBuffer &b : results)
+      raw.push_back(b.raw());
+    polled = poller->waitDefined(raw, client_->eventSpin());
+  }
+  if (polled)
+    client_->plugin().destroyEvent(done);
+  else
+    RS_RETURN_IF_ERROR(client_->awaitEvent(done, "PJRT_LoadedExecutable_Execute (completion)"));
+  stages->mark(&RunProfile::execute_seconds);
   const Plugin &plugin = client_->plugin();
   std::vector<Tensor> out;
   out.reserve(results.size());
@@ -396,6 +415,7 @@ Result<std::vector<Tensor>> LoadedExecutable::readHostResults(std::vector<Device
         std::span<const uint8_t>(static_cast<const uint8_t *>(args.device_memory_ptr),
                                  static_cast<size_t>(bytes))));
   }
+  stages->mark(&RunProfile::readback_seconds);
   return out;
 }
 
@@ -559,6 +579,13 @@ Result<std::shared_ptr<const Client>> Client::create(std::shared_ptr<const Plugi
     d.compute_capability = vendor->deviceCapability(d.attributes);
   if (options.staging_bytes > 0)
     client->staging_ = std::make_unique<HostStaging>(p, client->raw_, options.staging_bytes);
+  std::string why = "not asked for";
+  if (options.poll_completion && vendor == nullptr)
+    why = "no vendor profile for platform '" + d.platform_name + "'";
+  else if (options.poll_completion)
+    client->completion_ = vendor->completionPoller(p, d.local_hardware_id, &why);
+  d.completion =
+      client->completion_ ? client->completion_->describe() : "PJRT events (" + why + ")";
   return std::shared_ptr<const Client>(std::move(client));
 }
 

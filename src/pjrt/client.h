@@ -33,9 +33,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "pjrt/completion_poller.h"
 #include "pjrt/host_staging.h"
 #include "pjrt/plugin.h"
 #include "pjrt/vendor_profile.h"
+#include "support/run_profile.h"
 #include "support/status.h"
 #include "support/tensor.h"
 
@@ -77,6 +79,10 @@ struct ClientOptions {
   /// The plugin's vendor (runtime.backend), which reads the device's capability from its
   /// attributes; nullptr = the profile of the platform the plugin reports, if any.
   const VendorProfile *vendor = nullptr;
+  /// Whether runHost() may see a program finish through the vendor's CompletionPoller
+  /// (pjrt/completion_poller.h) instead of the PJRT completion event, where the vendor
+  /// has one that works here.
+  bool poll_completion = true;
 };
 
 /// What the plugin reports about the client and its device.
@@ -88,6 +94,9 @@ struct DeviceDescription {
   int local_hardware_id = -1;         // CUDA ordinal, -1 if not reported
   std::string compute_capability;     // "9.0" (VendorProfile::deviceCapability); "" if unknown
   std::vector<NamedValue> attributes; // every DeviceDescription attribute
+  /// How the client sees a program finish: CompletionPoller::describe(), or "PJRT events
+  /// (<why no poller>)".
+  std::string completion;
 };
 
 /// A tensor in device memory. Move-only; destroying it frees the device memory.
@@ -149,6 +158,7 @@ public:
   /// back with a single wait: the uploads, the run and the read-backs are queued back to
   /// back instead of each waited for in turn. Same results as Client::upload(), execute()
   /// and DeviceBuffer::toHost(). The host tensors must stay alive during the call only.
+  /// Fills the thread's current RunProfile (support/run_profile.h) when one is installed.
   Result<std::vector<Tensor>> runHost(std::span<const Tensor> host_args,
                                       std::span<const DeviceBuffer *const> device_args) const;
 
@@ -168,9 +178,10 @@ private:
                                            capi::PJRT_Event **done) const;
   void reset();
 
-  /// runHost()'s read of results in host memory, after `done` (the completion event).
+  /// runHost()'s read of results in host memory, after `done` (the completion event);
+  /// marks the execute and readback stages on `stages`.
   Result<std::vector<Tensor>> readHostResults(std::vector<DeviceBuffer> results,
-                                              capi::PJRT_Event *done) const;
+                                              capi::PJRT_Event *done, StageClock *stages) const;
 
   std::shared_ptr<const Client> client_;
   capi::PJRT_LoadedExecutable *raw_ = nullptr;
@@ -219,6 +230,9 @@ private:
                                    const void *data = nullptr) const;
   /// The staging pool for request uploads, or nullptr.
   HostStaging *staging() const { return staging_.get(); }
+  /// The vendor's completion poller, or nullptr.
+  const CompletionPoller *completionPoller() const { return completion_.get(); }
+  std::chrono::microseconds eventSpin() const { return event_spin_; }
   Result<DeviceBuffer> wrapBuffer(capi::PJRT_Buffer *raw) const;
 
   std::shared_ptr<const Plugin> plugin_;
@@ -226,7 +240,8 @@ private:
   capi::PJRT_Device *device_raw_ = nullptr;
   DeviceDescription device_;
   std::chrono::microseconds event_spin_{0};
-  std::unique_ptr<HostStaging> staging_; // destroyed before the PJRT client
+  std::unique_ptr<HostStaging> staging_;         // destroyed before the PJRT client
+  std::unique_ptr<CompletionPoller> completion_; // nullptr: wait on PJRT events
 };
 
 } // namespace rs::pjrt

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "pjrt/cuda_profile.h"
+
+#include "pjrt/cuda_completion.h"
 #include "pjrt/vendor_profile.h"
 
 #include <algorithm>
@@ -21,6 +23,11 @@ namespace {
 
 class CudaProfile final : public VendorProfile {
 public:
+  std::unique_ptr<CompletionPoller> completionPoller(const Plugin &plugin, int local_hardware_id,
+                                                     std::string *why) const override {
+    return makeCudaCompletionPoller(plugin, local_hardware_id, why);
+  }
+
   std::string_view name() const override { return "cuda"; }
   std::string_view platform() const override { return "cuda"; }
 

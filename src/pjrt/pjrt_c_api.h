@@ -47,7 +47,6 @@ struct PJRT_LoadedExecutable;
 struct PJRT_SerializedExecutable;
 struct PJRT_ExecuteContext;
 struct PJRT_Buffer_MemoryLayout;
-struct PJRT_Extension_Base;
 
 /// Zero bytes appended to the growing structs (see the file comment).
 inline constexpr size_t kReservedTail = 64;
@@ -97,6 +96,37 @@ enum PJRT_HostBufferSemantics : int {
   PJRT_HostBufferSemantics_kImmutableOnlyDuringCall = 0,
   PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes = 1,
 };
+
+// ---- Extensions (pjrt.md 1.2; pjrt-fast-path.md 2.4) ------------------------
+
+/// The header of every entry on PJRT_Api.extension_start's list.
+struct PJRT_Extension_Base {
+  size_t struct_size;
+  int type; // PJRT_Extension_Type
+  PJRT_Extension_Base *next;
+};
+static_assert(offsetof(PJRT_Extension_Base, type) == 8);
+static_assert(offsetof(PJRT_Extension_Base, next) == 16);
+
+/// PJRT_Extension_Type_Stream: the GPU plugin's stream extension (version 0).
+inline constexpr int kExtensionTypeStream = 3;
+
+/// Makes CUDA stream `stream` wait, on the device, for `buffer`'s definition event;
+/// returns once that event has been recorded. No extension_start field.
+struct PJRT_Wait_Until_Buffer_Ready_On_Stream_Args {
+  size_t struct_size;
+  intptr_t stream;
+  PJRT_Buffer *buffer;
+};
+static_assert(sizeof(PJRT_Wait_Until_Buffer_Ready_On_Stream_Args) == 24);
+
+struct PJRT_Stream_Extension {
+  PJRT_Extension_Base base;
+  void *get_stream; // PJRT_Get_Stream_For_External_Ready_Events (not used)
+  PJRT_Error *(*wait_stream)(PJRT_Wait_Until_Buffer_Ready_On_Stream_Args *);
+};
+static_assert(offsetof(PJRT_Stream_Extension, get_stream) == 24);
+static_assert(offsetof(PJRT_Stream_Extension, wait_stream) == 32);
 
 // ---- PJRT_Api (pjrt.md 1.3) ------------------------------------------------
 

@@ -300,6 +300,14 @@ Status Plugin::consumeError(PJRT_Error *error, std::string_view what) const {
   return Status(status_code, std::string(what) + ": " + text);
 }
 
+const capi::PJRT_Extension_Base *Plugin::extension(int type) const {
+  for (const PJRT_Extension_Base *e = api_ != nullptr ? api_->extension_start : nullptr;
+       e != nullptr; e = e->next)
+    if (e->type == type)
+      return e;
+  return nullptr;
+}
+
 void Plugin::destroyEvent(PJRT_Event *event) const {
   if (event == nullptr)
     return;

@@ -104,6 +104,8 @@ public:
 
   /// Whether the plugin's function table has `slot` (and it is not NULL).
   bool has(capi::Slot slot) const { return slotPointer(slot) != nullptr; }
+  /// The first entry of type `type` on the plugin's extension list, or nullptr.
+  const capi::PJRT_Extension_Base *extension(int type) const;
 
   /// Converts a PJRT_Error to a Status (code and message, prefixed with `what`) and
   /// destroys it. NULL gives OK.

@@ -14,6 +14,8 @@
 //   capability          the device's architecture from its PJRT device attributes;
 //   TF32 rule           whether DEFAULT-precision f32 matmuls run in TF32 on a capability
 //                       (the numerics pass's `target_has_tf32`);
+//   completion          seeing a program finish on the calling thread (a CompletionPoller),
+//                       where the vendor's driver allows it;
 //   driver probe        the kernel driver's version, for the evidence document.
 //
 // Adding a vendor: one file `pjrt/<vendor>_profile.cc` with a class deriving from
@@ -27,9 +29,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "pjrt/completion_poller.h"
 #include "pjrt/plugin.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -88,6 +92,14 @@ public:
   /// `capability`. An unparsable or empty capability is false (strip rather than risk a
   /// compile error).
   virtual bool hasTf32(std::string_view capability) const = 0;
+
+  //===--- Completion ----------------------------------------------------===//
+
+  /// A CompletionPoller (pjrt/completion_poller.h) for the device with local hardware id
+  /// `local_hardware_id` of `plugin`'s client, or nullptr with `*why` set where the vendor
+  /// has none or it cannot work on this machine (the client then waits on PJRT events).
+  virtual std::unique_ptr<CompletionPoller>
+  completionPoller(const Plugin &plugin, int local_hardware_id, std::string *why) const = 0;
 
   //===--- Driver probe --------------------------------------------------===//
 

@@ -161,6 +161,46 @@ Result<Tensor> decodeTensorData(const std::string &what, const WireTensorLayout 
   return Tensor::copyOf(layout.dtype, layout.shape, {data, raw->size()});
 }
 
+/// A BYTES tensor from its bytes_contents, one entry per element.
+Result<BytesTensor> bytesFromContents(const std::string &what, const WireTensorLayout &layout,
+                                      const InferTensorContents &contents) {
+  std::array<int64_t, kNumF> sizes = fieldSizes(contents);
+  if (totalValues(contents) == 0 && layout.num_elements > 0)
+    return invalidArgument() << what << ": no data: neither raw contents nor typed contents is set";
+  for (int f = 0; f < kNumF; ++f)
+    if (f != kBytesF && sizes[f] != 0)
+      return invalidArgument() << what << ": BYTES data must be in " << kFieldNames[kBytesF]
+                               << ", not " << kFieldNames[f];
+  if (sizes[kBytesF] != layout.num_elements)
+    return invalidArgument() << what << ": contents has " << sizes[kBytesF] << " values in "
+                             << kFieldNames[kBytesF] << " but " << describeLayout(layout)
+                             << " needs " << layout.num_elements;
+  BytesTensor t(layout.shape);
+  for (const std::string &e : contents.bytes_contents())
+    t.append(e);
+  return t;
+}
+
+/// Tensor `name` (`what` in messages) from `raw` (when non-null; the serialized form for
+/// BYTES) or its typed contents, as decodeTensorData.
+Result<NamedTensor> decodeNamedTensor(const std::string &name, const std::string &what,
+                                      const WireTensorLayout &layout,
+                                      const InferTensorContents &contents, const std::string *raw,
+                                      const std::shared_ptr<const void> &owner) {
+  if (!layout.bytes) {
+    RS_ASSIGN_OR_RETURN(Tensor t, decodeTensorData(what, layout, contents, raw, owner));
+    return NamedTensor{name, std::move(t)};
+  }
+  if (!raw) {
+    RS_ASSIGN_OR_RETURN(BytesTensor t, bytesFromContents(what, layout, contents));
+    return NamedTensor::ofBytes(name, std::move(t));
+  }
+  if (totalValues(contents) != 0)
+    return invalidArgument() << what << ": typed contents must be empty when raw contents are used";
+  RS_ASSIGN_OR_RETURN(BytesTensor t, BytesTensor::parseSerialized(what, layout, *raw));
+  return NamedTensor::ofBytes(name, std::move(t));
+}
+
 /// Rejects tensor parameters naming features this server does not offer.
 Status checkTensorParameters(const std::string &what, const Map<std::string, InferParameter> &p) {
   if (p.count("classification"))
@@ -221,7 +261,7 @@ Status decodeRequestBody(const inference::ModelInferRequest &msg, const DecodeOp
                              << (in_shm ? " not in shared memory" : "");
   std::set<std::string> seen;
   int raw_index = 0;
-  int64_t shm_bytes = 0; // never above the limit, so it cannot overflow
+  uint64_t shm_bytes = 0; // never above the limit, so it cannot overflow
   for (int i = 0; i < msg.inputs_size(); ++i) {
     const auto &in = msg.inputs(i);
     if (in.name().empty())
@@ -244,21 +284,15 @@ Status decodeRequestBody(const inference::ModelInferRequest &msg, const DecodeOp
         return invalidArgument() << what
                                  << ": typed contents must be empty when the data is in shared "
                                     "memory";
-      if (options.max_shared_memory_input_bytes > 0 &&
-          layout.byte_size > options.max_shared_memory_input_bytes - shm_bytes)
-        return invalidArgument() << what << ": inputs in shared memory exceed the limit of "
-                                 << options.max_shared_memory_input_bytes << " bytes per request";
-      shm_bytes += layout.byte_size;
-      RS_ASSIGN_OR_RETURN(Tensor t,
-                          readSharedMemoryInput(*options.shared_memory, options.shared_memory_owner,
-                                                what, layout, *shm));
-      out.inputs.push_back({in.name(), std::move(t)});
+      RS_ASSIGN_OR_RETURN(NamedTensor t,
+                          readSharedMemoryTensor(options, in.name(), layout, *shm, shm_bytes));
+      out.inputs.push_back(std::move(t));
       continue;
     }
     const std::string *raw_data = raw ? &msg.raw_input_contents(raw_index++) : nullptr;
-    RS_ASSIGN_OR_RETURN(
-        Tensor t, decodeTensorData(what, layout, in.contents(), raw_data, options.message_owner));
-    out.inputs.push_back({in.name(), std::move(t)});
+    RS_ASSIGN_OR_RETURN(NamedTensor t, decodeNamedTensor(in.name(), what, layout, in.contents(),
+                                                         raw_data, options.message_owner));
+    out.inputs.push_back(std::move(t));
   }
   seen.clear();
   for (int i = 0; i < msg.outputs_size(); ++i) {
@@ -293,6 +327,17 @@ Status decodeRequestBody(const inference::ModelInferRequest &msg, const DecodeOp
       return invalidArgument() << "parameter '" << kTimeoutParameter << "' must be an integer";
   }
   return Status::ok();
+}
+
+/// Appends `t`'s bytes (a BYTES tensor's serialized form) as the next raw contents entry.
+void addRawContents(const NamedTensor &t, google::protobuf::RepeatedPtrField<std::string> *raw) {
+  std::string *entry = raw->Add();
+  if (t.isBytes()) {
+    t.bytes->appendSerialized(*entry);
+    return;
+  }
+  auto bytes = t.tensor.bytes();
+  entry->assign(reinterpret_cast<const char *>(bytes.data()), bytes.size());
 }
 
 void setShape(google::protobuf::RepeatedField<int64_t> *dst, const Shape &shape) {
@@ -340,8 +385,8 @@ void encodeModelInferResponse(const InferResponse &response,
   for (const NamedTensor &o : response.outputs) {
     auto *t = out->add_outputs();
     t->set_name(o.name);
-    t->set_datatype(std::string(dtypeWireName(o.tensor.dtype())));
-    setShape(t->mutable_shape(), o.tensor.shape());
+    t->set_datatype(std::string(o.datatype()));
+    setShape(t->mutable_shape(), o.shape());
     const SharedMemoryOutput *shm = nullptr;
     for (const SharedMemoryOutput &s : shared_memory)
       if (s.name == o.name)
@@ -349,14 +394,13 @@ void encodeModelInferResponse(const InferResponse &response,
     if (shm) {
       auto &params = *t->mutable_parameters();
       params[kShmRegionParameter].set_string_param(shm->ref.region);
-      params[kShmByteSizeParameter].set_int64_param(o.tensor.byteSize());
+      params[kShmByteSizeParameter].set_int64_param(static_cast<int64_t>(o.wireByteSize()));
       if (shm->ref.offset != 0)
         params[kShmOffsetParameter].set_int64_param(static_cast<int64_t>(shm->ref.offset));
       out->add_raw_output_contents();
       continue;
     }
-    auto bytes = o.tensor.bytes();
-    out->add_raw_output_contents(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+    addRawContents(o, out->mutable_raw_output_contents());
   }
 }
 
@@ -393,10 +437,9 @@ inference::ModelInferRequest encodeModelInferRequest(const InferRequest &request
   for (const NamedTensor &in : request.inputs) {
     auto *t = msg.add_inputs();
     t->set_name(in.name);
-    t->set_datatype(std::string(dtypeWireName(in.tensor.dtype())));
-    setShape(t->mutable_shape(), in.tensor.shape());
-    auto bytes = in.tensor.bytes();
-    msg.add_raw_input_contents(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+    t->set_datatype(std::string(in.datatype()));
+    setShape(t->mutable_shape(), in.shape());
+    addRawContents(in, msg.mutable_raw_input_contents());
   }
   for (const std::string &name : request.requested_outputs)
     msg.add_outputs()->set_name(name);
@@ -419,10 +462,10 @@ Result<InferResponse> decodeModelInferResponse(const inference::ModelInferRespon
     RS_ASSIGN_OR_RETURN(WireTensorLayout layout,
                         checkWireTensor(what, o.datatype(),
                                         {o.shape().data(), static_cast<size_t>(o.shape_size())}));
-    RS_ASSIGN_OR_RETURN(Tensor t,
-                        decodeTensorData(what, layout, o.contents(),
-                                         raw ? &msg.raw_output_contents(i) : nullptr, nullptr));
-    resp.outputs.push_back({o.name(), std::move(t)});
+    RS_ASSIGN_OR_RETURN(NamedTensor t,
+                        decodeNamedTensor(o.name(), what, layout, o.contents(),
+                                          raw ? &msg.raw_output_contents(i) : nullptr, nullptr));
+    resp.outputs.push_back(std::move(t));
   }
   return resp;
 }

@@ -10,8 +10,10 @@
 // padding; BOOL one byte 0/1), or each input carries typed `contents` in the field of its
 // datatype: BOOL bool_contents, INT8/INT16/INT32 int_contents, INT64 int64_contents,
 // UINT8/UINT16/UINT32 uint_contents, UINT64 uint64_contents, FP32 fp32_contents, FP64
-// fp64_contents. FP16/BF16 travel raw only; BYTES is not supported. Outputs are always
-// encoded raw, in `raw_output_contents`.
+// fp64_contents, BYTES bytes_contents (one entry per element). FP16/BF16 travel raw only.
+// A BYTES tensor's raw contents are its serialized form (protocol/bytes_tensor.h: each
+// element a 4-byte little-endian length, then its bytes). Outputs are always encoded raw,
+// in `raw_output_contents`.
 //
 // Shared memory (protocol/shared_memory.h): an input whose parameters name a
 // `shared_memory_region` is read from that region and takes no raw or typed contents; the

@@ -158,7 +158,7 @@ Result<TensorEntry> parseTensorEntry(const json &e, bool input, size_t index,
     return t;
   if (!t.binary_size && !t.data)
     return invalidArgument() << t.what << ": has neither 'data' nor binary_data_size";
-  if (t.binary_size && *t.binary_size != t.layout.byte_size)
+  if (t.binary_size && !t.layout.bytes && *t.binary_size != t.layout.byte_size)
     return invalidArgument() << t.what << ": binary_data_size is " << *t.binary_size
                              << " bytes but " << describeLayout(t.layout) << " needs "
                              << t.layout.byte_size << " bytes";
@@ -172,18 +172,10 @@ Status decodeTensorList(const json &list, bool input, std::string_view binary, b
   std::vector<TensorEntry> entries;
   std::set<std::string> seen;
   uint64_t declared = 0; // never exceeds binary.size(), so it cannot overflow
-  int64_t shm_bytes = 0; // never above the limit, so it cannot overflow
   for (size_t i = 0; i < list.size(); ++i) {
     RS_ASSIGN_OR_RETURN(TensorEntry t, parseTensorEntry(list[i], input, i, options));
     if (!seen.insert(t.name).second)
       return invalidArgument() << t.what << " appears more than once";
-    if (t.shm) {
-      const int64_t limit = options->max_shared_memory_input_bytes;
-      if (limit > 0 && t.layout.byte_size > limit - shm_bytes)
-        return invalidArgument() << t.what << ": inputs in shared memory exceed the limit of "
-                                 << limit << " bytes per request";
-      shm_bytes += t.layout.byte_size;
-    }
     if (t.binary_size) {
       if (!has_header)
         return invalidArgument() << t.what << ": binary_data_size given but there is no "
@@ -203,18 +195,27 @@ Status decodeTensorList(const json &list, bool input, std::string_view binary, b
                              << binary.size() << " bytes after the JSON header";
   // Every size is now proven to fit in the received body: allocating is safe.
   size_t offset = 0;
+  uint64_t shm_bytes = 0; // never above the limit, so it cannot overflow
   for (TensorEntry &t : entries) {
     if (t.shm) {
-      RS_ASSIGN_OR_RETURN(Tensor tensor, readSharedMemoryInput(*options->shared_memory,
-                                                               options->shared_memory_owner, t.what,
-                                                               t.layout, *t.shm));
-      out.push_back({t.name, std::move(tensor)});
+      RS_ASSIGN_OR_RETURN(NamedTensor tensor,
+                          readSharedMemoryTensor(*options, t.name, t.layout, *t.shm, shm_bytes));
+      out.push_back(std::move(tensor));
     } else if (t.binary_size) {
       std::string_view part = binary.substr(offset, static_cast<size_t>(*t.binary_size));
       offset += part.size();
+      if (t.layout.bytes) {
+        RS_ASSIGN_OR_RETURN(BytesTensor bytes,
+                            BytesTensor::parseSerialized(t.what, t.layout, part));
+        out.push_back(NamedTensor::ofBytes(t.name, std::move(bytes)));
+        continue;
+      }
       out.push_back(
           {t.name, Tensor::copyOf(t.layout.dtype, t.layout.shape,
                                   {reinterpret_cast<const uint8_t *>(part.data()), part.size()})});
+    } else if (t.layout.bytes) {
+      RS_ASSIGN_OR_RETURN(BytesTensor bytes, bytesFromJsonData(t.what, *t.data, t.layout));
+      out.push_back(NamedTensor::ofBytes(t.name, std::move(bytes)));
     } else {
       Result<Tensor> tensor = tensorFromJsonData(t.what, *t.data, t.layout);
       if (!tensor.isOk())
@@ -322,34 +323,38 @@ void appendShape(const Shape &shape, std::string &out) {
 
 /// Appends `{"name","datatype","shape", data or binary parameters}`; returns true when the
 /// tensor's bytes go to the binary section. With `shm` (an output already written to
-/// shared memory) the entry has the region parameters and no data.
+/// shared memory) the entry has neither data nor parameters, as Triton's reply: Triton's C++
+/// HTTP client (perf_analyzer, Model Analyzer) takes an output's `parameters` to describe
+/// binary data and fails on one without `binary_data_size`.
 bool appendTensorEntry(const NamedTensor &t, bool binary, std::string &out,
                        const SharedMemoryOutput *shm = nullptr) {
-  bool as_binary = !shm && (binary || !hasJsonForm(t.tensor));
+  // A BYTES tensor's JSON strings, when it is to go as JSON and has that form.
+  std::optional<std::string> strings;
+  if (!shm && !binary && t.isBytes())
+    strings = jsonStringsOf(*t.bytes);
+  const bool as_binary =
+      !shm && (binary || (t.isBytes() ? !strings.has_value() : !hasJsonForm(t.tensor)));
   out += "{\"name\":" + jsonString(t.name) + ",\"datatype\":\"";
-  out += dtypeWireName(t.tensor.dtype());
+  out += t.datatype();
   out += "\",\"shape\":";
-  appendShape(t.tensor.shape(), out);
+  appendShape(t.shape(), out);
   if (shm) {
-    out += ",\"parameters\":{\"";
-    out += kShmRegionParameter;
-    out += "\":" + jsonString(shm->ref.region) + ",\"" + kShmByteSizeParameter +
-           "\":" + std::to_string(t.tensor.byteSize());
-    if (shm->ref.offset != 0)
-      out += ",\"" + std::string(kShmOffsetParameter) + "\":" + std::to_string(shm->ref.offset);
-    out += "}";
+    // The region holds the bytes; the client knows where it asked for them.
   } else if (as_binary) {
-    out += ",\"parameters\":{\"binary_data_size\":" + std::to_string(t.tensor.byteSize()) + "}";
+    out += ",\"parameters\":{\"binary_data_size\":" + std::to_string(t.wireByteSize()) + "}";
   } else {
     out += ",\"data\":";
-    appendJsonData(t.tensor, out);
+    if (strings)
+      out += *strings;
+    else
+      appendJsonData(t.tensor, out);
   }
   out.push_back('}');
   return as_binary;
 }
 
 /// Finishes `json_text` + binary parts into a body.
-HttpBody finishBody(std::string json_text, const std::vector<const Tensor *> &binary) {
+HttpBody finishBody(std::string json_text, const std::vector<const NamedTensor *> &binary) {
   HttpBody body;
   if (binary.empty()) {
     body.body = std::move(json_text);
@@ -357,12 +362,16 @@ HttpBody finishBody(std::string json_text, const std::vector<const Tensor *> &bi
   }
   body.json_length = json_text.size();
   size_t total = json_text.size();
-  for (const Tensor *t : binary)
-    total += t->bytes().size();
+  for (const NamedTensor *t : binary)
+    total += t->wireByteSize();
   body.body = std::move(json_text);
   body.body.reserve(total);
-  for (const Tensor *t : binary)
-    body.body.append(reinterpret_cast<const char *>(t->data()), t->bytes().size());
+  for (const NamedTensor *t : binary) {
+    if (t->isBytes())
+      t->bytes->appendSerialized(body.body);
+    else
+      body.body.append(reinterpret_cast<const char *>(t->tensor.data()), t->tensor.bytes().size());
+  }
   return body;
 }
 
@@ -441,7 +450,7 @@ HttpBody encodeHttpInferResponse(const InferResponse &response, const OutputEnco
   if (!response.id.empty())
     text += ",\"id\":" + jsonString(response.id);
   text += ",\"outputs\":[";
-  std::vector<const Tensor *> binary;
+  std::vector<const NamedTensor *> binary;
   for (size_t i = 0; i < response.outputs.size(); ++i) {
     const NamedTensor &o = response.outputs[i];
     if (i)
@@ -451,7 +460,7 @@ HttpBody encodeHttpInferResponse(const InferResponse &response, const OutputEnco
       if (s.name == o.name)
         shm = &s;
     if (appendTensorEntry(o, encoding.binaryFor(o.name), text, shm))
-      binary.push_back(&o.tensor);
+      binary.push_back(&o);
   }
   text += "]}";
   return finishBody(std::move(text), binary);
@@ -480,12 +489,12 @@ HttpBody encodeHttpInferRequest(const InferRequest &request, bool binary_inputs,
   text += "\"parameters\":{\"binary_data_output\":";
   text += outputs.binary_by_default ? "true" : "false";
   text += "},\"inputs\":[";
-  std::vector<const Tensor *> binary;
+  std::vector<const NamedTensor *> binary;
   for (size_t i = 0; i < request.inputs.size(); ++i) {
     if (i)
       text.push_back(',');
     if (appendTensorEntry(request.inputs[i], binary_inputs, text))
-      binary.push_back(&request.inputs[i].tensor);
+      binary.push_back(&request.inputs[i]);
   }
   text += "]";
   if (!request.requested_outputs.empty()) {

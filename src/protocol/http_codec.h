@@ -11,7 +11,9 @@
 //    "outputs": [{"name", "parameters": {"binary_data": true}}]}
 // When the header `Inference-Header-Content-Length: L` is present, the first L bytes of
 // the body are the JSON and the rest holds, in input order, the raw bytes of every input
-// that declares `binary_data_size` (little-endian, row-major, no padding, BOOL one byte).
+// that declares `binary_data_size` (little-endian, row-major, no padding, BOOL one byte;
+// BYTES in its serialized form, protocol/bytes_tensor.h). BYTES `data` is JSON strings.
+// (`Inference-Header-Content-Length: 0`, a raw binary request, is protocol/http_raw_request.h.)
 //
 // Validation, all before any allocation sized by the client: L is a decimal number no
 // larger than the body; the JSON parses; every tensor's datatype and shape pass
@@ -33,7 +35,8 @@
 // "datatype", "shape", "data"}]}. An output goes binary (`parameters: {"binary_data_size":
 // N}` and bytes after the JSON, with Inference-Header-Content-Length set) when the client
 // asked for it (per-output `binary_data` overrides the request's `binary_data_output`), and
-// also, whatever was asked, when it has no exact JSON form (FP16, BF16, a NaN or infinity).
+// also, whatever was asked, when it has no exact JSON form (FP16, BF16, a NaN or infinity,
+// a BYTES element that is not UTF-8).
 //
 // Thread safety: pure functions.
 //

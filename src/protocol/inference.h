@@ -11,12 +11,14 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "protocol/bytes_tensor.h"
 #include "support/cancellation.h"
 #include "support/status.h"
 #include "support/tensor.h"
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,21 +28,35 @@ namespace rs::protocol {
 /// The clock of request arrival times and deadlines.
 using Clock = std::chrono::steady_clock;
 
+/// A named tensor of a request or response: a numeric `tensor`, or for datatype BYTES the
+/// elements in `bytes` (`tensor` then invalid). Copies share the data.
 struct NamedTensor {
   std::string name;
   Tensor tensor;
+  std::shared_ptr<const BytesTensor> bytes = nullptr;
+
+  static NamedTensor ofBytes(std::string name, BytesTensor bytes);
+  bool isBytes() const { return bytes != nullptr; }
+  const Shape &shape() const { return bytes ? bytes->shape() : tensor.shape(); }
+  /// The KServe V2 datatype: "BYTES", or the tensor's ("FP32").
+  std::string_view datatype() const;
+  /// Bytes on the wire: the tensor's bytes, or the serialized BYTES elements.
+  uint64_t wireByteSize() const;
 };
 
 struct InferResponse;
 
 struct InferRequest {
   std::string model_name;
-  std::string model_version; // accepted and ignored (bundles have no versions)
+  std::string model_version; // "" or protocol::kModelVersion (protocol/model_config.h)
   std::string id;            // echoed back in the response
   std::vector<NamedTensor> inputs;
   /// When non-empty, exactly these outputs in this order; unknown names are an error.
   std::vector<std::string> requested_outputs;
   std::optional<Clock::time_point> deadline;
+  /// When the front-end received the request, before decoding it (the decode stage of
+  /// worker_request_stage_seconds_total); unset: not measured.
+  std::optional<Clock::time_point> received;
   /// Set by the front-end: makes the response what the client receives (shared-memory
   /// outputs written, the reply encoded and checked against the message size limit) and
   /// returns the error the client gets instead when that fails. A service calls it on a
@@ -68,11 +84,14 @@ struct TensorSpec {
   std::string name;
   DType dtype = DType::kInvalid;
   Shape shape;
+  /// The batch axis (its dim is -1 in `shape`), unset for an unbatched model or when the
+  /// service does not know it.
+  std::optional<int> batch_axis = std::nullopt;
 };
 
 struct ModelMetadata {
   std::string name;
-  std::vector<std::string> versions; // empty: bundles have no versions
+  std::vector<std::string> versions; // a loaded model: {kModelVersion} (protocol/model_config.h)
   std::string platform;              // "cpu" or "cuda"
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <type_traits>
 #include <utility>
 
@@ -166,14 +167,17 @@ template <typename T> bool allFinite(const Tensor &t) {
   return true;
 }
 
-/// tensorFromJsonData for data packed by parseInferJson: the same checks in the same order
-/// (the nesting in pre-order, then the elements), walking the packed tokens instead of
-/// the array. The first walk counts each array's children, the second checks the nesting.
-Result<Tensor> tensorFromPackedData(const std::string &what, const json &data,
-                                    const WireTensorLayout &layout) {
-  if (packedDataNarrowedToFloat(data) && layout.dtype != DType::kF32)
+std::string datatypeName(const WireTensorLayout &layout) {
+  return std::string(layout.bytes ? kBytesDatatype : dtypeWireName(layout.dtype));
+}
+
+/// The checks of checkJsonData for data packed by parseInferJson, in the same order (the
+/// nesting in pre-order), walking the packed tokens instead of the array. The first walk
+/// counts each array's children, the second checks the nesting.
+Status checkPackedData(const std::string &what, const json &data, const WireTensorLayout &layout) {
+  if (packedDataNarrowedToFloat(data) && (layout.bytes || layout.dtype != DType::kF32))
     return invalidArgument() << what << ": 'datatype' is given twice, FP32 before 'data' and "
-                             << dtypeWireName(layout.dtype) << " after it";
+                             << datatypeName(layout) << " after it";
   std::vector<int64_t> sizes{0}; // children per array, in the order the arrays open
   std::vector<size_t> open{0};
   bool flat = true;
@@ -206,34 +210,58 @@ Result<Tensor> tensorFromPackedData(const std::string &what, const json &data,
     if (sizes[0] != layout.num_elements)
       return invalidArgument() << what << ": data has " << sizes[0] << " elements but "
                                << describeLayout(layout) << " needs " << layout.num_elements;
-  } else {
-    RS_RETURN_IF_ERROR(checkArray(0, sizes[0]));
-    size_t depth = 0, next_array = 1;
-    RS_RETURN_IF_ERROR(walkPackedData(data, [&](const PackedEvent &e) -> Status {
-      if (e.kind == PackedEvent::kClose) {
-        --depth;
-        return Status::ok();
-      }
-      if (e.kind == PackedEvent::kOpen) {
-        ++depth;
-        return checkArray(depth, sizes[next_array++]);
-      }
-      if (depth + 1 != rank)
-        return invalidArgument() << what << ": nested data does not match shape "
-                                 << shapeToString(shape) << ": expected an array at depth "
-                                 << depth + 1;
-      return Status::ok();
-    }));
+    return Status::ok();
   }
-  Tensor t = Tensor::zeros(layout.dtype, layout.shape);
-  uint8_t *p = t.mutableData();
-  int64_t index = 0;
-  RS_RETURN_IF_ERROR(walkPackedData(data, [&](const PackedEvent &e) -> Status {
-    if (e.kind != PackedEvent::kLeaf)
+  RS_RETURN_IF_ERROR(checkArray(0, sizes[0]));
+  size_t depth = 0, next_array = 1;
+  return walkPackedData(data, [&](const PackedEvent &e) -> Status {
+    if (e.kind == PackedEvent::kClose) {
+      --depth;
       return Status::ok();
-    return readElement(what, *e.leaf, index++, layout.dtype, p);
-  }));
-  return t;
+    }
+    if (e.kind == PackedEvent::kOpen) {
+      ++depth;
+      return checkArray(depth, sizes[next_array++]);
+    }
+    if (depth + 1 != rank)
+      return invalidArgument() << what << ": nested data does not match shape "
+                               << shapeToString(shape) << ": expected an array at depth "
+                               << depth + 1;
+    return Status::ok();
+  });
+}
+
+/// Checks that `data` (an array or packed data) holds the elements of `layout`: flat with
+/// the element count, or nested along the shape. Nothing is allocated.
+Status checkJsonData(const std::string &what, const json &data, const WireTensorLayout &layout) {
+  if (!data.is_array() && !isPackedData(data))
+    return invalidArgument() << what << ": data must be an array";
+  if (isPackedData(data))
+    return checkPackedData(what, data, layout);
+  bool flat = true;
+  for (const json &e : data)
+    if (e.is_array()) {
+      flat = false;
+      break;
+    }
+  if (!flat)
+    return checkNested(what, data, layout.shape, 0);
+  if (static_cast<int64_t>(data.size()) != layout.num_elements)
+    return invalidArgument() << what << ": data has " << data.size() << " elements but "
+                             << describeLayout(layout) << " needs " << layout.num_elements;
+  return Status::ok();
+}
+
+/// Calls fn(leaf, index) for every element of checked `data`, in row-major order.
+template <typename Fn> Status forEachElement(const json &data, Fn fn) {
+  int64_t index = 0;
+  if (isPackedData(data))
+    return walkPackedData(data, [&](const PackedEvent &e) -> Status {
+      if (e.kind != PackedEvent::kLeaf)
+        return Status::ok();
+      return fn(*e.leaf, index++);
+    });
+  return forEachLeaf(data, index, fn);
 }
 
 } // namespace
@@ -245,27 +273,41 @@ Result<Tensor> tensorFromJsonData(const std::string &what, const json &data,
   if (layout.dtype == DType::kF16 || layout.dtype == DType::kBF16)
     return invalidArgument() << what << ": " << dtypeWireName(layout.dtype)
                              << " has no JSON form; send it as binary data";
-  if (isPackedData(data))
-    return tensorFromPackedData(what, data, layout);
-  bool flat = true;
-  for (const json &e : data)
-    if (e.is_array()) {
-      flat = false;
-      break;
-    }
-  if (flat) {
-    if (static_cast<int64_t>(data.size()) != layout.num_elements)
-      return invalidArgument() << what << ": data has " << data.size() << " elements but "
-                               << describeLayout(layout) << " needs " << layout.num_elements;
-  } else {
-    RS_RETURN_IF_ERROR(checkNested(what, data, layout.shape, 0));
-  }
+  RS_RETURN_IF_ERROR(checkJsonData(what, data, layout));
   Tensor t = Tensor::zeros(layout.dtype, layout.shape);
   uint8_t *p = t.mutableData();
-  int64_t index = 0;
-  auto fn = [&](const json &v, int64_t i) { return readElement(what, v, i, layout.dtype, p); };
-  RS_RETURN_IF_ERROR(forEachLeaf(data, index, fn));
+  RS_RETURN_IF_ERROR(forEachElement(
+      data, [&](const json &v, int64_t i) { return readElement(what, v, i, layout.dtype, p); }));
   return t;
+}
+
+Result<BytesTensor> bytesFromJsonData(const std::string &what, const json &data,
+                                      const WireTensorLayout &layout) {
+  RS_RETURN_IF_ERROR(checkJsonData(what, data, layout));
+  BytesTensor t(layout.shape);
+  RS_RETURN_IF_ERROR(forEachElement(data, [&](const json &v, int64_t i) -> Status {
+    if (!v.is_string())
+      return invalidArgument() << what << ": element " << i << " (" << leafText(v)
+                               << ") is not a string, as BYTES needs";
+    t.append(v.get_ref<const std::string &>());
+    return Status::ok();
+  }));
+  return t;
+}
+
+std::optional<std::string> jsonStringsOf(const BytesTensor &t) {
+  std::string out = "[";
+  try {
+    for (int64_t i = 0; i < t.numElements(); ++i) {
+      if (i)
+        out.push_back(',');
+      out += json(std::string(t.element(i))).dump(-1, ' ', false, json::error_handler_t::strict);
+    }
+  } catch (const json::exception &) {
+    return std::nullopt; // an element that is not UTF-8 (nlohmann's type_error 316)
+  }
+  out.push_back(']');
+  return out;
 }
 
 bool hasJsonForm(const Tensor &t) {

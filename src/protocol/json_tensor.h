@@ -8,6 +8,8 @@
 //   INT*, UINT*     JSON integers inside the datatype's range (1.5 or 2.0 are errors)
 //   FP32, FP64      any JSON number; FP32 values beyond float range are errors
 //   FP16, BF16      no JSON form: binary data only
+//   BYTES           JSON strings, each element's bytes (protocol/bytes_tensor.h); an element
+//                   that is not UTF-8 has no JSON form (JSON text is Unicode)
 // Writing uses the shortest decimal that parses back to the identical value (floats are
 // checked to survive a parse as double then a cast to float, as JSON clients do).
 //
@@ -16,12 +18,14 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "protocol/bytes_tensor.h"
 #include "protocol/wire_tensor.h"
 #include "support/status.h"
 #include "support/tensor.h"
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <optional>
 #include <string>
 
 namespace rs::protocol {
@@ -32,6 +36,15 @@ namespace rs::protocol {
 /// The tensor is allocated only after the element count matched the shape.
 Result<Tensor> tensorFromJsonData(const std::string &what, const nlohmann::json &data,
                                   const WireTensorLayout &layout);
+
+/// Converts `data` (flat or nested, of JSON strings) into a BYTES tensor of `layout` (a
+/// BYTES layout). Errors as tensorFromJsonData, and an element that is not a string.
+Result<BytesTensor> bytesFromJsonData(const std::string &what, const nlohmann::json &data,
+                                      const WireTensorLayout &layout);
+
+/// `t`'s elements as one flat JSON array of strings (`["a","b"]`), or nullopt when an
+/// element is not valid UTF-8 and so has no JSON form.
+std::optional<std::string> jsonStringsOf(const BytesTensor &t);
 
 /// True when every element of `t` has an exact JSON form: the dtype is not FP16/BF16 and
 /// every float is finite.

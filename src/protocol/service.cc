@@ -16,6 +16,11 @@ expectedDatatypes(const InferenceService &service, std::string model) {
   };
 }
 
+Result<ModelConfiguration> InferenceService::modelConfig(const std::string &model_name) const {
+  return unimplemented() << "ModelConfig of '" << model_name
+                         << "' is not implemented by this service";
+}
+
 std::vector<ModelIndexEntry> ModelControl::listModels() const { return {}; }
 
 Status ModelControl::repositoryLoad(const std::string &name) {

@@ -3,8 +3,8 @@
 // Two interfaces, both implemented by the worker (server/worker_service.h) and, for what a
 // reverse proxy offers, by the gateway's REST front-end:
 //
-//   InferenceService  the serving interface: liveness, readiness, metadata, inference
-//                     (KServe V2 health, metadata and infer).
+//   InferenceService  the serving interface: liveness, readiness, metadata, Triton's model
+//                     configuration, inference (KServe V2 health, metadata and infer).
 //   ModelControl      the control plane: the repository index, load and unload (KServe
 //                     repository extension), Triton's statistics, the reactant_control
 //                     status, policy and residency. A service offers what it overrides;
@@ -23,6 +23,7 @@
 #pragma once
 
 #include "protocol/inference.h"
+#include "protocol/model_config.h"
 #include "support/status.h"
 
 #include <cstdint>
@@ -48,6 +49,9 @@ public:
   virtual Result<ModelMetadata> modelMetadata(const std::string &model_name) const = 0;
   /// NotFound for an unknown model; a model whose load failed is known, not ready.
   virtual Result<ModelReadiness> modelReady(const std::string &model_name) const = 0;
+  /// Triton's model configuration (protocol/model_config.h). NotFound for an unknown
+  /// model, Unavailable for one that is not loaded. Not offered (the default): Unimplemented.
+  virtual Result<ModelConfiguration> modelConfig(const std::string &model_name) const;
   /// Validates and queues the request; `done` is called exactly once, possibly on
   /// another thread, possibly before infer() returns.
   virtual void infer(InferRequest request, InferCallback done) = 0;
@@ -97,7 +101,7 @@ struct BatchStatistics {
 /// dispatch's compute durations, as Triton counts them.
 struct ModelStatistics {
   std::string name;
-  std::string version;            // "" (bundles have no versions)
+  std::string version;            // kModelVersion (protocol/model_config.h)
   uint64_t last_inference_ms = 0; // ms since the Unix epoch of the last answer; 0 = none
   uint64_t inference_count = 0;   // rows answered successfully
   uint64_t execution_count = 0;   // successful dispatches

@@ -279,6 +279,46 @@ Result<Tensor> readSharedMemoryInput(const SharedMemoryRegistry &registry, const
   return t;
 }
 
+Result<BytesTensor> readSharedMemoryBytes(const SharedMemoryRegistry &registry,
+                                          const std::string &owner, std::string_view what,
+                                          const WireTensorLayout &layout,
+                                          const SharedMemoryRef &ref) {
+  RS_ASSIGN_OR_RETURN(std::shared_ptr<const SharedMemoryRegion> region,
+                      registry.find(owner, ref.region));
+  Status window = region->checkWindow(ref.offset, ref.byte_size);
+  if (!window.isOk())
+    return window.withPrefix(what);
+  // Bounded by the registered window, as above.
+  std::string serialized(static_cast<size_t>(ref.byte_size), '\0');
+  Status s =
+      region->read(ref.offset, {reinterpret_cast<uint8_t *>(serialized.data()), serialized.size()});
+  if (!s.isOk())
+    return s.withPrefix(what);
+  return BytesTensor::parseSerialized(what, layout, serialized);
+}
+
+Result<NamedTensor> readSharedMemoryTensor(const DecodeOptions &options, const std::string &name,
+                                           const WireTensorLayout &layout,
+                                           const SharedMemoryRef &ref, uint64_t &used_bytes) {
+  const std::string what = inputWhat(name);
+  const uint64_t size = layout.bytes ? ref.byte_size : static_cast<uint64_t>(layout.byte_size);
+  const int64_t limit = options.max_shared_memory_input_bytes;
+  if (limit > 0 && size > static_cast<uint64_t>(limit) - used_bytes)
+    return invalidArgument() << what << ": inputs in shared memory exceed the limit of " << limit
+                             << " bytes per request";
+  used_bytes += size;
+  if (layout.bytes) {
+    RS_ASSIGN_OR_RETURN(BytesTensor t,
+                        readSharedMemoryBytes(*options.shared_memory, options.shared_memory_owner,
+                                              what, layout, ref));
+    return NamedTensor::ofBytes(name, std::move(t));
+  }
+  RS_ASSIGN_OR_RETURN(Tensor t,
+                      readSharedMemoryInput(*options.shared_memory, options.shared_memory_owner,
+                                            what, layout, ref));
+  return NamedTensor{name, std::move(t)};
+}
+
 Result<SharedMemoryOutput> bindSharedMemoryOutput(const SharedMemoryRegistry &registry,
                                                   const std::string &owner, const std::string &name,
                                                   const SharedMemoryRef &ref) {
@@ -293,18 +333,26 @@ Result<SharedMemoryOutput> bindSharedMemoryOutput(const SharedMemoryRegistry &re
 Status writeSharedMemoryOutputs(std::span<const SharedMemoryOutput> outputs,
                                 const InferResponse &response) {
   for (const SharedMemoryOutput &o : outputs) {
-    const Tensor *tensor = nullptr;
+    const NamedTensor *tensor = nullptr;
     for (const NamedTensor &t : response.outputs)
       if (t.name == o.name)
-        tensor = &t.tensor;
+        tensor = &t;
     const std::string what = outputWhat(o.name);
     if (!tensor)
       return invalidArgument() << what << ": bound to shared memory region "
                                << jsonQuoted(o.ref.region) << " but not in the response";
-    if (static_cast<uint64_t>(tensor->byteSize()) > o.ref.byte_size)
+    const uint64_t size = tensor->wireByteSize();
+    if (size > o.ref.byte_size)
       return invalidArgument() << what << ": shared_memory_byte_size is " << o.ref.byte_size
-                               << " bytes but the output has " << tensor->byteSize() << " bytes";
-    Status s = o.region->write(o.ref.offset, tensor->bytes());
+                               << " bytes but the output has " << size << " bytes";
+    std::string serialized;
+    if (tensor->isBytes())
+      serialized = tensor->bytes->serialized();
+    Status s = o.region->write(
+        o.ref.offset,
+        tensor->isBytes()
+            ? std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(serialized.data()), size)
+            : tensor->tensor.bytes());
     if (!s.isOk())
       return s.withPrefix(what);
   }

@@ -10,7 +10,8 @@
 // Inputs are copied out of the region when the request is decoded (one copy in); outputs
 // are copied into the client's region when the inference finishes (one copy out) and the
 // reply then carries the output's name, datatype, shape and the region parameters, not
-// its bytes.
+// its bytes. A BYTES tensor's bytes in a region are its serialized form
+// (protocol/bytes_tensor.h), and shared_memory_byte_size is their count.
 //
 // Safety (DESIGN.md "Nothing a client sends can read or write memory outside its own
 // request"):
@@ -231,14 +232,32 @@ Result<Tensor> readSharedMemoryInput(const SharedMemoryRegistry &registry, const
                                      std::string_view what, const WireTensorLayout &layout,
                                      const SharedMemoryRef &ref);
 
+/// Reads BYTES input `what` of `layout` (a BYTES layout) from the region `ref` names: the
+/// `ref.byte_size` bytes there hold the serialized elements (protocol/bytes_tensor.h). The
+/// window must lie inside the region (checked before anything is allocated), and the
+/// elements must fill it exactly and match the shape's count.
+Result<BytesTensor> readSharedMemoryBytes(const SharedMemoryRegistry &registry,
+                                          const std::string &owner, std::string_view what,
+                                          const WireTensorLayout &layout,
+                                          const SharedMemoryRef &ref);
+
+/// Input `name` of `layout` from the region `ref` names, numeric or BYTES, through
+/// `options` (its registry must be set). `used_bytes` is what the request's earlier inputs
+/// took from shared memory: InvalidArgument when this input would take the total past
+/// options.max_shared_memory_input_bytes; else it grows by this input's bytes.
+Result<NamedTensor> readSharedMemoryTensor(const DecodeOptions &options, const std::string &name,
+                                           const WireTensorLayout &layout,
+                                           const SharedMemoryRef &ref, uint64_t &used_bytes);
+
 /// Resolves requested output `name`'s region and checks the window (the output's size is
 /// checked when it is written).
 Result<SharedMemoryOutput> bindSharedMemoryOutput(const SharedMemoryRegistry &registry,
                                                   const std::string &owner, const std::string &name,
                                                   const SharedMemoryRef &ref);
 
-/// Writes each bound output of `response` into its region. InvalidArgument when an output
-/// is larger than its window (nothing of it is written) or is missing from the response.
+/// Writes each bound output of `response` into its region (a BYTES output in its serialized
+/// form). InvalidArgument when an output is larger than its window (nothing of it is
+/// written) or is missing from the response.
 Status writeSharedMemoryOutputs(std::span<const SharedMemoryOutput> outputs,
                                 const InferResponse &response);
 

@@ -27,6 +27,7 @@ int toHttpStatus(StatusCode code) {
   case StatusCode::kOk: return 200;
   case StatusCode::kInvalidArgument: return 400;
   case StatusCode::kFailedPrecondition: return 400;
+  case StatusCode::kPermissionDenied: return 403;
   case StatusCode::kNotFound: return 404;
   case StatusCode::kAlreadyExists: return 409;
   case StatusCode::kResourceExhausted: return 429;
@@ -46,6 +47,7 @@ Status fromHttpError(int http_status, std::string_view body) {
   StatusCode code = StatusCode::kInternal;
   switch (http_status) {
   case 400: code = StatusCode::kInvalidArgument; break;
+  case 403: code = StatusCode::kPermissionDenied; break;
   case 404: code = StatusCode::kNotFound; break;
   case 409: code = StatusCode::kAlreadyExists; break;
   case 429: code = StatusCode::kResourceExhausted; break;

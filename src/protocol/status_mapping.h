@@ -6,7 +6,8 @@
 // unchanged and the message is kept verbatim.
 //
 // HTTP (KServe V2 REST "Status codes"; Triton's HTTP mapping for the rest):
-//   OK 200, InvalidArgument 400, FailedPrecondition 400, NotFound 404, AlreadyExists 409
+//   OK 200, InvalidArgument 400, FailedPrecondition 400, PermissionDenied 403 (system shared
+//   memory asked by a peer that is not on loopback), NotFound 404, AlreadyExists 409
 //   (a shared memory region registered twice), ResourceExhausted 429, Unimplemented 501,
 //   Unavailable 503, DeadlineExceeded 504, anything else 500. Error bodies are the KServe V2 error
 //   object `{"error": "<message>"}`.
@@ -37,7 +38,8 @@ int toHttpStatus(StatusCode code);
 /// `{"error":"<message>"}` with the message JSON-escaped (invalid UTF-8 replaced).
 std::string httpErrorBody(std::string_view message);
 /// Client side: the Status for an HTTP error reply: the code is the inverse of
-/// toHttpStatus (400 InvalidArgument, 404 NotFound, 409 AlreadyExists, 429 ResourceExhausted, 501
+/// toHttpStatus (400 InvalidArgument, 403 PermissionDenied, 404 NotFound, 409 AlreadyExists,
+/// 429 ResourceExhausted, 501
 /// Unimplemented, 503 Unavailable, 504 DeadlineExceeded, other Internal); the message is
 /// the body's "error" string when the body is the KServe error object, else the raw body.
 Status fromHttpError(int http_status, std::string_view body);

@@ -9,10 +9,9 @@ namespace rs::protocol {
 
 Result<WireTensorLayout> checkWireTensor(std::string_view what, std::string_view datatype,
                                          std::span<const int64_t> shape) {
-  if (datatype == "BYTES")
-    return invalidArgument() << what << ": datatype BYTES is not supported";
+  const bool bytes = datatype == kBytesDatatype;
   std::optional<DType> dtype = dtypeFromWireName(datatype);
-  if (!dtype)
+  if (!dtype && !bytes)
     return invalidArgument() << what << ": unknown datatype '" << datatype << "'";
   if (static_cast<int64_t>(shape.size()) > kMaxWireRank)
     return invalidArgument() << what << ": rank " << shape.size() << " exceeds the maximum "
@@ -20,20 +19,25 @@ Result<WireTensorLayout> checkWireTensor(std::string_view what, std::string_view
   Result<int64_t> count = checkedElementCount(shape);
   if (!count.isOk())
     return count.status().withPrefix(what);
+  WireTensorLayout layout;
+  layout.shape.assign(shape.begin(), shape.end());
+  layout.num_elements = *count;
+  if (bytes) {
+    layout.bytes = true;
+    return layout;
+  }
   int64_t elem = dtypeSize(*dtype);
   if (*count > std::numeric_limits<int64_t>::max() / elem)
     return invalidArgument() << what << ": shape " << shapeToString(shape) << " of " << datatype
                              << " is too large (byte size overflows int64)";
-  WireTensorLayout layout;
   layout.dtype = *dtype;
-  layout.shape.assign(shape.begin(), shape.end());
-  layout.num_elements = *count;
   layout.byte_size = *count * elem;
   return layout;
 }
 
 std::string describeLayout(const WireTensorLayout &layout) {
-  return "shape " + shapeToString(layout.shape) + " of " + std::string(dtypeWireName(layout.dtype));
+  return "shape " + shapeToString(layout.shape) + " of " +
+         std::string(layout.bytes ? kBytesDatatype : dtypeWireName(layout.dtype));
 }
 
 Status withDatatypes(const Status &status, const DecodeOptions &options, const std::string &name,

@@ -39,6 +39,9 @@ struct DeviceInfo {
   /// What produced the executables, for executable-cache keys and logs: "" for the
   /// built-in CPU executor; for PJRT the plugin path, API version and its attributes.
   std::string backend_version;
+  /// How a run's completion is seen (pjrt::DeviceDescription::completion); "" on the CPU.
+  /// Not part of backend_version: it changes no executable and no result.
+  std::string completion;
 };
 
 /// Tensors placed once where a backend runs and reused by every run, e.g. a model's

@@ -113,6 +113,7 @@ PjrtBackend::PjrtBackend(std::shared_ptr<const pjrt::Client> client,
   info_.device_ordinal = d.local_hardware_id;
   info_.compute_capability = d.compute_capability;
   info_.has_tf32 = vendor.hasTf32(d.compute_capability);
+  info_.completion = d.completion;
   std::ostringstream version;
   version << "pjrt " << client_->plugin().apiVersion() << " " << client_->plugin().path() << " ("
           << d.platform_version;

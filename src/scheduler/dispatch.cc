@@ -116,10 +116,13 @@ void Scheduler::execute(const std::string &model, const ModelBatching &batching,
   }
   std::vector<Tensor> inputs = gatherInputs(batching, batch, batch_size);
 
-  const Clock::time_point started = now();
-  Result<std::vector<Tensor>> outputs = run_(model, batch_size, std::move(inputs));
-  const Clock::time_point finished = now();
   DispatchStats stats;
+  const Clock::time_point started = now();
+  Result<std::vector<Tensor>> outputs = [&] {
+    RunProfileScope profile(&stats.run_profile);
+    return run_(model, batch_size, std::move(inputs));
+  }();
+  const Clock::time_point finished = now();
   stats.model = model;
   stats.batch_size = batch_size;
   stats.rows = batched ? rows : static_cast<int64_t>(batch.size());

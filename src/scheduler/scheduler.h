@@ -79,6 +79,7 @@
 #include "scheduler/batching.h"
 #include "scheduler/clock.h"
 #include "support/cancellation.h"
+#include "support/run_profile.h"
 #include "support/status.h"
 #include "support/tensor.h"
 
@@ -132,6 +133,9 @@ struct DispatchStats {
   double output_seconds = 0;
   /// Per request (or piece) in the batch: seconds from submit() to the dispatch's start.
   std::vector<double> queue_wait_seconds;
+  /// RunFn's own stages (upload, execute, readback) where the backend reports them
+  /// (support/run_profile.h; `filled` false: the backend does not, all of it is compute).
+  RunProfile run_profile;
   /// RunFn succeeded.
   bool ok = true;
 };

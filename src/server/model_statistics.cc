@@ -60,7 +60,7 @@ protocol::ModelStatistics ModelStatisticsTable::get(const std::string &model) co
       out.batch_stats.push_back(b);
   }
   out.name = model;
-  out.version = "";
+  out.version = std::string(std::string_view(protocol::kModelVersion));
   return out;
 }
 

@@ -69,10 +69,10 @@ Result<ValidatedInputs> validateRequest(const bundle::Manifest &manifest,
       return invalidArgument() << "input '" << in.name << "' given more than once";
     seen[k] = true;
     const bundle::TensorSpec &spec = specs[k];
-    if (in.tensor.dtype() != spec.dtype)
-      return invalidArgument() << "input '" << in.name << "': datatype "
-                               << dtypeWireName(in.tensor.dtype()) << " does not match the model's "
-                               << dtypeWireName(spec.dtype);
+    // A BYTES input (protocol/bytes_tensor.h) never matches: executables take numbers.
+    if (in.isBytes() || in.tensor.dtype() != spec.dtype)
+      return invalidArgument() << "input '" << in.name << "': datatype " << in.datatype()
+                               << " does not match the model's " << dtypeWireName(spec.dtype);
     const Shape want = spec.wireShape();
     const Shape &got = in.tensor.shape();
     bool shape_ok = got.size() == want.size();

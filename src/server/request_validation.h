@@ -1,7 +1,8 @@
 //===- server/request_validation.h - Check a request against a manifest ----===//
 //
 // Input validation happens before queueing (reference-system.md §5.2): every declared
-// input present once, no undeclared input, datatype equal, rank equal, fixed dims equal,
+// input present once, no undeclared input, datatype equal (a BYTES input never is: every
+// executable input is numeric), rank equal, fixed dims equal,
 // every input with the same row count along its batch axis, at least one row. Requested
 // outputs must be declared. Shapes are row-major (the manifest's letters reversed).
 // A multi-shape model (manifest input_shapes) routes the request to the shape variant whose

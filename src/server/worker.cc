@@ -125,6 +125,7 @@ ServingOptions servingOptions(const config::WorkerConfig &config, const ServerBu
   ServingOptions o;
   o.max_concurrent_requests = config.endpoints.max_concurrent_requests;
   o.info.device_ordinal = std::to_string(config.runtime.device_ordinal);
+  o.device_ordinal = config.runtime.device_ordinal;
   o.info.control_mode = std::string(config::modelControlModeName(config.model_control_mode));
   o.info.discipline = std::string(config::disciplineName(config.scheduler.discipline));
   o.info.residency_mode = config.model_control_mode == config::ModelControlMode::kExplicit
@@ -198,14 +199,17 @@ Result<std::unique_ptr<runtime::PjrtBackend>> createGpuBackend(const config::Run
   o.client.memory_fraction = rt.mem_fraction;
   o.client.preallocate = rt.preallocate;
   o.client.event_spin = std::chrono::microseconds(rt.event_spin_us);
+  o.client.poll_completion = rt.completion_polling;
   RS_ASSIGN_OR_RETURN(o.xla_flags, gpuXlaFlags(rt));
   const auto start = std::chrono::steady_clock::now();
   RS_ASSIGN_OR_RETURN(std::unique_ptr<runtime::PjrtBackend> backend, runtime::createPjrtBackend(o));
   const runtime::DeviceInfo info = backend->deviceInfo();
   spdlog::info("GPU backend ready platform={} device={} ordinal={} compute_capability={} "
-               "mem_fraction={} preallocate={} xla_flags=[{}] plugin=[{}] seconds={:.3f}",
+               "mem_fraction={} preallocate={} completion=\"{}\" xla_flags=[{}] plugin=[{}] "
+               "seconds={:.3f}",
                info.platform, info.device_kind, info.device_ordinal, info.compute_capability,
-               rt.mem_fraction, rt.preallocate, backend->xlaFlags(), info.backend_version,
+               rt.mem_fraction, rt.preallocate, info.completion, backend->xlaFlags(),
+               info.backend_version,
                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return backend;
 }
@@ -327,7 +331,8 @@ Status Worker::start() {
       std::make_unique<WorkerService>(*repository_, std::move(scheduling), config_.worker_name,
                                       servingOptions(config_, build_, pool));
   // Liveness and metrics answer before any model loads (a slow compile must not fail a
-  // liveness probe); readiness stays false until the startup loads are done.
+  // liveness probe); readiness stays false until the startup loads are done and the
+  // front-ends listen.
   if (config_.endpoints.metrics_port > 0) {
     frontend::MetricsHealthServerOptions metrics_options;
     metrics_options.host = config_.endpoints.host;
@@ -346,7 +351,6 @@ Status Worker::start() {
     RS_ASSIGN_OR_RETURN(facts_->tf32_probe, probe.get());
   }
   service_->registerLoadedModels();
-  service_->markStartupDone();
   size_t ready = 0, failed = 0;
   for (const auto &s : repository_->states())
     (s.model ? ready : failed)++;
@@ -390,11 +394,16 @@ Status Worker::start() {
     http_options.tls = grpc_options.tls;
     http_options.shared_memory = shared_memory;
     http_options.reporter = service_.get();
+    http_options.cors_allowed_origins = config_.endpoints.cors_allowed_origins;
     http_ = std::make_unique<frontend::HttpServer>(http_options, *service_, *service_);
     RS_RETURN_IF_ERROR(http_->start());
   }
   if (config_.model_control_mode == config::ModelControlMode::kDynamic)
     startWatchers();
+  // Ready only once every front-end listens: whoever waits on /readyz (an orchestrator's
+  // probe, a test) never sends a request to a data port that is not yet open.
+  service_->markStartupDone();
+  grpc_->refreshHealth();
   spdlog::info("serving grpc={}:{} http={} metrics={}", config_.endpoints.host, grpcPort(),
                httpPort(), metricsPort());
   return Status::ok();
@@ -406,6 +415,8 @@ bool Worker::drainAndShutdown(std::chrono::milliseconds exit_timeout) {
   bool idle = true;
   if (service_) {
     service_->beginDrain();
+    if (grpc_)
+      grpc_->refreshHealth(); // grpc.health.v1 turns NOT_SERVING with readiness
     if (http_)
       http_->beginDrain();
     spdlog::info("draining: not ready, new requests get UNAVAILABLE, waiting up to {} ms for {} "

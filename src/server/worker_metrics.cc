@@ -109,6 +109,9 @@ WorkerMetrics::WorkerMetrics(std::string worker_name, WorkerInfo info)
   dispatches_ = counter("worker_dispatch_total", "Program executions per model");
   compute_seconds_ = counter("worker_compute_seconds_total",
                              "Wall time spent executing each model's programs, seconds");
+  stage_seconds_ = counter("worker_request_stage_seconds_total",
+                           "Seconds in each stage of the answered requests' path, summed over "
+                           "requests");
   served_ = counter("worker_requests_served_total",
                     "Requests answered successfully after a dispatch, per model");
   rows_served_ = counter("worker_rows_served_total", "Real rows computed per model");
@@ -223,6 +226,19 @@ T &lazySeries(T *&slot, prometheus::Family<T> *family, const std::string &model,
                     std::forward<Args>(args)...);
 }
 
+/// The stages of worker_request_stage_seconds_total, in the order a request passes them.
+enum Stage : size_t { kDecode, kQueue, kGather, kUpload, kExecute, kReadback, kScatter, kEncode };
+constexpr std::array<const char *, 8> kStageNames = {"decode",  "queue",    "gather",  "upload",
+                                                     "execute", "readback", "scatter", "encode"};
+
+/// The stage counter `stage` of `model` (added to `family` on first use).
+prometheus::Counter &stageCounter(std::array<prometheus::Counter *, 8> &slots,
+                                  prometheus::Family<prometheus::Counter> *family,
+                                  const std::string &model, Stage stage) {
+  return lazySeries(slots[stage], family,
+                    prometheus::Labels{{"model", model}, {"stage", kStageNames[stage]}});
+}
+
 } // namespace
 
 prometheus::Counter &WorkerMetrics::requestCounter(ModelSeries &s, const std::string &model,
@@ -261,11 +277,42 @@ void WorkerMetrics::observeDispatch(const scheduler::DispatchStats &stats) {
   prometheus::Histogram &compute = lazySeries(s.compute, compute_latency_, m, phaseBuckets());
   prometheus::Summary &quantiles =
       lazySeries(s.quantiles, queue_wait_quantile_, m, waitQuantiles());
+  double waited = 0;
   for (double wait : stats.queue_wait_seconds) {
     queue.Observe(wait);
     compute.Observe(stats.compute_seconds);
     quantiles.Observe(wait);
+    waited += wait;
   }
+  // The dispatch's stages, once per request it answered. Without the backend's own split
+  // the whole run is execute; with it, what the split leaves of the run (argument checks,
+  // the call around the program) counts as execute too.
+  const auto requests = static_cast<double>(stats.queue_wait_seconds.size());
+  const RunProfile &run = stats.run_profile;
+  const double execute = run.filled
+                             ? stats.compute_seconds - run.upload_seconds - run.readback_seconds
+                             : stats.compute_seconds;
+  auto add = [&](Stage stage, double seconds) {
+    if (seconds > 0)
+      stageCounter(s.stages, stage_seconds_, m, stage).Increment(seconds);
+  };
+  add(kQueue, waited);
+  add(kGather, requests * stats.input_seconds);
+  add(kUpload, requests * run.upload_seconds);
+  add(kExecute, requests * execute);
+  add(kReadback, requests * run.readback_seconds);
+  add(kScatter, requests * stats.output_seconds);
+}
+
+void WorkerMetrics::observeRequestStages(const std::string &name, double decode_seconds,
+                                         double encode_seconds) {
+  std::lock_guard<std::mutex> lock(series_mu_);
+  const std::string model = labelOf(name);
+  ModelSeries &s = seriesOf(model);
+  if (decode_seconds > 0)
+    stageCounter(s.stages, stage_seconds_, model, kDecode).Increment(decode_seconds);
+  if (encode_seconds > 0)
+    stageCounter(s.stages, stage_seconds_, model, kEncode).Increment(encode_seconds);
 }
 
 namespace {
@@ -301,6 +348,8 @@ void WorkerMetrics::forgetModel(const std::string &model) {
     removeSeries(c, labels);
   for (const char *state : kModelStates)
     removeSeries(model_state_, {{"model", model}, {"state", state}});
+  for (const char *stage : kStageNames)
+    removeSeries(stage_seconds_, {{"model", model}, {"stage", stage}});
 }
 
 std::string WorkerMetrics::render(const runtime::ModelRepository &repository,

@@ -33,6 +33,11 @@
 //   worker_request_compute_seconds{model} (the dispatch that ran the request), buckets
 //   0.0001·2^k s, k = 0..17; worker_batch_size{model} (real rows per dispatch, buckets
 //   1, 2, 4, ... 1024);
+// - worker_request_stage_seconds_total{model,stage}: seconds of each stage of the answered
+//   requests' path, summed over requests (a dispatch's stages count once per request in
+//   it), so that its increase over the increase of worker_request_latency_seconds_count is
+//   the mean per request; stage = decode, queue, gather, upload, execute, readback, scatter,
+//   encode (docs/metrics.md "Where a request's time goes");
 // - worker_executable_cache_misses_total and worker_executable_cache_hits_total: programs
 //   compiled / loaded from the executable cache since the worker started
 //   (seed/reproducibility.md: no miss after a restart with a warm cache);
@@ -57,6 +62,7 @@
 #include "support/build_info.h"
 #include "support/status.h"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -109,8 +115,12 @@ public:
   void requestFinished(const std::string &model, StatusCode code, double seconds);
   /// A request failed before reaching the service (decoding), no latency observed.
   void requestRejected(const std::string &model, StatusCode code);
-  /// A scheduler dispatch (compute and queue-wait histograms, dispatch and row counters).
+  /// A scheduler dispatch (compute and queue-wait histograms, dispatch and row counters,
+  /// and the dispatch's stages of worker_request_stage_seconds_total).
   void observeDispatch(const scheduler::DispatchStats &stats);
+  /// The front-end stages of one answered request of `model`: decoding the request before
+  /// it reached the service and encoding (delivering) its answer, seconds.
+  void observeRequestStages(const std::string &model, double decode_seconds, double encode_seconds);
   /// Drops every series labelled `model` (a model unloaded, or renamed away from that
   /// name), so /metrics lists only the models the worker serves.
   void forgetModel(const std::string &model);
@@ -140,6 +150,7 @@ private:
     prometheus::Histogram *queue = nullptr;
     prometheus::Histogram *compute = nullptr;
     prometheus::Summary *quantiles = nullptr;
+    std::array<prometheus::Counter *, 8> stages{}; // indexed by the Stage enum of the .cc
   };
   /// The cached series of `model` (each added to its family on first use). Requires
   /// series_mu_.
@@ -169,6 +180,7 @@ private:
   prometheus::Family<prometheus::Gauge> *model_max_batch_;
   prometheus::Family<prometheus::Gauge> *model_state_;
   prometheus::Family<prometheus::Counter> *load_failures_;
+  prometheus::Family<prometheus::Counter> *stage_seconds_;
   prometheus::Gauge *inflight_;
   prometheus::Counter *shed_;
   prometheus::Gauge *max_concurrent_;

@@ -16,6 +16,13 @@ namespace rs::server {
 
 namespace {
 
+/// The answer for a model unloaded through the repository extension: NOT_FOUND (Triton's
+/// semantics, docs/protocols.md "Errors") on every route that names it, until it is loaded.
+Status unloadedError(const std::string &model) {
+  return notFound() << "model '" << model
+                    << "' was unloaded: new requests are refused until it is loaded again";
+}
+
 /// "model 'digits_cnn', request 'abc'" (or without the id when empty).
 std::string requestPrefix(const protocol::InferRequest &r) {
   std::string p = "model '" + r.model_name + "'";
@@ -83,7 +90,8 @@ WorkerService::WorkerService(runtime::ModelRepository &repository,
       models_include_(std::move(serving.models_include)),
       explicit_control_(serving.control_mode == "explicit"),
       system_shared_memory_(serving.system_shared_memory),
-      residency_config_(std::move(serving.residency)),
+      max_queue_delay_us_(options.max_queue_delay_us.count()),
+      device_ordinal_(serving.device_ordinal), residency_config_(std::move(serving.residency)),
       default_residency_(serving.weight_pool_bytes > 0 ? runtime::Residency::kPinnedSystem
                                                        : runtime::Residency::kUnpinned),
       weight_cache_(runtime::WeightCacheOptions{serving.weight_pool_bytes}),
@@ -353,10 +361,31 @@ Result<protocol::ModelMetadata> WorkerService::modelMetadata(const std::string &
   auto state = repository_.state(model_name);
   if (!state)
     return notFound() << "unknown model '" << model_name << "'";
+  if (state->unloaded)
+    return unloadedError(model_name);
   if (!state->model)
     return unavailable() << "model '" << model_name
                          << "' is not ready: " << state->status.message();
   return modelMetadataOf(*state->model);
+}
+
+Result<protocol::ModelConfiguration>
+WorkerService::modelConfig(const std::string &model_name) const {
+  auto state = repository_.state(model_name);
+  if (!state)
+    return notFound() << "unknown model '" << model_name << "'";
+  if (state->unloaded)
+    return unloadedError(model_name);
+  if (!state->model)
+    return unavailable() << "model '" << model_name
+                         << "' is not ready: " << state->status.message();
+  ModelConfigSettings settings;
+  settings.max_queue_delay_us = max_queue_delay_us_;
+  settings.device_ordinal = device_ordinal_;
+  if (std::optional<scheduler::ModelSchedStats> st = scheduler_.stats(model_name))
+    if (st->max_batch_size > 0)
+      settings.max_batch_size = st->max_batch_size;
+  return modelConfigOf(*state->model, settings);
 }
 
 Result<protocol::ModelReadiness> WorkerService::modelReady(const std::string &model_name) const {
@@ -379,7 +408,9 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
   }
   // The front-end's delivery runs before the answer is counted: a response it cannot send
   // counts under the error the client gets.
-  auto done = [this, arrived, model_label, deliver = std::move(request.deliver),
+  const double decode_seconds =
+      request.received ? std::chrono::duration<double>(arrived - *request.received).count() : 0;
+  auto done = [this, arrived, decode_seconds, model_label, deliver = std::move(request.deliver),
                cancel = request.cancel, deadline = request.deadline,
                user_done = std::move(user_done)](Result<protocol::InferResponse> r) {
     // The client has gone: nothing is delivered (no shared-memory output is written) and
@@ -393,11 +424,16 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
         r = Status(StatusBuilder(StatusCode::kCancelled)
                    << "the client cancelled the request; its answer was dropped");
     }
+    const auto delivering = protocol::Clock::now();
     if (r.isOk() && deliver)
       if (Status s = deliver(*r); !s.isOk())
         r = s;
-    const double seconds = std::chrono::duration<double>(protocol::Clock::now() - arrived).count();
+    const auto answered = protocol::Clock::now();
+    const double seconds = std::chrono::duration<double>(answered - arrived).count();
     metrics_.requestFinished(model_label, r.isOk() ? StatusCode::kOk : r.status().code(), seconds);
+    if (r.isOk())
+      metrics_.observeRequestStages(model_label, decode_seconds,
+                                    std::chrono::duration<double>(answered - delivering).count());
     if (!model_label.empty())
       statistics_.requestFinished(model_label, r.isOk(), seconds);
     // Released before the reply goes out, so a client that sends its next request as soon
@@ -415,13 +451,17 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
     return;
   }
   if (state->unloaded) {
-    done(notFound() << "model '" << request.model_name
-                    << "' was unloaded: new requests are refused until it is loaded again");
+    done(unloadedError(request.model_name));
     return;
   }
   if (!state->model) {
     done(unavailable() << "model '" << request.model_name
                        << "' is not ready: " << state->status.message());
+    return;
+  }
+  if (Status v = protocol::checkModelVersion(request.model_name, request.model_version);
+      !v.isOk()) {
+    done(withRequestPrefix(v, request.model_name, requestPrefix(request)));
     return;
   }
   std::shared_ptr<const runtime::LoadedModel> model = state->model;

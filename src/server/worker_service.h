@@ -69,6 +69,8 @@ struct ServingOptions {
   /// extension (and ServerMetadata lists it), with these key and owner rules.
   bool system_shared_memory = false;
   protocol::SharedMemoryRegistryOptions shared_memory;
+  /// runtime.device_ordinal: the GPU of the model configuration's instance group.
+  int64_t device_ordinal = 0;
 };
 
 class WorkerService final : public protocol::InferenceService,
@@ -135,6 +137,10 @@ public:
   protocol::ServerMetadata serverMetadata() const override;
   Result<protocol::ModelMetadata> modelMetadata(const std::string &model_name) const override;
   Result<protocol::ModelReadiness> modelReady(const std::string &model_name) const override;
+  /// Triton's model configuration of a loaded model (server/model_metadata.h): NotFound
+  /// for an unknown model, Unavailable for one that is not loaded.
+  Result<protocol::ModelConfiguration> modelConfig(const std::string &model_name) const override;
+  /// Also refuses a `model_version` other than "" and protocol::kModelVersion (NotFound).
   void infer(protocol::InferRequest request, protocol::InferCallback done) override;
   /// Every model of the repository, unloaded ones included (RepositoryIndex): ready when
   /// loaded, with the last failed reload's reason if any; else the load error or
@@ -198,6 +204,8 @@ private:
   std::vector<std::string> models_include_;
   bool explicit_control_ = false;
   bool system_shared_memory_ = false;
+  int64_t max_queue_delay_us_ = 0; // scheduler.max_queue_delay_microseconds
+  int64_t device_ordinal_ = 0;
   std::atomic<bool> startup_done_{false};
   std::mutex control_mu_; // serializes loadModel / unloadModel / renameModel
   std::mutex gate_mu_;

@@ -178,7 +178,7 @@ TEST(Bundle, ManifestMissingField) {
                 "{c: 3}}\n",
                 "");
   expectError(loadBundle(dir), StatusCode::kInvalidArgument,
-              dir + "/manifest.yaml: missing required field 'executable_outputs'");
+              dir + "/manifest.yaml:1:1: missing required field 'executable_outputs'");
 }
 
 TEST(Bundle, ManifestUnknownDtype) {
@@ -187,7 +187,7 @@ TEST(Bundle, ManifestUnknownDtype) {
   replaceInFile(dir + "/manifest.yaml", "dtype: \"f32\", shape: \"cn\", dims: {c: 4}",
                 "dtype: \"float\", shape: \"cn\", dims: {c: 4}");
   expectError(loadBundle(dir), StatusCode::kInvalidArgument,
-              dir + "/manifest.yaml: executable_inputs[0].dtype: unknown dtype 'float' "
+              dir + "/manifest.yaml:5:24: executable_inputs[0].dtype: unknown dtype 'float' "
                     "(expected "
                     "one of f16 f32 f64 bf16 i8 i16 i32 i64 u8 u16 u32 u64 bool)");
 }

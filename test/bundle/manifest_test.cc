@@ -137,145 +137,149 @@ const std::string kHead = "format_version: \"2.0\"\n";
 std::vector<BadCase> badCases() {
   return {
       {"yaml syntax", kHead + "executable_inputs: [{name: x\n", ":3:1: invalid yaml: "},
-      {"not a map", "- 1\n- 2\n", ": expected a map at the top level, got a list"},
-      {"missing format_version", kInputs + kOutputs, ": missing required field 'format_version'"},
+      {"not a map", "- 1\n- 2\n", ":1:1: expected a map at the top level, got a list"},
+      {"missing format_version", kInputs + kOutputs,
+       ":1:1: missing required field 'format_version'"},
       {"bad format_version", "format_version: \"1.0\"\n" + kInputs + kOutputs,
-       ": format_version: unsupported version '1.0' (expected \"2.0\")"},
+       ":1:1: format_version: unsupported version '1.0' (expected \"2.0\")"},
       {"unknown top-level key", kHead + kInputs + kOutputs + "batchng: {}\n",
-       ": unknown key 'batchng'"},
+       ":4:1: unknown key 'batchng'"},
       {"duplicate top-level key", kHead + kInputs + kOutputs + "description: a\ndescription: b\n",
-       ": duplicate key 'description'"},
-      {"missing inputs", kHead + kOutputs, ": missing required field 'executable_inputs'"},
-      {"missing outputs", kHead + kInputs, ": missing required field 'executable_outputs'"},
+       ":5:1: duplicate key 'description'"},
+      {"missing inputs", kHead + kOutputs, ":1:1: missing required field 'executable_inputs'"},
+      {"missing outputs", kHead + kInputs, ":1:1: missing required field 'executable_outputs'"},
       {"bad kind", kHead + "kind: pipeline\n" + kInputs + kOutputs,
-       ": kind: unknown kind 'pipeline' (expected model or meta)"},
+       ":2:1: kind: unknown kind 'pipeline' (expected model or meta)"},
       {"spec not a map", kHead + "executable_inputs: [x]\n" + kOutputs,
-       ": executable_inputs[0]: expected a tensor spec map {name, dtype, shape, dims}, got a "
+       ":2:21: executable_inputs[0]: expected a tensor spec map {name, dtype, shape, dims}, got a "
        "scalar"},
       {"spec missing dtype",
        kHead + "executable_inputs: [{name: x, shape: \"c\", dims: {c: 4}}]\n" + kOutputs,
-       ": executable_inputs[0]: missing required field 'dtype'"},
+       ":2:21: executable_inputs[0]: missing required field 'dtype'"},
       {"spec unknown key",
        kHead + "executable_inputs: [{name: x, dtype: f32, shape: \"c\", dims: {c: 4}, dim: 1}]\n" +
            kOutputs,
-       ": unknown key 'executable_inputs[0].dim'"},
+       ":2:69: unknown key 'executable_inputs[0].dim'"},
       {"unknown dtype",
        kHead + kInputs +
            "executable_outputs: [{name: y, dtype: float32, shape: \"c\", dims: {c: 3}}]\n",
-       ": executable_outputs[0].dtype: unknown dtype 'float32' (expected one of f16 f32 f64 bf16 "
+       ":3:32: executable_outputs[0].dtype: unknown dtype 'float32' (expected one of f16 f32 f64 "
+       "bf16 "
        "i8 i16 i32 i64 u8 u16 u32 u64 bool)"},
       {"fp8 dtype",
        kHead + kInputs +
            "executable_outputs: [{name: y, dtype: f8_e4m3, shape: \"c\", dims: {c: 3}}]\n",
-       ": executable_outputs[0].dtype: dtype 'f8_e4m3' is not supported by this server",
+       ":3:32: executable_outputs[0].dtype: dtype 'f8_e4m3' is not supported by this server",
        StatusCode::kUnimplemented},
       {"letter not in shape",
        kHead +
            "executable_inputs: [{name: x, dtype: f32, shape: \"edcn\", dims: {c: 8, d: 8, e: 1, q: "
            "2}}]\n" +
            kOutputs,
-       ": executable_inputs[0].dims: letter 'q' is not in shape 'edcn'"},
+       ":2:58: executable_inputs[0].dims: letter 'q' is not in shape 'edcn'"},
       {"letter without size",
        kHead + "executable_inputs: [{name: x, dtype: f32, shape: \"dcn\", dims: {c: 8}}]\n" +
            kOutputs,
-       ": executable_inputs[0].dims: letter 'd' of shape 'dcn' has no size"},
+       ":2:57: executable_inputs[0].dims: letter 'd' of shape 'dcn' has no size"},
       {"batch letter in dims",
        kHead + "executable_inputs: [{name: x, dtype: f32, shape: \"cn\", dims: {c: 8, n: 4}}]\n" +
            kOutputs,
-       ": executable_inputs[0].dims: letter 'n' is a batch marker and cannot have a size"},
+       ":2:56: executable_inputs[0].dims: letter 'n' is a batch marker and cannot have a size"},
       {"two batch markers",
        kHead + "executable_inputs: [{name: x, dtype: f32, shape: \"bn\"}]\n" + kOutputs,
-       ": executable_inputs[0].shape: 'bn' has two batch markers 'b' and 'n'"},
+       ":2:43: executable_inputs[0].shape: 'bn' has two batch markers 'b' and 'n'"},
       {"repeated letter",
        kHead + "executable_inputs: [{name: x, dtype: f32, shape: \"ccn\", dims: {c: 2}}]\n" +
            kOutputs,
-       ": executable_inputs[0].shape: letter 'c' appears twice in 'ccn'"},
+       ":2:43: executable_inputs[0].shape: letter 'c' appears twice in 'ccn'"},
       {"non-letter",
        kHead + "executable_inputs: [{name: x, dtype: f32, shape: \"c1n\", dims: {c: 2}}]\n" +
            kOutputs,
-       ": executable_inputs[0].shape: 'c1n' must be ASCII letters, one per axis"},
+       ":2:43: executable_inputs[0].shape: 'c1n' must be ASCII letters, one per axis"},
       {"zero dim",
        kHead + "executable_inputs: [{name: x, dtype: f32, shape: \"cn\", dims: {c: 0}}]\n" +
            kOutputs,
-       ": executable_inputs[0].dims.c: size 0 must be > 0 or -1 (variable)"},
+       ":2:63: executable_inputs[0].dims.c: size 0 must be > 0 or -1 (variable)"},
       {"non-integer dim",
        kHead + "executable_inputs: [{name: x, dtype: f32, shape: \"cn\", dims: {c: 2.5}}]\n" +
            kOutputs,
-       ": executable_inputs[0].dims.c: expected an integer, got '2.5'"},
+       ":2:63: executable_inputs[0].dims.c: expected an integer, got '2.5'"},
       {"duplicate names",
        kHead + kInputs +
            "executable_outputs: [{name: y, dtype: f32, shape: \"n\"}, {name: y, dtype: f32, shape: "
            "\"n\"}]\n",
-       ": executable_outputs[1].name: duplicate name 'y' (also executable_outputs[0])"},
+       ":3:58: executable_outputs[1].name: duplicate name 'y' (also executable_outputs[0])"},
       {"empty name",
        kHead + "executable_inputs: [{name: \"\", dtype: f32, shape: \"n\"}]\n" + kOutputs,
-       ": executable_inputs[0].name: must not be empty"},
+       ":2:22: executable_inputs[0].name: must not be empty"},
       {"zero batch size", kHead + kInputs + kOutputs + "batching: {compiled_batch_sizes: [1, 0]}\n",
-       ": batching.compiled_batch_sizes[1]: batch size 0 must be > 0"},
+       ":4:38: batching.compiled_batch_sizes[1]: batch size 0 must be > 0"},
       {"duplicate batch size",
        kHead + kInputs + kOutputs + "batching: {compiled_batch_sizes: [4, 4]}\n",
-       ": batching.compiled_batch_sizes[1]: duplicate batch size 4"},
+       ":4:38: batching.compiled_batch_sizes[1]: duplicate batch size 4"},
       {"batching unknown key", kHead + kInputs + kOutputs + "batching: {sizes: [4]}\n",
-       ": unknown key 'batching.sizes'"},
+       ":4:12: unknown key 'batching.sizes'"},
       {"mixed batchability",
        kHead +
            "executable_inputs: [{name: x, dtype: f32, shape: \"cn\", dims: {c: 4}}, "
            "{name: z, dtype: f32, shape: \"c\", dims: {c: 4}}]\n" +
            kOutputs,
-       ": executable_inputs[1]: 'z' has no batch axis but executable_inputs[0] 'x' does "
+       ":2:71: executable_inputs[1]: 'z' has no batch axis but executable_inputs[0] 'x' does "
        "(batchability is all-or-nothing)"},
       {"sizes without batch axis",
        kHead + "executable_inputs: [{name: x, dtype: f32, shape: \"c\", dims: {c: 4}}]\n" +
            kOutputs + "batching: {compiled_batch_sizes: [1, 8]}\n",
-       ": batching.compiled_batch_sizes: 2 compiled batch sizes need a batch axis (n or b) on the "
+       ":4:12: batching.compiled_batch_sizes: 2 compiled batch sizes need a batch axis (n or b) on "
+       "the "
        "executable inputs"},
       {"client specs on a model",
        kHead + kInputs + kOutputs + "client_inputs: [{name: t, dtype: u8, shape: \"n\"}]\n",
-       ": client_inputs: only allowed with model.jl pre/post-processing hooks, which this server "
+       ":4:1: client_inputs: only allowed with model.jl pre/post-processing hooks, which this "
+       "server "
        "does not run"},
       {"input_shapes missing",
        kHead + "executable_inputs: [{name: x, dtype: f32, shape: \"sn\", dims: {s: -1}}]\n" +
            kOutputs,
-       ": input_shapes: required: executable inputs have variable (-1) axes 's'"},
+       ":1:1: input_shapes: required: executable inputs have variable (-1) axes 's'"},
       {"input_shapes non-variable letter",
        kHead + "executable_inputs: [{name: x, dtype: f32, shape: \"csn\", dims: {s: -1, c: 2}}]\n" +
            kOutputs + "input_shapes: [{s: 4, c: 2}]\n",
-       ": input_shapes[0]: letter 'c' is not a variable (-1) axis of the executable inputs"},
+       ":4:16: input_shapes[0]: letter 'c' is not a variable (-1) axis of the executable inputs"},
       {"input_shapes uncovered letter",
        kHead +
            "executable_inputs: [{name: x, dtype: f32, shape: \"tsn\", dims: {s: -1, t: -1}}]\n" +
            kOutputs + "input_shapes: [{s: 4}]\n",
-       ": input_shapes[0]: variable letter 't' has no size"},
+       ":4:16: input_shapes[0]: variable letter 't' has no size"},
       {"input_shapes duplicate",
        kHead + "executable_inputs: [{name: x, dtype: f32, shape: \"sn\", dims: {s: -1}}]\n" +
            kOutputs + "input_shapes: [{s: 4}, {s: 8}, {s: 4}]\n",
-       ": input_shapes[2]: duplicates input_shapes[0]"},
+       ":4:32: input_shapes[2]: duplicates input_shapes[0]"},
       {"input_shapes empty",
        kHead + "executable_inputs: [{name: x, dtype: f32, shape: \"sn\", dims: {s: -1}}]\n" +
            kOutputs + "input_shapes: []\n",
-       ": input_shapes: must list at least one shape variant, got an empty list"},
+       ":4:1: input_shapes: must list at least one shape variant, got an empty list"},
       {"input_shapes without variables", kHead + kInputs + kOutputs + "input_shapes: [{s: 4}]\n",
-       ": input_shapes: given but no executable input has a variable (-1) axis"},
+       ":4:1: input_shapes: given but no executable input has a variable (-1) axis"},
       {"meta on a model", kHead + kInputs + kOutputs + "meta: {calls: [a]}\n",
-       ": meta: only allowed with kind: meta"},
+       ":4:1: meta: only allowed with kind: meta"},
       {"meta without calls block",
        kHead + "kind: meta\nclient_inputs: [{name: t, dtype: u8, shape: \"n\"}]\n"
                "client_outputs: [{name: t, dtype: u8, shape: \"n\"}]\n",
-       ": meta: required for kind: meta"},
+       ":1:1: meta: required for kind: meta"},
       {"meta calls itself",
        kHead + "kind: meta\nclient_inputs: [{name: t, dtype: u8, shape: \"n\"}]\n"
                "client_outputs: [{name: t, dtype: u8, shape: \"n\"}]\nmeta: {calls: [a, self]}\n",
-       ": meta.calls[1]: meta model 'self' cannot call itself"},
+       ":5:19: meta.calls[1]: meta model 'self' cannot call itself"},
       {"meta duplicate call",
        kHead + "kind: meta\nclient_inputs: [{name: t, dtype: u8, shape: \"n\"}]\n"
                "client_outputs: [{name: t, dtype: u8, shape: \"n\"}]\nmeta: {calls: [a, a]}\n",
-       ": meta.calls[1]: duplicate model 'a'"},
+       ":5:19: meta.calls[1]: duplicate model 'a'"},
       {"meta without client outputs",
        kHead +
            "kind: meta\nclient_inputs: [{name: t, dtype: u8, shape: \"n\"}]\nmeta: {calls: []}\n",
-       ": client_outputs: required and non-empty for kind: meta"},
+       ":1:1: client_outputs: required and non-empty for kind: meta"},
       {"provenance not a map", kHead + kInputs + kOutputs + "provenance: [a]\n",
-       ": provenance: expected a map, got a list"},
+       ":4:1: provenance: expected a map, got a list"},
   };
 }
 

@@ -34,7 +34,7 @@ TEST(ConfigDocs, EveryWorkerAndGatewayKeyHasADescriptionAndAVariableRule) {
 /// The structs' own initializers (used where code builds a config directly) agree with the
 /// tables' defaults (used when a file is read).
 TEST(KeyTables, StructDefaultsAreTheTableDefaults) {
-  const ConfigValue empty = ConfigValue{};
+  const yaml::Value empty = yaml::Value{};
   WorkerConfig from_table;
   ASSERT_TRUE(readKeys(workerKeys(), KeyReader(empty, "test"), from_table).isOk());
   EXPECT_EQ(effectiveSettings(from_table), effectiveSettings(WorkerConfig{}));
@@ -46,7 +46,7 @@ TEST(KeyTables, StructDefaultsAreTheTableDefaults) {
 }
 
 TEST(KeyTables, ModelEntryDefaultsAreTheStructDefaults) {
-  Result<ConfigValue> tree = parseYaml("scheduler: {models: {bert: ~}}\n", "test");
+  Result<yaml::Value> tree = yaml::parse("scheduler: {models: {bert: ~}}\n", "test");
   ASSERT_TRUE(tree.isOk()) << tree.status().toString();
   WorkerConfig from_table;
   ASSERT_TRUE(readKeys(workerKeys(), KeyReader(*tree, "test"), from_table).isOk());
@@ -54,7 +54,7 @@ TEST(KeyTables, ModelEntryDefaultsAreTheStructDefaults) {
   direct.scheduler.models["bert"] = ModelSchedulerConfig{};
   EXPECT_EQ(effectiveSettings(from_table), effectiveSettings(direct));
 
-  Result<ConfigValue> gateway_tree = parseYaml("scheduling: {models: {bert: ~}}\n", "test");
+  Result<yaml::Value> gateway_tree = yaml::parse("scheduling: {models: {bert: ~}}\n", "test");
   ASSERT_TRUE(gateway_tree.isOk()) << gateway_tree.status().toString();
   GatewayConfig gateway_from_table;
   ASSERT_TRUE(readKeys(gatewayKeys(), KeyReader(*gateway_tree, "test"), gateway_from_table).isOk());
@@ -64,17 +64,17 @@ TEST(KeyTables, ModelEntryDefaultsAreTheStructDefaults) {
 }
 
 TEST(KeyGrammar, OneGrammarForEveryFile) {
-  EXPECT_EQ(parseInteger(" +42 "), 42);
-  EXPECT_EQ(parseInteger("4.2"), std::nullopt);
-  EXPECT_EQ(parseInteger(""), std::nullopt);
-  EXPECT_EQ(parseNumber("1e-3"), 0.001);
-  EXPECT_EQ(parseNumber("+0.5"), 0.5);
-  EXPECT_EQ(parseNumber("inf"), std::nullopt);
-  EXPECT_EQ(parseNumber("0x10"), std::nullopt);
-  EXPECT_EQ(parseBoolean("Yes"), true);
-  EXPECT_EQ(parseBoolean("0"), false);
-  EXPECT_EQ(parseBoolean(" OFF "), false);
-  EXPECT_EQ(parseBoolean("2"), std::nullopt);
+  EXPECT_EQ(yaml::parseInteger(" +42 "), 42);
+  EXPECT_EQ(yaml::parseInteger("4.2"), std::nullopt);
+  EXPECT_EQ(yaml::parseInteger(""), std::nullopt);
+  EXPECT_EQ(yaml::parseNumber("1e-3"), 0.001);
+  EXPECT_EQ(yaml::parseNumber("+0.5"), 0.5);
+  EXPECT_EQ(yaml::parseNumber("inf"), std::nullopt);
+  EXPECT_EQ(yaml::parseNumber("0x10"), std::nullopt);
+  EXPECT_EQ(yaml::parseBoolean("Yes"), true);
+  EXPECT_EQ(yaml::parseBoolean("0"), false);
+  EXPECT_EQ(yaml::parseBoolean(" OFF "), false);
+  EXPECT_EQ(yaml::parseBoolean("2"), std::nullopt);
   EXPECT_EQ(rangeText(IntRange{1, 65535}), "[1, 65535]");
   EXPECT_EQ(rangeText(IntRange{0}), ">= 0");
   EXPECT_EQ(rangeText(NumberRange{0, 1, true, false}), "(0, 1]");

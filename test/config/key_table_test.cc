@@ -37,10 +37,10 @@ const KeyTable<Sample> &sampleKeys() {
   return table;
 }
 
-Result<Sample> read(const std::string &yaml, const std::map<std::string, std::string> &env) {
-  RS_ASSIGN_OR_RETURN(ConfigValue root, parseYaml(yaml, "s.yaml"));
+Result<Sample> read(const std::string &text, const std::map<std::string, std::string> &env) {
+  RS_ASSIGN_OR_RETURN(yaml::Value root, yaml::parse(text, "s.yaml"));
   if (!root.isMap())
-    root.kind = ConfigValue::Kind::kMap;
+    root.kind = yaml::Value::Kind::kMap;
   RS_RETURN_IF_ERROR(checkKeys(sampleKeys(), KeyReader(root, "s.yaml"), root));
   EnvApplied applied;
   RS_RETURN_IF_ERROR(applyEnvironment(sampleKeys(), env, root, applied));
@@ -69,13 +69,13 @@ TEST(KeyTable, OneErrorTextPerKind) {
     Result<Sample> s = read(yaml, env);
     return s.isOk() ? std::string("(no error)") : s.status().message();
   };
-  EXPECT_EQ(error("net: {prt: 1}\n"), "s.yaml: unknown key 'net.prt'");
-  EXPECT_EQ(error("net: 3\n"), "s.yaml: net: expected a map, got a scalar");
+  EXPECT_EQ(error("net: {prt: 1}\n"), "s.yaml:1:7: unknown key 'net.prt'");
+  EXPECT_EQ(error("net: 3\n"), "s.yaml:1:1: net: expected a map, got a scalar");
   EXPECT_EQ(error("net: {port: x}\n"),
-            "s.yaml: net.port: expected an integer, got 'x' (range [1, 65535])");
-  EXPECT_EQ(error("net: {port: 0}\n"), "s.yaml: net.port: 0 is out of range [1, 65535]");
+            "s.yaml:1:7: net.port: expected an integer, got 'x' (range [1, 65535])");
+  EXPECT_EQ(error("net: {port: 0}\n"), "s.yaml:1:7: net.port: 0 is out of range [1, 65535]");
   EXPECT_EQ(error("flag: maybe\n"),
-            "s.yaml: flag: expected a boolean (true or false), got 'maybe'");
+            "s.yaml:1:1: flag: expected a boolean (true or false), got 'maybe'");
   EXPECT_EQ(
       error("{}", {{"SAMPLE_NET_PORT", "x"}}),
       "environment override SAMPLE_NET_PORT: expected an integer, got 'x' (range [1, 65535])");

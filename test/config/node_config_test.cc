@@ -231,49 +231,81 @@ TEST(NodeConfig, GpusForms) {
   auto automatic = dir.parse("model_repo: repo\ngpus: AUTO\n");
   ASSERT_TRUE(automatic.isOk());
   EXPECT_EQ(automatic->gpus.kind, GpuSelection::Kind::kAuto);
-  EXPECT_EQ(dir.error("model_repo: repo\ngpus: -1\n"), "node.yaml: gpus: count -1 must be >= 0");
+  EXPECT_EQ(dir.error("model_repo: repo\ngpus: -1\n"),
+            "node.yaml:2:1: gpus: count -1 must be >= 0");
   EXPECT_EQ(dir.error("model_repo: repo\ngpus: []\n"),
-            "node.yaml: gpus: the device list must not be empty");
+            "node.yaml:2:1: gpus: the device list must not be empty");
 }
 
 TEST(NodeConfig, StructuralErrors) {
   NodeDir dir;
-  EXPECT_EQ(dir.error("base_port: 1\n"), "node.yaml: missing required key 'model_repo'");
-  EXPECT_EQ(dir.error("model_repo: ''\n"), "node.yaml: model_repo: must not be empty");
-  EXPECT_EQ(dir.error("- a\n"), "node.yaml: expected a map at the top level, got a list");
+  EXPECT_EQ(dir.error("base_port: 1\n"), "node.yaml:1:1: missing required key 'model_repo'");
+  EXPECT_EQ(dir.error("model_repo: ''\n"), "node.yaml:1:1: model_repo: must not be empty");
+  EXPECT_EQ(dir.error("- a\n"), "node.yaml:1:1: expected a map at the top level, got a list");
   EXPECT_EQ(dir.error("model_repo: repo\nglobal: {runtime: [1\n")
                 .rfind("node.yaml:3:1: invalid yaml: ", 0),
             0u);
   EXPECT_EQ(dir.error("model_repo: repo\nworkers: []\n"),
-            "node.yaml: workers: must list at least one worker");
+            "node.yaml:2:1: workers: must list at least one worker");
   EXPECT_EQ(dir.error("model_repo: repo\nworkers: [{gpu: 0}]\n"),
-            "node.yaml: workers[0]: missing required key 'name'");
+            "node.yaml:2:11: workers[0]: missing required key 'name'");
   EXPECT_EQ(dir.error("model_repo: repo\nbase_port: 9000\nworkers: [{name: a}, {name: a}]\n"),
-            "node.yaml: workers[1].name: duplicate worker name 'a'");
+            "node.yaml:3:23: workers[1].name: duplicate worker name 'a'");
   EXPECT_EQ(dir.error("model_repo: repo\nbase_port: 9000\nworkers: [{name: a, gpu: x}]\n"),
-            "node.yaml: workers[0].gpu: expected an integer, got 'x'");
+            "node.yaml:3:21: workers[0].gpu: expected an integer, got 'x'");
   EXPECT_EQ(dir.error("model_repo: repo\nbase_port: 9000\nworkers: [{name: a, port: 0}]\n"),
-            "node.yaml: workers[0].port: 0 is out of range [1, 65535]");
+            "node.yaml:3:21: workers[0].port: 0 is out of range [1, 65535]");
   EXPECT_EQ(dir.error("model_repo: repo\nbase_port: 9000\n"
                       "workers: [{name: a}, {name: b, port: 9000}]\n"),
-            "node.yaml: worker 'b' port 9000 collides with worker 'a'");
+            "node.yaml:3:23: worker 'b' port 9000 collides with worker 'a'");
   EXPECT_EQ(dir.error("model_repo: repo\nbase_port: 9000\nmetrics_base_port: 9001\n"
                       "workers: [{name: a}, {name: b}]\nglobal: {endpoints: {http_port: 0}}\n"),
-            "node.yaml: worker 'b' port 9001 collides with worker 'a' (metrics)");
+            "node.yaml:4:23: worker 'b' port 9001 collides with worker 'a' (metrics)");
   EXPECT_EQ(dir.error("model_repo: repo\nbase_port: 9000\nworkers: [{name: a}]\n"
                       "models: {bert: [a, b]}\n"),
-            "node.yaml: models.bert[1]: worker 'b' is not defined (have: a)");
+            "node.yaml:4:20: models.bert[1]: worker 'b' is not defined (have: a)");
   EXPECT_EQ(dir.error("model_repo: repo\nbase_port: 9000\nworkers: [{name: a}]\n"
                       "models: {bert: []}\n"),
-            "node.yaml: models.bert: assigns the model to no workers");
+            "node.yaml:4:10: models.bert: assigns the model to no workers");
   EXPECT_EQ(dir.error("model_repo: repo\nrole: boss\n"),
-            "node.yaml: role: 'boss' is not one of all, workers, gateway");
-  EXPECT_EQ(dir.error("model_repo: repo\nshared_host_weights: sometimes\n"),
-            "node.yaml: shared_host_weights: expected a boolean (true or false), got 'sometimes'");
+            "node.yaml:2:1: role: 'boss' is not one of all, workers, gateway");
+  EXPECT_EQ(
+      dir.error("model_repo: repo\nshared_host_weights: sometimes\n"),
+      "node.yaml:2:1: shared_host_weights: expected a boolean (true or false), got 'sometimes'");
   EXPECT_EQ(dir.error("model_repo: missing_repo\n"),
-            "node.yaml: model_repo: model_dirs 'missing_repo' is not a directory");
+            "node.yaml:1:1: model_repo: model_dirs 'missing_repo' is not a directory");
   EXPECT_EQ(dir.error("model_repo: repo\nbase_port: 65535\nworkers: [{name: a}, {name: b}]\n"),
-            "node.yaml: base_port: endpoints.port 65536 is out of range [1, 65535]");
+            "node.yaml:2:1: base_port: endpoints.port 65536 is out of range [1, 65535]");
+}
+
+TEST(NodeConfig, CorsAllowedOriginsAreOriginsOrStar) {
+  NodeDir dir;
+  auto off = dir.worker("model_repo: repo\n");
+  ASSERT_TRUE(off.isOk()) << off.status().toString();
+  EXPECT_TRUE(off->endpoints.cors_allowed_origins.empty());
+  auto on =
+      dir.worker("model_repo: repo\nglobal:\n  endpoints:\n"
+                 "    cors_allowed_origins: [https://app.example.com, 'http://[::1]:3000', '*']\n");
+  ASSERT_TRUE(on.isOk()) << on.status().toString();
+  EXPECT_EQ(on->endpoints.cors_allowed_origins,
+            (std::vector<std::string>{"https://app.example.com", "http://[::1]:3000", "*"}));
+  // The variable separates origins with ',' (they hold ':').
+  auto env = dir.worker("model_repo: repo\n", {{"INFERENCE_SERVER_ENDPOINTS_CORS_ALLOWED_ORIGINS",
+                                                "https://a.example:8443,http://localhost:3000"}});
+  ASSERT_TRUE(env.isOk()) << env.status().toString();
+  EXPECT_EQ(env->endpoints.cors_allowed_origins,
+            (std::vector<std::string>{"https://a.example:8443", "http://localhost:3000"}));
+  for (const char *bad : {"app.example.com", "https://app.example.com/", "https://", "://x",
+                          "https://a.example, https://b.example"}) {
+    auto w = dir.worker("model_repo: repo\nglobal:\n  endpoints:\n    cors_allowed_origins: ['" +
+                        std::string(bad) + "']\n");
+    ASSERT_FALSE(w.isOk()) << bad;
+    EXPECT_NE(w.status().message().find("endpoints.cors_allowed_origins: '" + std::string(bad) +
+                                        "' is not an origin (scheme://host[:port], e.g. "
+                                        "https://app.example.com) or *"),
+              std::string::npos)
+        << w.status().message();
+  }
 }
 
 TEST(NodeConfig, BusyPollDefaultsByBackend) {
@@ -304,6 +336,7 @@ TEST(NodeConfig, EffectiveSettingsListEveryKeySorted) {
   EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end()));
   const std::vector<std::string> expected_keys = {
       "cache_dir",
+      "endpoints.cors_allowed_origins",
       "endpoints.host",
       "endpoints.http_port",
       "endpoints.max_concurrent_requests",
@@ -327,6 +360,7 @@ TEST(NodeConfig, EffectiveSettingsListEveryKeySorted) {
       "runtime.autotune_cache_dir",
       "runtime.backend",
       "runtime.batch_sizes",
+      "runtime.completion_polling",
       "runtime.cpu_threads",
       "runtime.device_ordinal",
       "runtime.event_spin_us",

@@ -21,8 +21,9 @@ std::string repoDir() {
   return dir.string();
 }
 
-TEST(ReferenceNodeFile, TemplateWithTwoWorkersLoads) {
-  const std::string yaml = "model_repo: " + repoDir() + R"(
+/// The reference's config/node.yaml: two workers on base_port 8080, metrics 9100.
+std::string twoWorkerTemplate() {
+  return "model_repo: " + repoDir() + R"(
 base_port: 8080
 metrics_base_port: 9100
 global:
@@ -41,6 +42,10 @@ workers:
   - { name: worker0 }
   - { name: worker1 }
 )";
+}
+
+TEST(ReferenceNodeFile, TemplateWithTwoWorkersLoads) {
+  const std::string yaml = twoWorkerTemplate();
   auto node = parseNodeFile(yaml, "node.yaml", {});
   ASSERT_TRUE(node.isOk()) << node.status().toString();
   auto w1 = resolveWorker(*node, 1);
@@ -51,6 +56,30 @@ workers:
   EXPECT_EQ(w1->runtime.backend, Backend::kCuda);
   EXPECT_FALSE(w1->runtime.allow_cpu_fallback);
   EXPECT_EQ(w1->cache_dir, "/var/cache/reactantserver");
+}
+
+TEST(ReferenceNodeFile, EndpointsPortVariableWithTwoWorkersLoads) {
+  // The reference's single-worker container sets INFERENCE_SERVER_ENDPOINTS_PORT; with its
+  // two-worker node file the variable is the one served worker's, not a collision.
+  const std::string yaml = twoWorkerTemplate();
+  auto node = parseNodeFile(yaml, "node.yaml",
+                            {{"INFERENCE_SERVER_ENDPOINTS_PORT", "8001"},
+                             {"INFERENCE_SERVER_ENDPOINTS_METRICS_PORT", "8002"}});
+  ASSERT_TRUE(node.isOk()) << node.status().toString();
+  auto w1 = resolveWorker(*node, 1);
+  ASSERT_TRUE(w1.isOk()) << w1.status().toString();
+  EXPECT_EQ(w1->endpoints.port, 8001);
+  EXPECT_EQ(w1->endpoints.metrics_port, 8002);
+  // The ports the file itself gives still must not collide.
+  auto clash = parseNodeFile("model_repo: " + repoDir() + R"(
+workers:
+  - { name: worker0, port: 9000 }
+  - { name: worker1, port: 9000 }
+)",
+                             "node.yaml", {{"INFERENCE_SERVER_ENDPOINTS_PORT", "8001"}});
+  ASSERT_FALSE(clash.isOk());
+  EXPECT_EQ(clash.status().message(), "node.yaml: worker 'worker1' port 9000 collides with worker "
+                                      "'worker0'");
 }
 
 TEST(ReferenceNodeFile, ZeroConfigDefaultLoads) {

@@ -40,16 +40,16 @@ TEST(XlaFlags, UnknownFlagInTheFileFailsAtStartup) {
   NodeDir dir;
   EXPECT_EQ(dir.error("model_repo: repo\nglobal: {runtime: {xla_flags: "
                       "{xla_gpu_exclude_nondeterministc_ops: true}}}\n"),
-            "node.yaml: global.runtime.xla_flags.xla_gpu_exclude_nondeterministc_ops: unknown "
+            "node.yaml:2:32: global.runtime.xla_flags.xla_gpu_exclude_nondeterministc_ops: unknown "
             "XLA flag 'xla_gpu_exclude_nondeterministc_ops' (did you mean "
             "'xla_gpu_exclude_nondeterministic_ops'?)");
   EXPECT_EQ(dir.error("model_repo: repo\nglobal: {runtime: {xla_flags: {no_such_option: 1}}}\n"),
-            "node.yaml: global.runtime.xla_flags.no_such_option: unknown XLA flag "
+            "node.yaml:2:32: global.runtime.xla_flags.no_such_option: unknown XLA flag "
             "'no_such_option' (not an XLA option of this build)");
   // In a worker's override block too.
   EXPECT_EQ(dir.error("model_repo: repo\nworkers:\n  - name: w0\n    runtime: {xla_flags: "
                       "{xla_gpu_autotune_levle: 0}}\n"),
-            "node.yaml: workers[0].runtime.xla_flags.xla_gpu_autotune_levle: unknown XLA flag "
+            "node.yaml:4:27: workers[0].runtime.xla_flags.xla_gpu_autotune_levle: unknown XLA flag "
             "'xla_gpu_autotune_levle' (did you mean 'xla_gpu_autotune_level'?)");
 }
 

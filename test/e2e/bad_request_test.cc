@@ -158,6 +158,17 @@ TEST_F(BadRequestTest, Grpc) {
     m.set_model_name("");
     expectGrpcError(m, grpc::StatusCode::INVALID_ARGUMENT, "model name");
   }
+  {
+    // Well-formed BYTES reach the model, whose input is numeric.
+    auto m = validGrpc();
+    m.mutable_inputs(0)->set_datatype("BYTES");
+    m.mutable_inputs(0)->clear_shape();
+    m.mutable_inputs(0)->add_shape(1);
+    m.set_raw_input_contents(0, std::string("\x05\0\0\0hello", 9));
+    expectGrpcError(m, grpc::StatusCode::INVALID_ARGUMENT,
+                    "model 'digits_cnn', request 'ok': input 'image': datatype BYTES does not "
+                    "match the model's FP32");
+  }
 }
 
 TEST_F(BadRequestTest, Http) {
@@ -206,6 +217,45 @@ TEST_F(BadRequestTest, Http) {
   const std::string overflow_shape =
       R"({"inputs":[{"name":"image","shape":[9223372036854775807,8,8,1],"datatype":"FP32","data":[]}]})";
   expectHttpError(infer, overflow_shape, std::nullopt, 400, "input 'image'");
+  expectHttpError(infer,
+                  R"({"inputs":[{"name":"image","shape":[1],"datatype":"BYTES","data":["x"]}]})",
+                  std::nullopt, 400,
+                  "model 'digits_cnn': input 'image': datatype BYTES does not match the model's "
+                  "FP32");
+  // Raw binary requests (Inference-Header-Content-Length: 0) of the wrong size.
+  expectHttpError(infer, std::string(100, '\0'), 0, 400,
+                  "model 'digits_cnn': input 'image': the raw binary request body has 100 bytes "
+                  "but shape [1,8,8,1] of FP32 needs 256 bytes");
+  expectHttpError("/v2/models/tiny_bert/infer", std::string(64, '\0'), 0, 400,
+                  "model 'tiny_bert': a raw binary request (Inference-Header-Content-Length: 0) "
+                  "needs a model of one input; this model has 2");
+}
+
+TEST_F(BadRequestTest, HttpRawBinaryRequestIsOneImageWithBinaryOutputs) {
+  // The whole body is digits_cnn's one input, as a batch of one; the reply is binary.
+  std::vector<float> image(64, 0.5f);
+  const std::string body(reinterpret_cast<const char *>(image.data()), image.size() * 4);
+  auto client = server_->httpClient();
+  auto raw = client->Post("/v2/models/digits_cnn/infer", {{"Inference-Header-Content-Length", "0"}},
+                          body, "application/octet-stream");
+  ASSERT_TRUE(raw) << httplib::to_string(raw.error());
+  ASSERT_EQ(raw->status, 200) << raw->body;
+  ASSERT_TRUE(raw->has_header("Inference-Header-Content-Length"));
+  // The same image as a JSON request with binary outputs gives the same body.
+  std::string data;
+  for (int i = 0; i < 64; ++i)
+    data += (i ? ",0.5" : "0.5");
+  auto json = client->Post(
+      "/v2/models/digits_cnn/infer",
+      R"({"parameters":{"binary_data_output":true},"inputs":[{"name":"image","shape":[1,8,8,1],)"
+      R"("datatype":"FP32","data":[)" +
+          data + "]}]}",
+      "application/json");
+  ASSERT_TRUE(json);
+  ASSERT_EQ(json->status, 200) << json->body;
+  EXPECT_EQ(raw->body, json->body);
+  EXPECT_EQ(raw->get_header_value("Inference-Header-Content-Length"),
+            json->get_header_value("Inference-Header-Content-Length"));
 }
 
 } // namespace

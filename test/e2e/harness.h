@@ -36,6 +36,8 @@ public:
 
   server::Worker &worker() { return worker_->worker(); }
   inference::GRPCInferenceService::Stub &stub() { return worker_->stub(); }
+  /// The stub's channel (for services the stub does not cover).
+  const std::shared_ptr<grpc::Channel> &channel() const { return worker_->channel(); }
   /// A fresh HTTP client (httplib clients are not thread-safe; use one per thread).
   std::unique_ptr<httplib::Client> httpClient() const { return worker_->http(); }
   int httpPort() const { return worker_->worker().httpPort(); }

@@ -150,6 +150,21 @@ TEST(GatewayConfigTest, EnvironmentOverrides) {
   EXPECT_EQ(bare->endpoints.size(), 2u);
 }
 
+TEST(GatewayConfigTest, HealthCheckMetricsPortIsAccepted) {
+  // The reference's container health check reads REACTANT_GATEWAY_METRICS_PORT; the gateway
+  // validates it and keeps listening where listen.metrics says.
+  Result<config::GatewayConfig> c = config::parseGatewayConfig(
+      kEndpoints, "gateway.yml", {{"REACTANT_GATEWAY_METRICS_PORT", "8002"}});
+  ASSERT_TRUE(c.isOk()) << c.status().toString();
+  EXPECT_EQ(c->health_check_metrics_port, 8002);
+  EXPECT_EQ(c->listen_metrics.text(), "0.0.0.0:8002");
+  Result<config::GatewayConfig> bad = config::parseGatewayConfig(
+      kEndpoints, "gateway.yml", {{"REACTANT_GATEWAY_METRICS_PORT", "0"}});
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_EQ(bad.status().message(), "environment override REACTANT_GATEWAY_METRICS_PORT: 0 is out "
+                                    "of range [1, 65535]");
+}
+
 TEST(GatewayConfigTest, ErrorsNameTheKeyAndValue) {
   struct Case {
     std::string yaml;
@@ -163,40 +178,41 @@ TEST(GatewayConfigTest, ErrorsNameTheKeyAndValue) {
        "REACTANT_GATEWAY_WORKERS)"},
       {std::string(kEndpoints) + "schedulng: {mode: round_robin}\n",
        {},
-       "gateway.yml: unknown key 'schedulng'"},
+       "gateway.yml:2:1: unknown key 'schedulng'"},
       {std::string(kEndpoints) + "scheduling: {modes: round_robin}\n",
        {},
-       "gateway.yml: unknown key 'scheduling.modes'"},
+       "gateway.yml:2:14: unknown key 'scheduling.modes'"},
       {std::string(kEndpoints) + "scheduling: {models: {bert: {replica: 2}}}\n",
        {},
-       "gateway.yml: unknown key 'scheduling.models.bert.replica'"},
+       "gateway.yml:2:30: unknown key 'scheduling.models.bert.replica'"},
       {std::string(kEndpoints) + "scheduling: {routing_policy: least_outstanding}\n",
        {},
-       "gateway.yml: scheduling.routing_policy: 'least_outstanding' is a scheduling mode, not a "
+       "gateway.yml:2:14: scheduling.routing_policy: 'least_outstanding' is a scheduling mode, not "
+       "a "
        "routing policy: set scheduling.mode: least_outstanding instead"},
       {std::string(kEndpoints) + "scheduling: {mode: fastest}\n",
        {},
-       "gateway.yml: scheduling.mode: 'fastest' is not one of round_robin, least_outstanding, "
+       "gateway.yml:2:14: scheduling.mode: 'fastest' is not one of round_robin, least_outstanding, "
        "lpt_packing"},
       {std::string(kEndpoints) + "scheduling: {hysteresis: 1}\n",
        {},
-       "gateway.yml: scheduling.hysteresis: 1 is out of range [0, 1)"},
+       "gateway.yml:2:14: scheduling.hysteresis: 1 is out of range [0, 1)"},
       {std::string(kEndpoints) + "scheduling: {default_replicas: 0}\n",
        {},
-       "gateway.yml: scheduling.default_replicas: expected an integer >= 1 or 'all', got '0'"},
+       "gateway.yml:2:14: scheduling.default_replicas: expected an integer >= 1 or 'all', got '0'"},
       {std::string(kEndpoints) + "scheduling: {models: {bert: {fill_mode: fast}}}\n",
        {},
-       "gateway.yml: scheduling.models.bert.fill_mode: 'fast' is not one of run, spread, "
+       "gateway.yml:2:30: scheduling.models.bert.fill_mode: 'fast' is not one of run, spread, "
        "inflight, inherit"},
       {std::string(kEndpoints) + "worker_names: [a]\n",
        {},
-       "gateway.yml: worker_names has 1 entries but endpoints has 2"},
+       "gateway.yml:2:1: worker_names has 1 entries but endpoints has 2"},
       {"endpoints: [\"nohost\"]\n",
        {},
-       "gateway.yml: endpoints: 'nohost' is not host:port with a port in [1, 65535]"},
+       "gateway.yml:1:1: endpoints: 'nohost' is not host:port with a port in [1, 65535]"},
       {std::string(kEndpoints) + "worker_names: [a, a]\n",
        {},
-       "gateway.yml: duplicate worker name 'a'"},
+       "gateway.yml:2:1: duplicate worker name 'a'"},
       {kEndpoints,
        {{"REACTANT_GATEWAY_SCHEDULING_MODEE", "x"}},
        "environment: unknown variable REACTANT_GATEWAY_SCHEDULING_MODEE (not a configuration "

@@ -3,8 +3,8 @@
 // Every answer counts under the status the client received: a gRPC reply larger than
 // grpc.max_send_msg_bytes is RESOURCE_EXHAUSTED in worker_requests_total and in the request
 // log, not OK; so is a request larger than grpc.max_recv_msg_bytes (up to twice it, which is
-// what gRPC itself lets through). Datatype errors the wire cannot carry (BYTES, FP16 as JSON) name
-// the model's datatype beside the received one.
+// what gRPC itself lets through). Datatype errors name the model's datatype beside the
+// received one: a BYTES input to a numeric model, and what the wire cannot carry (FP16 as JSON).
 //
 //===----------------------------------------------------------------------===//
 #include "log_capture.h"
@@ -99,11 +99,14 @@ TEST(Accounting, BytesInputNamesTheExpectedAndReceivedDatatypes) {
   ASSERT_TRUE(w);
   ModelInferRequest req = irisRequest(irisRow(), "b");
   req.mutable_inputs(0)->set_datatype("BYTES");
+  req.clear_raw_input_contents();
+  for (const char *e : {"a", "b", "c", "d"})
+    req.mutable_inputs(0)->mutable_contents()->add_bytes_contents(e);
   ModelInferResponse reply;
   grpc::Status s = w->infer(req, &reply);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(s.error_message(), "model 'iris_mlp', request 'b': input 'features': datatype BYTES "
-                               "is not supported (expected FP32, received BYTES)");
+                               "does not match the model's FP32");
   auto res = w->http()->Post("/v2/models/iris_mlp/infer",
                              R"({"inputs":[{"name":"features","datatype":"BYTES",)"
                              R"("shape":[1,4],"data":["a","b","c","d"]}]})",
@@ -111,8 +114,7 @@ TEST(Accounting, BytesInputNamesTheExpectedAndReceivedDatatypes) {
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 400);
   EXPECT_EQ(nlohmann::json::parse(res->body)["error"],
-            "model 'iris_mlp': input 'features': datatype BYTES is not supported (expected FP32, "
-            "received BYTES)");
+            "model 'iris_mlp': input 'features': datatype BYTES does not match the model's FP32");
 }
 
 TEST(Accounting, Fp16AsJsonNamesTheExpectedAndReceivedDatatypes) {

@@ -192,8 +192,7 @@ TEST_F(CodecShm, HttpInputFromRegionOutputToRegion) {
   HttpBody out = encodeHttpInferResponse(response, d->output_encoding, d->shared_memory_outputs);
   EXPECT_FALSE(out.json_length.has_value());
   EXPECT_EQ(out.body, R"({"model_name":"m","model_version":"","id":"q","outputs":[)"
-                      R"({"name":"y","datatype":"INT32","shape":[2],"parameters":)"
-                      R"({"shared_memory_region":"out","shared_memory_byte_size":8}},)"
+                      R"({"name":"y","datatype":"INT32","shape":[2]},)"
                       R"({"name":"z","datatype":"INT32","shape":[1],"data":[-1]}]})");
 }
 
@@ -232,6 +231,62 @@ TEST_F(CodecShm, HttpErrors) {
   DecodeOptions plain;
   s = decodeHttpInferRequest({"m", ""}, body, std::nullopt, plain).status();
   EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
+}
+
+TEST_F(CodecShm, BytesInputFromRegionOutputToRegion) {
+  const std::string serialized("\x02\0\0\0hi\0\0\0\0", 10);
+  object_.write(0, serialized.data(), serialized.size());
+  auto request = [&](int64_t byte_size) {
+    inference::ModelInferRequest msg;
+    msg.set_model_name("m");
+    auto *s = msg.add_inputs();
+    s->set_name("s");
+    s->set_datatype("BYTES");
+    s->add_shape(2);
+    setParam((*s->mutable_parameters())[kShmRegionParameter], std::string("in"));
+    setParam((*s->mutable_parameters())[kShmByteSizeParameter], byte_size);
+    return msg;
+  };
+  Result<DecodedInferRequest> d = decodeModelInferRequest(request(10), options_);
+  ASSERT_TRUE(d.isOk()) << d.status().message();
+  ASSERT_EQ(d->request.inputs.size(), 1u);
+  ASSERT_TRUE(d->request.inputs[0].isBytes());
+  EXPECT_EQ(d->request.inputs[0].bytes->element(0), "hi");
+  EXPECT_EQ(d->request.inputs[0].bytes->element(1), "");
+  // The window holds the elements and nothing else; its size counts against the limit.
+  EXPECT_EQ(decodeModelInferRequest(request(12), options_).status().message(),
+            "model 'm': input 's': BYTES data has 2 bytes after its last element (shape [2] of "
+            "BYTES holds 2 elements)");
+  EXPECT_EQ(decodeModelInferRequest(request(80), options_).status().message(),
+            "model 'm': input 's': shared memory region \"in\": 80 bytes at offset 0 run past "
+            "the region's 64 bytes");
+  DecodeOptions limited = options_;
+  limited.max_shared_memory_input_bytes = 8;
+  EXPECT_EQ(decodeModelInferRequest(request(10), limited).status().message(),
+            "model 'm': input 's': inputs in shared memory exceed the limit of 8 bytes per "
+            "request");
+  const std::string too_long("\x50\0\0\0abcd", 8);
+  object_.write(0, too_long.data(), too_long.size());
+  EXPECT_EQ(decodeModelInferRequest(request(8), options_).status().message(),
+            "model 'm': input 's': BYTES element 0 declares 80 bytes but only 4 remain");
+
+  // A BYTES output goes to its region serialized.
+  const std::string body =
+      R"({"inputs":[],"outputs":[{"name":"t","parameters":{"shared_memory_region":"out",)"
+      R"("shared_memory_byte_size":64}}]})";
+  Result<HttpInferRequest> h = decodeHttpInferRequest({"m", ""}, body, std::nullopt, options_);
+  ASSERT_TRUE(h.isOk()) << h.status().message();
+  protocol::InferResponse response;
+  response.model_name = "m";
+  const std::vector<std::string_view> elements = {"abc"};
+  response.outputs.push_back(NamedTensor::ofBytes("t", BytesTensor::fromElements({1}, elements)));
+  ASSERT_TRUE(writeSharedMemoryOutputs(h->shared_memory_outputs, response).isOk());
+  const std::vector<char> written = object_.readValues<char>(64, 7);
+  EXPECT_EQ(std::string(written.begin(), written.end()), std::string("\x03\0\0\0abc", 7));
+  HttpBody out = encodeHttpInferResponse(response, h->output_encoding, h->shared_memory_outputs);
+  // Over HTTP the entry carries no parameters, as Triton's (protocol/http_codec.cc).
+  EXPECT_EQ(out.body, R"({"model_name":"m","model_version":"","outputs":[)"
+                      R"({"name":"t","datatype":"BYTES","shape":[1]}]})");
 }
 
 } // namespace

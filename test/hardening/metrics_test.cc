@@ -90,6 +90,7 @@ TEST_F(MetricsTest, EverySeriesWithItsType) {
       {"worker_request_queue_seconds", "histogram"},
       {"worker_request_compute_seconds", "histogram"},
       {"worker_batch_size", "histogram"},
+      {"worker_request_stage_seconds_total", "counter"},
       {"worker_queue_depth", "gauge"},
       {"worker_queue_wait_seconds", "summary"},
       {"worker_dispatch_total", "counter"},
@@ -188,6 +189,12 @@ TEST_F(MetricsTest, ValuesAfterOneRequest) {
                   ",control_mode=\"dynamic\",device_ordinal=\"0\","
                   "discipline=\"fair\",residency_mode=\"self_managed\"} 1"));
   EXPECT_TRUE(has("worker_queue_wait_seconds_count{" + m + "} 1"));
+  // The CPU backend does not split its run: decode, queue, gather, execute, scatter and
+  // encode are measured, upload and readback are not exported.
+  for (const char *stage : {"decode", "execute", "encode"})
+    EXPECT_GT(value("worker_request_stage_seconds_total{" + m + ",stage=\"" + stage + "\"}"), 0)
+        << stage;
+  EXPECT_EQ(text_->find("stage=\"upload\""), std::string::npos);
   EXPECT_NE(text_->find("reactant_server_build_info{" + w + ",build_type=\""), std::string::npos);
   EXPECT_GT(value("process_resident_memory_bytes"), 1e6);
   EXPECT_GT(value("process_open_fds"), 3);

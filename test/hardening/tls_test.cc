@@ -231,12 +231,13 @@ TEST_F(Tls, ConfigurationErrorsNameTheKeyOrFile) {
     return node.status();
   };
   EXPECT_EQ(resolve("{cert_file: a.crt}").message(),
-            "node.yaml: global.tls.cert_file: set without tls.key_file (TLS needs both)");
+            "node.yaml:3:9: global.tls.cert_file: set without tls.key_file (TLS needs both)");
   EXPECT_EQ(resolve("{key_file: a.key}").message(),
-            "node.yaml: global.tls.key_file: set without tls.cert_file (TLS needs both)");
-  EXPECT_EQ(resolve("{client_ca_file: ca.crt}").message(),
-            "node.yaml: global.tls.client_ca_file: needs tls.cert_file and tls.key_file (client "
-            "certificates are checked over TLS)");
+            "node.yaml:3:9: global.tls.key_file: set without tls.cert_file (TLS needs both)");
+  EXPECT_EQ(
+      resolve("{client_ca_file: ca.crt}").message(),
+      "node.yaml:3:9: global.tls.client_ca_file: needs tls.cert_file and tls.key_file (client "
+      "certificates are checked over TLS)");
 
   // A certificate that cannot be read stops the worker's start, naming the file.
   Result<config::NodeConfig> node = config::parseNodeFile(

@@ -335,9 +335,7 @@ TEST(WorkerSharedMemory, BothProtocolsEndToEnd) {
   ASSERT_TRUE(res);
   ASSERT_EQ(res->status, 200) << res->body;
   EXPECT_EQ(res->body, R"({"model_name":"iris_mlp","model_version":"","outputs":[{"name":)"
-                       R"("logits","datatype":"FP32","shape":[1,3],"parameters":)"
-                       R"({"shared_memory_region":"iris_out","shared_memory_byte_size":12,)"
-                       R"("shared_memory_offset":100}}]})");
+                       R"("logits","datatype":"FP32","shape":[1,3]}]})");
   got = object.read(2048 + 100, 12);
   EXPECT_EQ(std::string(got.begin(), got.end()), expected);
 

@@ -110,7 +110,7 @@ TEST(Orchestrator, ABadNewBundleLeavesTheWorkerReadyAndIsCountedWithItsReason) {
   // The reason names the file inside the bundle, never the server's directory.
   EXPECT_EQ(reason.rfind("weights.safetensors: ", 0), 0u) << reason;
   EXPECT_EQ(reason.find(tmp.root.string()), std::string::npos) << reason;
-  EXPECT_EQ(index[1], nlohmann::json::parse(R"({"name":"iris","version":"","state":"READY"})"));
+  EXPECT_EQ(index[1], nlohmann::json::parse(R"({"name":"iris","version":"1","state":"READY"})"));
   const std::string scrape = w.harness->scrape();
   EXPECT_NE(seriesLine(scrape, "worker_model_load_failures_total{gpu=\"\",worker=\"worker0\","
                                "model=\"broken\",reason=\"DATA_LOSS\"} 1"),
@@ -163,7 +163,7 @@ TEST(Orchestrator, AnUnloadedModelStaysInTheIndexAsUnavailable) {
   auto res = w.http()->Post("/v2/repository/models/iris/unload", "", "application/json");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200) << res->body;
-  EXPECT_EQ(httpIndex(w), nlohmann::json::parse(R"([{"name":"iris","version":"",
+  EXPECT_EQ(httpIndex(w), nlohmann::json::parse(R"([{"name":"iris","version":"1",
                                                      "state":"UNAVAILABLE","reason":"unloaded"}])"));
   EXPECT_EQ(grpcModelReady(w, "iris"), "false");
   res = w.http()->Get("/v2/models/iris/ready");

@@ -78,8 +78,8 @@ TEST(RepositoryControl, ExplicitModeLoadsAndUnloadsOverGrpcAndHttp) {
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
   EXPECT_EQ(nlohmann::json::parse(res->body),
-            nlohmann::json::parse(R"([{"name":"a","version":"","state":"READY"},
-                                      {"name":"b","version":"","state":"READY"}])"));
+            nlohmann::json::parse(R"([{"name":"a","version":"1","state":"READY"},
+                                      {"name":"b","version":"1","state":"READY"}])"));
 
   // HTTP unload, gRPC load.
   res = http->Post("/v2/repository/models/b/unload", "", "application/json");
@@ -88,7 +88,7 @@ TEST(RepositoryControl, ExplicitModeLoadsAndUnloadsOverGrpcAndHttp) {
   res = http->Post("/v2/repository/index", R"({"ready": true})", "application/json");
   ASSERT_TRUE(res);
   EXPECT_EQ(nlohmann::json::parse(res->body),
-            nlohmann::json::parse(R"([{"name":"a","version":"","state":"READY"}])"));
+            nlohmann::json::parse(R"([{"name":"a","version":"1","state":"READY"}])"));
   EXPECT_EQ(w.infer("b", irisInput()).status().code(), StatusCode::kNotFound);
   ASSERT_TRUE(grpcLoad(w, "b", true).ok());
   EXPECT_TRUE(w.infer("b", irisInput()).isOk());
@@ -153,7 +153,7 @@ TEST(RepositoryControl, ModelStatisticsCountEveryPhaseOverGrpcAndHttp) {
   ASSERT_EQ(resp.model_stats_size(), 1);
   const inference::ModelStatistics &m = resp.model_stats(0);
   EXPECT_EQ(m.name(), "a");
-  EXPECT_EQ(m.version(), "");
+  EXPECT_EQ(m.version(), "1");
   EXPECT_EQ(m.inference_count(), 5u);
   EXPECT_EQ(m.execution_count(), 5u);
   EXPECT_GT(m.last_inference(), 0u);

@@ -115,6 +115,28 @@ TEST(NodePlanTest, ThreeCpuWorkersBehindTheEmbeddedGateway) {
   EXPECT_EQ(envOf(plan->workers[2], "INFERENCE_SERVER_RUNTIME_CPU_THREADS"), "4");
 }
 
+TEST(NodePlanTest, InheritedPortVariablesDoNotGiveWorkersOnePort) {
+  // The reference's INFERENCE_SERVER_ENDPOINTS_PORT / _METRICS_PORT in the supervisor's
+  // environment belong to one worker: every worker of a multi-worker node keeps its own.
+  const Env env = {{"INFERENCE_SERVER_ENDPOINTS_PORT", "8001"},
+                   {"INFERENCE_SERVER_ENDPOINTS_METRICS_PORT", "8002"}};
+  PlanInputs in;
+  in.cpus = {0, 1, 2};
+  in.env = env;
+  Result<NodePlan> plan = planNode(node(kCpu3, env), in);
+  ASSERT_TRUE(plan.isOk()) << plan.status().toString();
+  ASSERT_EQ(plan->workers.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    const WorkerPlan &w = plan->workers[i];
+    EXPECT_EQ(envOf(w, "INFERENCE_SERVER_ENDPOINTS_PORT"), std::to_string(8080 + i));
+    EXPECT_EQ(envOf(w, "INFERENCE_SERVER_ENDPOINTS_METRICS_PORT"), std::to_string(9100 + i));
+    EXPECT_EQ(w.grpc_endpoint, "127.0.0.1:" + std::to_string(8080 + i));
+  }
+  ASSERT_TRUE(plan->gateway.has_value());
+  EXPECT_EQ(plan->gateway->endpoints,
+            (Strings{"127.0.0.1:8080", "127.0.0.1:8081", "127.0.0.1:8082"}));
+}
+
 TEST(NodePlanTest, SoleWorkerBindsThePublicPorts) {
   PlanInputs in;
   in.cpus = {0, 1};

@@ -101,6 +101,12 @@ TEST(CudaProfile, F32EnvironmentTurnsTf32Off) {
 /// The CUDA profile with its driver file at a path the test chooses.
 class DriverFileProfile final : public VendorProfile {
 public:
+  std::unique_ptr<CompletionPoller> completionPoller(const Plugin &, int,
+                                                     std::string *why) const override {
+    *why = "a test profile";
+    return nullptr;
+  }
+
   explicit DriverFileProfile(std::string file) : file_(std::move(file)) {}
   std::string_view name() const override { return "test"; }
   std::string_view platform() const override { return "test"; }

@@ -69,6 +69,7 @@ TEST(StatusMapping, HttpCodes) {
   EXPECT_EQ(toHttpStatus(StatusCode::kOk), 200);
   EXPECT_EQ(toHttpStatus(StatusCode::kInvalidArgument), 400);
   EXPECT_EQ(toHttpStatus(StatusCode::kFailedPrecondition), 400);
+  EXPECT_EQ(toHttpStatus(StatusCode::kPermissionDenied), 403);
   EXPECT_EQ(toHttpStatus(StatusCode::kNotFound), 404);
   EXPECT_EQ(toHttpStatus(StatusCode::kResourceExhausted), 429);
   EXPECT_EQ(toHttpStatus(StatusCode::kUnimplemented), 501);
@@ -104,6 +105,7 @@ TEST(StatusMapping, HttpErrorBody) {
   s = fromHttpError(502, "bad gateway");
   EXPECT_EQ(s.code(), StatusCode::kInternal);
   EXPECT_EQ(s.message(), "http 502: bad gateway");
+  EXPECT_EQ(fromHttpError(403, "{}").code(), StatusCode::kPermissionDenied);
   EXPECT_EQ(fromHttpError(429, "{}").code(), StatusCode::kResourceExhausted);
   EXPECT_EQ(fromHttpError(504, "{}").code(), StatusCode::kDeadlineExceeded);
 }

@@ -104,7 +104,101 @@ constexpr Field kStandardFields[] = {
     {"SystemSharedMemoryRegisterRequest", "offset", 3},
     {"SystemSharedMemoryRegisterRequest", "byte_size", 4},
     {"SystemSharedMemoryUnregisterRequest", "name", 1},
+    // Triton's model configuration extension (common/protobuf/model_config.proto) and
+    // streaming (grpc_service.proto).
+    {"ModelConfigRequest", "name", 1},
+    {"ModelConfigRequest", "version", 2},
+    {"ModelConfigResponse", "config", 1},
+    {"ModelStreamInferResponse", "error_message", 1},
+    {"ModelStreamInferResponse", "infer_response", 2},
+    {"ModelConfig", "name", 1},
+    {"ModelConfig", "platform", 2},
+    {"ModelConfig", "backend", 17},
+    {"ModelConfig", "runtime", 25},
+    {"ModelConfig", "version_policy", 3},
+    {"ModelConfig", "max_batch_size", 4},
+    {"ModelConfig", "input", 5},
+    {"ModelConfig", "output", 6},
+    {"ModelConfig", "dynamic_batching", 11},
+    {"ModelConfig", "instance_group", 7},
+    {"ModelConfig", "default_model_filename", 8},
+    {"ModelConfig", "model_transaction_policy", 19},
+    {"ModelConfig", "response_cache", 24},
+    {"ModelInput", "name", 1},
+    {"ModelInput", "data_type", 2},
+    {"ModelInput", "format", 3},
+    {"ModelInput", "dims", 4},
+    {"ModelInput", "is_shape_tensor", 6},
+    {"ModelInput", "allow_ragged_batch", 7},
+    {"ModelInput", "optional", 8},
+    {"ModelOutput", "name", 1},
+    {"ModelOutput", "data_type", 2},
+    {"ModelOutput", "dims", 3},
+    {"ModelOutput", "label_filename", 4},
+    {"ModelOutput", "is_shape_tensor", 6},
+    {"ModelInstanceGroup", "name", 1},
+    {"ModelInstanceGroup", "kind", 4},
+    {"ModelInstanceGroup", "count", 2},
+    {"ModelInstanceGroup", "gpus", 3},
+    {"ModelInstanceGroup", "passive", 7},
+    {"ModelInstanceGroup", "host_policy", 9},
+    {"ModelVersionPolicy", "latest", 1},
+    {"ModelVersionPolicy", "all", 2},
+    {"ModelVersionPolicy", "specific", 3},
+    {"ModelVersionPolicy.Latest", "num_versions", 1},
+    {"ModelVersionPolicy.Specific", "versions", 1},
+    {"ModelDynamicBatching", "preferred_batch_size", 1},
+    {"ModelDynamicBatching", "max_queue_delay_microseconds", 2},
+    {"ModelDynamicBatching", "preserve_ordering", 3},
+    {"ModelDynamicBatching", "priority_levels", 4},
+    {"ModelDynamicBatching", "default_priority_level", 5},
+    {"ModelTransactionPolicy", "decoupled", 1},
+    {"ModelResponseCache", "enable", 1},
 };
+
+/// Triton's enum values (model_config.proto DataType and ModelInstanceGroup.Kind).
+struct EnumValue {
+  const char *enum_name;
+  const char *value;
+  int number;
+};
+
+constexpr EnumValue kStandardEnumValues[] = {
+    {"DataType", "TYPE_INVALID", 0},
+    {"DataType", "TYPE_BOOL", 1},
+    {"DataType", "TYPE_UINT8", 2},
+    {"DataType", "TYPE_UINT16", 3},
+    {"DataType", "TYPE_UINT32", 4},
+    {"DataType", "TYPE_UINT64", 5},
+    {"DataType", "TYPE_INT8", 6},
+    {"DataType", "TYPE_INT16", 7},
+    {"DataType", "TYPE_INT32", 8},
+    {"DataType", "TYPE_INT64", 9},
+    {"DataType", "TYPE_FP16", 10},
+    {"DataType", "TYPE_FP32", 11},
+    {"DataType", "TYPE_FP64", 12},
+    {"DataType", "TYPE_STRING", 13},
+    {"DataType", "TYPE_BF16", 14},
+    {"ModelInstanceGroup.Kind", "KIND_AUTO", 0},
+    {"ModelInstanceGroup.Kind", "KIND_GPU", 1},
+    {"ModelInstanceGroup.Kind", "KIND_CPU", 2},
+    {"ModelInstanceGroup.Kind", "KIND_MODEL", 3},
+    {"ModelInput.Format", "FORMAT_NONE", 0},
+    {"ModelInput.Format", "FORMAT_NHWC", 1},
+    {"ModelInput.Format", "FORMAT_NCHW", 2},
+};
+
+TEST(GrpcServiceProto, ModelConfigEnumsAreTritons) {
+  const auto *pool = google::protobuf::DescriptorPool::generated_pool();
+  for (const EnumValue &e : kStandardEnumValues) {
+    const std::string full = std::string("inference.") + e.enum_name;
+    const google::protobuf::EnumDescriptor *d = pool->FindEnumTypeByName(full);
+    ASSERT_NE(d, nullptr) << full;
+    const google::protobuf::EnumValueDescriptor *v = d->FindValueByName(e.value);
+    ASSERT_NE(v, nullptr) << full << "." << e.value;
+    EXPECT_EQ(v->number(), e.number) << full << "." << e.value;
+  }
+}
 
 TEST(GrpcServiceProto, FieldNumbersAreTheStandardOnes) {
   const auto *pool = google::protobuf::DescriptorPool::generated_pool();
@@ -124,7 +218,7 @@ TEST(GrpcServiceProto, ServiceAndMethods) {
   ASSERT_NE(s, nullptr);
   for (const char *rpc :
        {"ServerLive", "ServerReady", "ModelReady", "ServerMetadata", "ModelMetadata", "ModelInfer",
-        "RepositoryIndex", "RepositoryModelLoad", "RepositoryModelUnload",
+        "ModelConfig", "RepositoryIndex", "RepositoryModelLoad", "RepositoryModelUnload",
         "SystemSharedMemoryStatus", "SystemSharedMemoryRegister", "SystemSharedMemoryUnregister"}) {
     const google::protobuf::MethodDescriptor *m = s->FindMethodByName(rpc);
     ASSERT_NE(m, nullptr) << rpc;
@@ -133,6 +227,18 @@ TEST(GrpcServiceProto, ServiceAndMethods) {
     EXPECT_EQ(m->input_type()->full_name(), std::string("inference.") + rpc + "Request");
     EXPECT_EQ(m->output_type()->full_name(), std::string("inference.") + rpc + "Response");
   }
+}
+
+TEST(GrpcServiceProto, ModelStreamInferIsBidirectional) {
+  const auto *s = google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+      "inference.GRPCInferenceService");
+  ASSERT_NE(s, nullptr);
+  const google::protobuf::MethodDescriptor *m = s->FindMethodByName("ModelStreamInfer");
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(m->client_streaming());
+  EXPECT_TRUE(m->server_streaming());
+  EXPECT_EQ(m->input_type()->full_name(), "inference.ModelInferRequest");
+  EXPECT_EQ(m->output_type()->full_name(), "inference.ModelStreamInferResponse");
 }
 
 } // namespace

@@ -2,7 +2,8 @@
 //
 // "x FP32 [2,2] = 1 2.5 -3 0.1": name, wire datatype, shape, then every element (floats
 // in shortest round-trip form, BOOL as true/false, FP16/BF16 as 0x-prefixed bit
-// patterns). Used by the case files and the server tests to compare whole tensors.
+// patterns, BYTES as quoted strings). Used by the case files and the server tests to compare whole
+// tensors.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -25,7 +26,32 @@ template <typename T> void appendTextValues(const Tensor &t, std::string &out) {
   }
 }
 
+/// A BYTES element as a quoted string: printable ASCII as is (`"` and `\` escaped), any
+/// other byte as \xHH.
+inline std::string quotedElement(std::string_view e) {
+  std::string out = "\"";
+  for (unsigned char c : e) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    }
+  }
+  return out + "\"";
+}
+
 inline std::string tensorText(const protocol::NamedTensor &nt) {
+  if (nt.isBytes()) {
+    std::string out = nt.name + " BYTES " + shapeToString(nt.bytes->shape()) + " =";
+    for (int64_t i = 0; i < nt.bytes->numElements(); ++i)
+      out += " " + quotedElement(nt.bytes->element(i));
+    return out;
+  }
   const Tensor &t = nt.tensor;
   std::string out =
       nt.name + " " + std::string(dtypeWireName(t.dtype())) + " " + shapeToString(t.shape()) + " =";

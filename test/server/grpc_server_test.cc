@@ -214,11 +214,12 @@ TEST_F(GrpcServerTest, BadRequestsGetClearErrorsAndServingContinues) {
   expectError(negative, StatusCode::INVALID_ARGUMENT,
               "model 'double': input 'x': negative dimension -1 in shape [-1,2]");
 
+  // BYTES raw contents are length-prefixed elements: 1.0f's bits are a length of 1065353216.
   inference::ModelInferRequest bytes = fp32Request("double", {1}, {1});
   bytes.mutable_inputs(0)->set_datatype("BYTES");
   expectError(bytes, StatusCode::INVALID_ARGUMENT,
-              "model 'double': input 'x': datatype BYTES is not supported (expected FP32, "
-              "received BYTES)");
+              "model 'double': input 'x': BYTES element 0 declares 1065353216 bytes but only 0 "
+              "remain");
 
   inference::ModelInferRequest huge = fp32Request("double", {1}, {268435456});
   expectError(huge, StatusCode::INVALID_ARGUMENT,

@@ -123,12 +123,18 @@ TEST_F(HttpServerTest, Metadata) {
       R"({"inputs":[{"datatype":"FP32","name":"x","shape":[-1,2]}],"name":"double",)"
       R"("outputs":[{"datatype":"FP32","name":"y","shape":[-1,2]},)"
       R"({"datatype":"FP32","name":"z","shape":[-1,2]}],"platform":"cpu","versions":[]})";
-  for (const char *path : {"/v2/models/double", "/v2/models/double/versions/3"}) {
+  for (const char *path : {"/v2/models/double", "/v2/models/double/versions/1"}) {
     r = client().Get(path);
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 200);
     EXPECT_EQ(r->body, model);
   }
+  // A version other than the one every model has (protocol::kModelVersion).
+  r = client().Get("/v2/models/double/versions/3");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(r->body, R"j({"error":"model 'double' has no version '3' (its one version is '1'; )j"
+                     R"j(an empty version names it too)"})j");
   r = client().Get("/v2/models/nope");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 404);

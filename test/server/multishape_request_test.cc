@@ -25,6 +25,7 @@ TEST(MultiShapeMetadata, MinusOneOnTheBatchAndVariableAxes) {
   // ModelMetadata: -1 for the batch axis and the variable axis.
   ASSERT_EQ(md.inputs.size(), 2u);
   EXPECT_EQ(md.inputs[0].shape, (Shape{-1, -1}));
+  EXPECT_EQ(md.inputs[0].batch_axis, 0);
   EXPECT_EQ(md.outputs[0].shape, (Shape{-1, -1, 16}));
   EXPECT_EQ(md.outputs[2].shape, (Shape{-1, 4}));
 }
@@ -63,6 +64,19 @@ TEST(MultiShapeValidation, RoutesToTheVariantOrNamesTheVariantsServed) {
   auto rank = validateRequest(*b, request({8}, {1, 8}));
   EXPECT_EQ(rank.status().message(),
             "input 'input_ids': shape [8] does not match the model's [-1,-1]");
+}
+
+TEST(MultiShapeValidation, ABytesInputToANumericInputIsRefused) {
+  auto b = bundle::loadManifest(multishape::multiShapeBundle() + "/manifest.yaml");
+  ASSERT_TRUE(b.isOk()) << b.status().toString();
+  protocol::InferRequest r = request({1, 8}, {1, 8});
+  const std::vector<std::string_view> text = {"a", "b", "c", "d", "e", "f", "g", "h"};
+  r.inputs[0] = protocol::NamedTensor::ofBytes("input_ids",
+                                               protocol::BytesTensor::fromElements({1, 8}, text));
+  auto v = validateRequest(*b, r);
+  EXPECT_EQ(v.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(v.status().message(),
+            "input 'input_ids': datatype BYTES does not match the model's INT32");
 }
 
 } // namespace

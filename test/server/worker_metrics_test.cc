@@ -73,5 +73,60 @@ TEST(WorkerMetrics, SeriesAppearOnlyOnUse) {
       << text;
 }
 
+/// `worker_request_stage_seconds_total` of model "m" and `stage` in `text`.
+std::string stageOf(const std::string &text, const std::string &stage) {
+  return valueOf(text,
+                 R"(worker_request_stage_seconds_total{gpu="",worker="w0",model="m",stage=")" +
+                     stage + R"("})");
+}
+
+TEST(WorkerMetrics, StagesSumOverTheRequestsOfADispatch) {
+  WorkerMetrics metrics("w0");
+  scheduler::DispatchStats d;
+  d.model = "m";
+  d.rows = 2;
+  d.queue_wait_seconds = {0.25, 0.5};
+  d.input_seconds = 0.125;
+  d.compute_seconds = 1.0;
+  d.output_seconds = 0.0625;
+  d.run_profile.upload_seconds = 0.25;
+  d.run_profile.execute_seconds = 0.5;
+  d.run_profile.readback_seconds = 0.125;
+  d.run_profile.filled = true;
+  metrics.observeDispatch(d);
+  metrics.observeRequestStages("m", 0.5, 0.25);
+  metrics.observeRequestStages("m", 0.25, 0.125);
+  std::string text = render(metrics);
+  EXPECT_EQ(stageOf(text, "decode"), "0.75") << text;
+  EXPECT_EQ(stageOf(text, "queue"), "0.75") << text;
+  EXPECT_EQ(stageOf(text, "gather"), "0.25") << text;
+  EXPECT_EQ(stageOf(text, "upload"), "0.5") << text;
+  // What the backend's split leaves of the run (1 - 0.25 - 0.125) counts as execute.
+  EXPECT_EQ(stageOf(text, "execute"), "1.25") << text;
+  EXPECT_EQ(stageOf(text, "readback"), "0.25") << text;
+  EXPECT_EQ(stageOf(text, "scatter"), "0.125") << text;
+  EXPECT_EQ(stageOf(text, "encode"), "0.375") << text;
+
+  metrics.forgetModel("m");
+  text = render(metrics);
+  EXPECT_EQ(text.find("worker_request_stage_seconds_total{"), std::string::npos) << text;
+}
+
+TEST(WorkerMetrics, WithoutTheBackendsSplitTheRunIsExecute) {
+  WorkerMetrics metrics("w0");
+  scheduler::DispatchStats d;
+  d.model = "m";
+  d.rows = 1;
+  d.queue_wait_seconds = {0.5};
+  d.compute_seconds = 0.75;
+  metrics.observeDispatch(d);
+  const std::string text = render(metrics);
+  EXPECT_EQ(stageOf(text, "execute"), "0.75") << text;
+  EXPECT_EQ(stageOf(text, "queue"), "0.5") << text;
+  // Stages that took no time are not exported.
+  EXPECT_EQ(stageOf(text, "upload"), "") << text;
+  EXPECT_EQ(stageOf(text, "readback"), "") << text;
+}
+
 } // namespace
 } // namespace rs::server

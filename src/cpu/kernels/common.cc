@@ -191,18 +191,27 @@ void copyRowRange(const StridedCopy &c, const uint8_t *in, uint8_t *out, int64_t
   }
 }
 
+/// Moves `in` and `out` to the copy's first elements; false when that leaves no rows to copy
+/// (no elements, or a scalar, which it copies).
+bool startCopy(const StridedCopy &c, const uint8_t *&in, uint8_t *&out, int64_t in_delta,
+               int64_t out_delta) {
+  if (elementCount(c.shape) == 0)
+    return false;
+  in += (c.in_offset + in_delta) * c.elem_size;
+  out += (c.out_offset + out_delta) * c.elem_size;
+  if (c.shape.empty()) {
+    std::memcpy(out, in, static_cast<size_t>(c.elem_size));
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 void StridedCopy::run(const RunContext &rc, const uint8_t *in, uint8_t *out, int64_t in_delta,
                       int64_t out_delta) const {
-  if (elementCount(shape) == 0)
+  if (!startCopy(*this, in, out, in_delta, out_delta))
     return;
-  in += (in_offset + in_delta) * elem_size;
-  out += (out_offset + out_delta) * elem_size;
-  if (shape.empty()) {
-    std::memcpy(out, in, static_cast<size_t>(elem_size));
-    return;
-  }
   const int64_t inner = shape.back();
   const int64_t rows = elementCount(shape) / inner;
   const int64_t rows_per_tile = std::max<int64_t>(1, kElementwiseGrain / inner);
@@ -214,15 +223,8 @@ void StridedCopy::run(const RunContext &rc, const uint8_t *in, uint8_t *out, int
 
 void StridedCopy::runSerial(const uint8_t *in, uint8_t *out, int64_t in_delta,
                             int64_t out_delta) const {
-  if (elementCount(shape) == 0)
-    return;
-  in += (in_offset + in_delta) * elem_size;
-  out += (out_offset + out_delta) * elem_size;
-  if (shape.empty()) {
-    std::memcpy(out, in, static_cast<size_t>(elem_size));
-    return;
-  }
-  copyRowRange(*this, in, out, 0, elementCount(shape) / shape.back());
+  if (startCopy(*this, in, out, in_delta, out_delta))
+    copyRowRange(*this, in, out, 0, elementCount(shape) / shape.back());
 }
 
 //===----------------------------------------------------------------------===//

@@ -28,6 +28,8 @@
 // checks that the printed module parses again, without creating a backend.
 //
 //===----------------------------------------------------------------------===//
+#include "tools/bin/gpu_check_legs.h"
+
 #include "bundle/bundle.h"
 #include "bundle/safetensors.h"
 #include "ir/parser.h"
@@ -55,86 +57,12 @@
 namespace {
 
 using namespace rs;
-using Clock = std::chrono::steady_clock;
+using gpu_check::Clock;
+using gpu_check::msSince;
+using gpu_check::Tally;
 
 constexpr char kXlaFlags[] =
     "--xla_gpu_autotune_level=0 --xla_gpu_exclude_nondeterministic_ops=true";
-
-double msSince(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
-struct Tally {
-  int passed = 0;
-  int total = 0;
-  void add(bool ok) {
-    ++total;
-    passed += ok ? 1 : 0;
-  }
-};
-
-/// "BIT-IDENTICAL" or a description of the first differences.
-std::string compareOutputs(const std::vector<std::string> &names, const std::vector<Tensor> &got,
-                           const bundle::SafetensorsFile &golden, bool *identical) {
-  *identical = false;
-  if (got.size() != names.size())
-    return "DIFFERS: " + std::to_string(got.size()) + " outputs, expected " +
-           std::to_string(names.size());
-  std::ostringstream diff;
-  bool all = true;
-  for (size_t i = 0; i < names.size(); ++i) {
-    auto want = golden.tensor(names[i]);
-    if (!want.isOk())
-      return "ERROR: " + want.status().toString();
-    const Tensor &g = got[i];
-    if (g.byteSize() == want->byteSize() &&
-        std::memcmp(g.data(), want->data(), static_cast<size_t>(g.byteSize())) == 0)
-      continue;
-    all = false;
-    diff << " " << names[i] << ":";
-    if (g.byteSize() != want->byteSize()) {
-      diff << " size " << g.byteSize() << " vs " << want->byteSize();
-      continue;
-    }
-    int64_t n_diff = 0;
-    double max_abs = 0;
-    if (g.dtype() == DType::kF32) {
-      const float *a = g.dataAs<float>();
-      const float *b = want->dataAs<float>();
-      for (int64_t k = 0; k < g.numElements(); ++k) {
-        if (std::memcmp(&a[k], &b[k], 4) != 0) {
-          ++n_diff;
-          max_abs = std::max(max_abs, std::fabs(static_cast<double>(a[k]) - b[k]));
-        }
-      }
-      diff << " " << n_diff << "/" << g.numElements() << " elements differ, max abs diff "
-           << max_abs;
-    } else {
-      diff << " bytes differ";
-    }
-  }
-  if (all) {
-    *identical = true;
-    return "BIT-IDENTICAL";
-  }
-  return "DIFFERS:" + diff.str();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-bool sameBytes(const std::vector<Tensor> &a, const std::vector<Tensor> &b) {
-  if (a.size() != b.size())
-    return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].byteSize() != b[i].byteSize() ||
-        std::memcmp(a[i].data(), b[i].data(), static_cast<size_t>(a[i].byteSize())) != 0)
-      return false;
-  }
-  return true;
-}
 
 struct Args {
   std::string fixtures;
@@ -168,243 +96,6 @@ int parseArgs(int argc, char **argv, Args *args) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   return -1;
-}
-
-/// Times one program through the pjrt layer directly: the sequential path (each upload,
-/// the run and each read-back waited for in turn) split into its parts, and runHost()
-/// (one wait). Checks both give `expected`.
-void timingBreakdown(const runtime::PjrtBackend &backend, const std::string &tag,
-                     const std::string &program_text, const std::vector<Tensor> &inputs,
-                     const std::vector<Tensor> &weights, const std::vector<Tensor> &expected,
-                     int runs, Tally *tally) {
-  const pjrt::Client &client = backend.client();
-  auto exe = client.compile(program_text, backend.compileOptions());
-  if (!exe.isOk()) {
-    std::printf("%s timing: COMPILE ERROR %s\n", tag.c_str(), exe.status().toString().c_str());
-    tally->add(false);
-    return;
-  }
-  std::vector<pjrt::DeviceBuffer> resident;
-  for (const Tensor &w : weights) {
-    auto b = client.upload(w);
-    if (!b.isOk()) {
-      std::printf("%s timing: UPLOAD ERROR %s\n", tag.c_str(), b.status().toString().c_str());
-      tally->add(false);
-      return;
-    }
-    resident.push_back(std::move(b).value());
-  }
-  std::vector<const pjrt::DeviceBuffer *> resident_ptrs;
-  for (const pjrt::DeviceBuffer &b : resident)
-    resident_ptrs.push_back(&b);
-
-  std::vector<double> up, ex, rb, total, single;
-  bool same = true;
-  for (int r = 0; r < runs + 1; ++r) { // the first run is a warm-up
-    auto t0 = Clock::now();
-    std::vector<pjrt::DeviceBuffer> in;
-    for (const Tensor &t : inputs) {
-      auto b = client.upload(t);
-      if (!b.isOk()) {
-        same = false;
-        break;
-      }
-      in.push_back(std::move(b).value());
-    }
-    auto t1 = Clock::now();
-    std::vector<const pjrt::DeviceBuffer *> args;
-    for (const pjrt::DeviceBuffer &b : in)
-      args.push_back(&b);
-    args.insert(args.end(), resident_ptrs.begin(), resident_ptrs.end());
-    auto outs = exe->execute(args);
-    auto t2 = Clock::now();
-    std::vector<Tensor> host;
-    if (outs.isOk()) {
-      for (const pjrt::DeviceBuffer &o : *outs) {
-        auto t = o.toHost();
-        if (t.isOk())
-          host.push_back(std::move(t).value());
-      }
-    }
-    auto t3 = Clock::now();
-    same = same && sameBytes(host, expected);
-    auto t4 = Clock::now();
-    auto one = exe->runHost(inputs, resident_ptrs);
-    const double single_us = msSince(t4) * 1000.0;
-    same = same && one.isOk() && sameBytes(*one, expected);
-    if (r == 0)
-      continue;
-    using US = std::chrono::duration<double, std::micro>;
-    up.push_back(US(t1 - t0).count());
-    ex.push_back(US(t2 - t1).count());
-    rb.push_back(US(t3 - t2).count());
-    total.push_back(US(t3 - t0).count());
-    single.push_back(single_us);
-  }
-  tally->add(same);
-  std::printf("%s timing p50 (us, %d runs): sequential %.1f (upload %.1f, execute %.1f, read "
-              "back %.1f); runHost (one wait) %.1f; same bytes: %s\n",
-              tag.c_str(), runs, median(total), median(up), median(ex), median(rb), median(single),
-              same ? "yes" : "NO");
-}
-
-/// Runs one (model, batch): every leg and check. Prints as it goes.
-void checkProgram(runtime::PjrtBackend &backend, const bundle::Bundle &b, int64_t batch,
-                  const bundle::Program &program, const runtime::ResidentTensors &weights,
-                  const std::string &golden_dir, const Args &args, Tally *tally) {
-  const std::string tag = b.name + " b" + std::to_string(batch);
-  const std::string gpath = golden_dir + "/b" + std::to_string(batch);
-  auto inputs_file = bundle::SafetensorsFile::open(gpath + ".safetensors");
-  auto gpu_golden = bundle::SafetensorsFile::open(gpath + ".gpu.safetensors");
-  auto highest_golden = bundle::SafetensorsFile::open(gpath + ".gpu_highest.safetensors");
-  if (!inputs_file.isOk() || !gpu_golden.isOk() || !highest_golden.isOk()) {
-    std::printf("%s: ERROR reading goldens under %s\n", tag.c_str(), gpath.c_str());
-    tally->add(false);
-    return;
-  }
-  std::vector<Tensor> inputs;
-  for (const bundle::TensorSpec &spec : b.manifest.executable_inputs) {
-    auto t = inputs_file->tensor(spec.name);
-    if (!t.isOk()) {
-      std::printf("%s: ERROR %s\n", tag.c_str(), t.status().toString().c_str());
-      tally->add(false);
-      return;
-    }
-    inputs.push_back(t->reshaped(spec.shapeForBatch(batch)));
-  }
-  std::vector<std::string> out_names;
-  for (const bundle::TensorSpec &spec : b.manifest.executable_outputs)
-    out_names.push_back(spec.name);
-
-  // --- auto: the module as loaded, DEFAULT precision.
-  auto t0 = Clock::now();
-  auto exe = backend.compile(program.module, runtime::CompileOptions{});
-  const double compile_ms = msSince(t0);
-  if (!exe.isOk()) {
-    std::printf("%s auto: COMPILE ERROR %s\n", tag.c_str(), exe.status().toString().c_str());
-    tally->add(false);
-    return;
-  }
-  t0 = Clock::now();
-  auto out = (*exe)->executeWithResident(inputs, weights);
-  const double first_ms = msSince(t0);
-  if (!out.isOk()) {
-    std::printf("%s auto: EXECUTE ERROR %s\n", tag.c_str(), out.status().toString().c_str());
-    tally->add(false);
-    return;
-  }
-  bool identical = false;
-  std::string verdict = compareOutputs(out_names, *out, *gpu_golden, &identical);
-  tally->add(identical);
-  std::vector<double> times;
-  for (int r = 0; r < args.runs; ++r) {
-    auto ts = Clock::now();
-    auto again = (*exe)->executeWithResident(inputs, weights);
-    times.push_back(msSince(ts) * 1000.0);
-    if (!again.isOk() || !sameBytes(*again, *out)) {
-      verdict += " (run " + std::to_string(r) + " gave different bytes)";
-      identical = false;
-    }
-  }
-  std::printf("%s auto vs b%lld.gpu: %s | compile %.1f ms, first run %.2f ms, "
-              "run p50 %.1f us (resident weights, %d runs)\n",
-              tag.c_str(), static_cast<long long>(batch), verdict.c_str(), compile_ms, first_ms,
-              median(times), args.runs);
-  if (!identical) {
-    // Tell a printer problem from a backend one: compile the generic file as shipped.
-    std::ifstream in(b.dir + "/generic/model.b" + std::to_string(batch) + ".mlir");
-    std::stringstream text;
-    text << in.rdbuf();
-    auto file_exe = backend.compileText(text.str(), nullptr);
-    if (file_exe.isOk()) {
-      auto fo = (*file_exe)->executeWithResident(inputs, weights);
-      bool fid = false;
-      std::printf("%s auto (generic file text instead of printed module): %s\n", tag.c_str(),
-                  fo.isOk() ? compareOutputs(out_names, *fo, *gpu_golden, &fid).c_str()
-                            : fo.status().toString().c_str());
-    }
-  }
-
-  timingBreakdown(backend, tag, ir::printGeneric(program.module), inputs, b.weights, *out,
-                  args.runs, tally);
-
-  // --- host weights through execute(): same bytes as the resident run.
-  {
-    std::vector<Tensor> all = inputs;
-    all.insert(all.end(), b.weights.begin(), b.weights.end());
-    auto ts = Clock::now();
-    auto host = (*exe)->execute(all);
-    const double host_us = msSince(ts) * 1000.0;
-    const bool same = host.isOk() && sameBytes(*host, *out);
-    tally->add(same);
-    std::printf("%s execute(host weights) == executeWithResident: %s (%.1f us incl. weight "
-                "upload)%s\n",
-                tag.c_str(), same ? "yes" : "NO", host_us,
-                host.isOk() ? "" : (" " + host.status().toString()).c_str());
-  }
-
-  // --- executable cache: serialize -> deserialize -> execute.
-  {
-    auto ts = Clock::now();
-    auto bytes = (*exe)->serialize();
-    const double ser_ms = msSince(ts);
-    bool same = false;
-    std::string detail;
-    if (bytes.isOk()) {
-      ts = Clock::now();
-      auto loaded = backend.deserialize(*bytes, runtime::CompileOptions{});
-      const double de_ms = msSince(ts);
-      if (loaded.isOk()) {
-        auto lo = (*loaded)->executeWithResident(inputs, weights);
-        same = lo.isOk() && sameBytes(*lo, *out);
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "%zu bytes, serialize %.1f ms, deserialize %.1f ms",
-                      bytes->size(), ser_ms, de_ms);
-        detail = buf;
-        if (!lo.isOk())
-          detail += " " + lo.status().toString();
-      } else {
-        detail = loaded.status().toString();
-      }
-    } else {
-      detail = bytes.status().toString();
-    }
-    tally->add(same);
-    std::printf("%s serialize->deserialize->execute same bytes: %s (%s)\n", tag.c_str(),
-                same ? "yes" : "NO", detail.c_str());
-  }
-
-  // --- f32: the module after the server's f32 numerics pass.
-  ir::Module pinned = program.module;
-  auto report = passes::pinNumerics(
-      pinned, runtime::numericsOptionsFor(passes::NumericsMode::kF32, backend.deviceInfo()));
-  if (!report.isOk()) {
-    std::printf("%s f32: NUMERICS PASS ERROR %s\n", tag.c_str(),
-                report.status().toString().c_str());
-    tally->add(false);
-    return;
-  }
-  // The golden keeps explicit TF32 algorithms, which the pass rewrites to f32.
-  const bool counted = report->algorithms_rewritten == 0;
-  t0 = Clock::now();
-  auto f32_exe = backend.compileText(ir::printGeneric(pinned), nullptr);
-  const double f32_compile_ms = msSince(t0);
-  if (!f32_exe.isOk()) {
-    std::printf("%s f32: COMPILE ERROR %s\n", tag.c_str(), f32_exe.status().toString().c_str());
-    tally->add(false);
-    return;
-  }
-  auto f32_out = (*f32_exe)->executeWithResident(inputs, weights);
-  bool f32_identical = false;
-  const std::string f32_verdict =
-      f32_out.isOk() ? compareOutputs(out_names, *f32_out, *highest_golden, &f32_identical)
-                     : "EXECUTE ERROR " + f32_out.status().toString();
-  if (counted)
-    tally->add(f32_identical);
-  std::printf("%s%s f32 (%s) vs b%lld.gpu_highest: %s | compile %.1f ms%s\n",
-              counted ? "" : "NOTE ", tag.c_str(), report->outcome().c_str(),
-              static_cast<long long>(batch), f32_verdict.c_str(), f32_compile_ms,
-              counted ? "" : " (informational: the golden keeps the TF32 algorithm)");
 }
 
 /// Files under `dir` (recursively).
@@ -558,6 +249,7 @@ int main(int argc, char **argv) {
   const pjrt::DeviceDescription &dev = backend.client().device();
   std::printf("backend: created in %.0f ms\n", msSince(t0));
   std::printf("backend: %s\n", backend.deviceInfo().backend_version.c_str());
+  std::printf("completion: %s\n", backend.deviceInfo().completion.c_str());
   std::printf("device: platform=%s kind=%s ordinal=%d id=%d compute_capability=%s\n",
               dev.platform_name.c_str(), dev.device_kind.c_str(), dev.local_hardware_id,
               dev.device_id, dev.compute_capability.c_str());
@@ -615,7 +307,7 @@ int main(int argc, char **argv) {
         std::printf("%s b%lld: no GPU golden, skipped\n", name.c_str(), static_cast<long long>(n));
         continue;
       }
-      checkProgram(backend, *b, n, program, **weights, golden_dir, args, &tally);
+      gpu_check::checkProgram(backend, *b, n, program, **weights, golden_dir, args.runs, &tally);
     }
   }
   if (args.models.empty() ||

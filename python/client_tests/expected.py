@@ -1,0 +1,30 @@
+"""What the client tests expect of the worker of conftest.py, and how they compare tensors:
+with the XLA:CPU goldens within a tolerance (../shared/fixtures/README.md "Comparing": another
+executor sums in its own order), and bit for bit where one executor answers twice."""
+
+import numpy as np
+
+# |server - golden| <= ATOL + RTOL * max|golden|, per output.
+ATOL = 1e-6
+RTOL = 1e-5
+
+# digits_cnn's class for examples/requests/digit_0.json.
+DIGIT_0_CLASS = 5
+
+# The server metadata's extensions with `endpoints.shared_memory: system` (Triton's names).
+EXTENSIONS = ["binary_tensor_data", "model_repository", "statistics", "system_shared_memory"]
+
+
+def assert_close(have, want):
+    """`have` has `want`'s shape and dtype and lies within the tolerance above."""
+    want = np.asarray(want)
+    assert have.shape == want.shape and have.dtype == want.dtype, (have.shape, have.dtype)
+    bound = ATOL + RTOL * float(np.max(np.abs(want)))
+    diff = float(np.max(np.abs(have.astype(np.float64) - want.astype(np.float64))))
+    assert diff <= bound, f"max |diff| {diff} > {bound}"
+
+
+def assert_same(have, want):
+    """Bit for bit: the same executor answers the same input identically on every path."""
+    assert have.dtype == want.dtype and have.shape == want.shape, (have.shape, want.shape)
+    assert have.tobytes() == want.tobytes()

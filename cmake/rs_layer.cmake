@@ -43,7 +43,9 @@ function(rs_test name)
     string(REPLACE "/" "." entry "${suite}")
     add_test(NAME ${name}.${entry} COMMAND ${target} --gtest_filter=${suite}.*
              WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-    set_tests_properties(${name}.${entry} PROPERTIES LABELS ${name})
+    # A whole suite starts a server and runs many tests: ctest -j starts it early (COST)
+    # even before it has the timings of an earlier run.
+    set_tests_properties(${name}.${entry} PROPERTIES LABELS ${name} COST 100)
     string(APPEND exclude ":${suite}.*")
   endforeach()
   set(filter "")
@@ -71,6 +73,6 @@ function(rs_filecheck_tests name)
                      --param llvm_tools_dir=${RS_LLVM_TOOLS_DIR}
                      --param exec_root=${CMAKE_CURRENT_BINARY_DIR}/lit/${case_name} ${case}
              WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-    set_tests_properties(${name}.${case_name} PROPERTIES LABELS ${name})
+    set_tests_properties(${name}.${case_name} PROPERTIES LABELS ${name} COST 10)
   endforeach()
 endfunction()

@@ -23,6 +23,20 @@ Status unloadedError(const std::string &model) {
                     << "' was unloaded: new requests are refused until it is loaded again";
 }
 
+/// The loaded model of `state` (the repository's state of model `name`), or the error a
+/// request for it gets: NOT_FOUND when unknown or unloaded, UNAVAILABLE with the load
+/// failure when not ready.
+Result<std::shared_ptr<const runtime::LoadedModel>>
+readyModel(const std::optional<runtime::ModelState> &state, const std::string &name) {
+  if (!state)
+    return notFound() << "unknown model '" << name << "'";
+  if (state->unloaded)
+    return unloadedError(name);
+  if (!state->model)
+    return unavailable() << "model '" << name << "' is not ready: " << state->status.message();
+  return state->model;
+}
+
 /// "model 'digits_cnn', request 'abc'" (or without the id when empty).
 std::string requestPrefix(const protocol::InferRequest &r) {
   std::string p = "model '" + r.model_name + "'";
@@ -358,34 +372,20 @@ protocol::ServerMetadata WorkerService::serverMetadata() const {
 }
 
 Result<protocol::ModelMetadata> WorkerService::modelMetadata(const std::string &model_name) const {
-  auto state = repository_.state(model_name);
-  if (!state)
-    return notFound() << "unknown model '" << model_name << "'";
-  if (state->unloaded)
-    return unloadedError(model_name);
-  if (!state->model)
-    return unavailable() << "model '" << model_name
-                         << "' is not ready: " << state->status.message();
-  return modelMetadataOf(*state->model);
+  RS_ASSIGN_OR_RETURN(auto model, readyModel(repository_.state(model_name), model_name));
+  return modelMetadataOf(*model);
 }
 
 Result<protocol::ModelConfiguration>
 WorkerService::modelConfig(const std::string &model_name) const {
-  auto state = repository_.state(model_name);
-  if (!state)
-    return notFound() << "unknown model '" << model_name << "'";
-  if (state->unloaded)
-    return unloadedError(model_name);
-  if (!state->model)
-    return unavailable() << "model '" << model_name
-                         << "' is not ready: " << state->status.message();
+  RS_ASSIGN_OR_RETURN(auto model, readyModel(repository_.state(model_name), model_name));
   ModelConfigSettings settings;
   settings.max_queue_delay_us = max_queue_delay_us_;
   settings.device_ordinal = device_ordinal_;
   if (std::optional<scheduler::ModelSchedStats> st = scheduler_.stats(model_name))
     if (st->max_batch_size > 0)
       settings.max_batch_size = st->max_batch_size;
-  return modelConfigOf(*state->model, settings);
+  return modelConfigOf(*model, settings);
 }
 
 Result<protocol::ModelReadiness> WorkerService::modelReady(const std::string &model_name) const {
@@ -445,18 +445,10 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
     done(invalidArgument() << "model name is empty");
     return;
   }
-  auto state = repository_.state(request.model_name);
-  if (!state) {
-    done(notFound() << "unknown model '" << request.model_name << "'");
-    return;
-  }
-  if (state->unloaded) {
-    done(unloadedError(request.model_name));
-    return;
-  }
-  if (!state->model) {
-    done(unavailable() << "model '" << request.model_name
-                       << "' is not ready: " << state->status.message());
+  Result<std::shared_ptr<const runtime::LoadedModel>> ready =
+      readyModel(repository_.state(request.model_name), request.model_name);
+  if (!ready.isOk()) {
+    done(ready.status());
     return;
   }
   if (Status v = protocol::checkModelVersion(request.model_name, request.model_version);
@@ -464,7 +456,7 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
     done(withRequestPrefix(v, request.model_name, requestPrefix(request)));
     return;
   }
-  std::shared_ptr<const runtime::LoadedModel> model = state->model;
+  std::shared_ptr<const runtime::LoadedModel> model = std::move(ready).value();
   Result<ValidatedInputs> valid = validateRequest(model->manifest, request);
   if (!valid.isOk()) {
     done(valid.status().withPrefix(requestPrefix(request)));

@@ -5,6 +5,8 @@
 #include "bundle/safetensors.h"
 #include "protocol/http_codec.h"
 
+#include <nlohmann/json.hpp>
+
 #include <charconv>
 #include <cstring>
 
@@ -104,8 +106,12 @@ Result<protocol::InferRequest> loadInferRequest(const std::string &path, const s
 
 Status saveInferOutputs(const std::string &path, const protocol::InferResponse &response) {
   std::vector<std::pair<std::string, Tensor>> tensors;
-  for (const auto &o : response.outputs)
+  for (const auto &o : response.outputs) {
+    if (o.isBytes())
+      return invalidArgument() << path << ": output '" << o.name
+                               << "' is BYTES, which safetensors cannot hold";
     tensors.emplace_back(o.name, o.tensor);
+  }
   std::map<std::string, std::string> metadata;
   if (!response.model_name.empty())
     metadata["model_name"] = response.model_name;
@@ -117,15 +123,18 @@ Status saveInferOutputs(const std::string &path, const protocol::InferResponse &
 }
 
 std::string describeTensor(const protocol::NamedTensor &nt, size_t max_values) {
-  const Tensor &t = nt.tensor;
-  std::string out = nt.name + " " + std::string(dtypeWireName(t.dtype())) + " " +
-                    shapeToString(t.shape()) + " = [";
-  int64_t n = t.numElements();
+  std::string out =
+      nt.name + " " + std::string(nt.datatype()) + " " + shapeToString(nt.shape()) + " = [";
+  int64_t n = nt.isBytes() ? nt.bytes->numElements() : nt.tensor.numElements();
   int64_t shown = std::min<int64_t>(n, static_cast<int64_t>(max_values));
   for (int64_t i = 0; i < shown; ++i) {
     if (i)
       out += ", ";
-    appendElement(t, i, out);
+    if (nt.isBytes()) // a JSON string, bytes that are not UTF-8 shown as U+FFFD
+      out += nlohmann::json(std::string(nt.bytes->element(i)))
+                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    else
+      appendElement(nt.tensor, i, out);
   }
   if (shown < n)
     out += shown ? ", ... (" + std::to_string(n) + " values)"

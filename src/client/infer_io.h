@@ -10,7 +10,9 @@
 //  - Output files: `.safetensors` with the outputs in reply order and `__metadata__`
 //    {"model_name", "model_version", "id"} (empty values left out).
 //  - Display: one line per tensor, `name DTYPE [shape] = [v, v, ...]`, the first
-//    `max_values` elements then `... (N values)`; FP16/BF16 shown as their float values.
+//    `max_values` elements then `... (N values)`; FP16/BF16 shown as their float values,
+//    BYTES elements as JSON strings (a byte that is not UTF-8 as U+FFFD). A BYTES output
+//    has no safetensors form: saving one is InvalidArgument.
 //
 // Errors: NotFound for a missing file, InvalidArgument for an unknown extension or a bad
 // request file (the message names the file), the safetensors codes of bundle/safetensors.h.

@@ -78,8 +78,8 @@ workers:
 )",
                              "node.yaml", {{"INFERENCE_SERVER_ENDPOINTS_PORT", "8001"}});
   ASSERT_FALSE(clash.isOk());
-  EXPECT_EQ(clash.status().message(),
-            "node.yaml:4:7: worker 'worker1' port 9000 collides with worker 'worker0'");
+  EXPECT_EQ(clash.status().message(), "node.yaml:4:7: worker 'worker1' port 9000 collides with "
+                                      "worker 'worker0'");
 }
 
 TEST(ReferenceNodeFile, ZeroConfigDefaultLoads) {

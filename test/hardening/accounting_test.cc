@@ -2,8 +2,9 @@
 //
 // Every answer counts under the status the client received: a gRPC reply larger than
 // grpc.max_send_msg_bytes is RESOURCE_EXHAUSTED in worker_requests_total and in the request
-// log, not OK. Datatype errors name the model's datatype beside the received one: a BYTES
-// input to a numeric model, and what the wire cannot carry (FP16 as JSON).
+// log, not OK; so is a request larger than grpc.max_recv_msg_bytes (up to twice it, which is
+// what gRPC itself lets through). Datatype errors name the model's datatype beside the
+// received one: a BYTES input to a numeric model, and what the wire cannot carry (FP16 as JSON).
 //
 //===----------------------------------------------------------------------===//
 #include "log_capture.h"
@@ -17,6 +18,19 @@ namespace {
 
 using inference::ModelInferRequest;
 using inference::ModelInferResponse;
+
+/// `s` is RESOURCE_EXHAUSTED with `message`, which is the one request-failed line `capture`
+/// holds (request 'big' of iris_mlp over gRPC).
+void expectRefusedAndLoggedOnce(const grpc::Status &s, const std::string &message,
+                                LogCapture &capture) {
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(s.error_message(), message);
+  const std::vector<std::string> lines = capture.lines("request failed");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], "warning request failed protocol=grpc model=\"iris_mlp\" id=\"big\" "
+                      "code=RESOURCE_EXHAUSTED reason=\"" +
+                          message + "\"");
+}
 
 TEST(Accounting, AGrpcReplyOverTheSendLimitCountsAndLogsAsResourceExhausted) {
   WorkerSetup o;
@@ -35,16 +49,11 @@ TEST(Accounting, AGrpcReplyOverTheSendLimitCountsAndLogsAsResourceExhausted) {
   LogCapture capture;
   ModelInferResponse reply;
   grpc::Status s = w->infer(irisRequest(irisRow(), "big"), &reply);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  const std::string message = "model 'iris_mlp', request 'big': response of " +
-                              std::to_string(encoded.ByteSizeLong()) +
-                              " bytes exceeds grpc.max_send_msg_bytes (40)";
-  EXPECT_EQ(s.error_message(), message);
-  const std::vector<std::string> lines = capture.lines("request failed");
-  ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0], "warning request failed protocol=grpc model=\"iris_mlp\" id=\"big\" "
-                      "code=RESOURCE_EXHAUSTED reason=\"" +
-                          message + "\"");
+  expectRefusedAndLoggedOnce(s,
+                             "model 'iris_mlp', request 'big': response of " +
+                                 std::to_string(encoded.ByteSizeLong()) +
+                                 " bytes exceeds grpc.max_send_msg_bytes (40)",
+                             capture);
   const std::string text = w->scrape();
   EXPECT_TRUE(
       hasSample(text, "worker_requests_total{" + kIrisLabels + ",status=\"RESOURCE_EXHAUSTED\"} 1"))
@@ -55,6 +64,33 @@ TEST(Accounting, AGrpcReplyOverTheSendLimitCountsAndLogsAsResourceExhausted) {
   auto res = w->http()->Post("/v2/models/iris_mlp/infer", irisJson(irisRow()), "application/json");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200) << res->body;
+  EXPECT_TRUE(hasSample(w->scrape(), "worker_requests_total{" + kIrisLabels + ",status=\"OK\"} 1"));
+}
+
+TEST(Accounting, AGrpcRequestOverTheReceiveLimitCountsAndLogsAsResourceExhausted) {
+  const ModelInferRequest small = irisRequest(irisRow(), "big");
+  const int64_t limit = static_cast<int64_t>(small.ByteSizeLong()) + 16;
+  WorkerSetup o;
+  o.global_yaml = "  grpc: {max_recv_msg_bytes: " + std::to_string(limit) + "}\n";
+  auto w = startHardeningWorker(kIrisRepo, o);
+  ASSERT_TRUE(w);
+  ModelInferRequest big = small;
+  big.add_raw_input_contents(std::string(40, 'x')); // over the limit by about 26 bytes
+  const int64_t bytes = static_cast<int64_t>(big.ByteSizeLong());
+  ASSERT_GT(bytes, limit);
+  ASSERT_LE(bytes, 2 * limit); // within gRPC's own limit (twice ours): the server sees it
+
+  LogCapture capture;
+  ModelInferResponse reply;
+  expectRefusedAndLoggedOnce(w->infer(big, &reply),
+                             "request message of " + std::to_string(bytes) +
+                                 " bytes exceeds grpc.max_recv_msg_bytes (" +
+                                 std::to_string(limit) + ")",
+                             capture);
+  EXPECT_TRUE(hasSample(w->scrape(), "worker_requests_total{" + kIrisLabels +
+                                         ",status=\"RESOURCE_EXHAUSTED\"} 1"));
+  // The request within the limit is answered.
+  EXPECT_TRUE(w->infer(small, &reply).ok());
   EXPECT_TRUE(hasSample(w->scrape(), "worker_requests_total{" + kIrisLabels + ",status=\"OK\"} 1"));
 }
 

@@ -3,8 +3,7 @@
 // The issue's scenario on a real worker: while the device is held by a blocked batch
 // (WorkerOptions::before_dispatch), 30 HTTP requests whose connections are then reset and
 // 30 gRPC calls the client then cancels wait in the queue. Released, none of them runs;
-// each is counted under status CANCELLED and logged. Also: a gRPC request over
-// grpc.max_recv_msg_bytes is refused RESOURCE_EXHAUSTED, counted and logged.
+// each is counted under status CANCELLED and logged.
 //
 //===----------------------------------------------------------------------===//
 #include "log_capture.h"
@@ -187,39 +186,6 @@ TEST(Cancellation, QueuedRequestsOfResetConnectionsAndCancelledCallsNeverRun) {
     EXPECT_NE(line.find("the client cancelled the request before it ran\""), std::string::npos)
         << line;
   cq.Shutdown();
-}
-
-TEST(Cancellation, AGrpcRequestOverTheReceiveLimitIsCountedAndLogged) {
-  const ModelInferRequest small = irisRequest(irisRow(), "big");
-  const int64_t limit = static_cast<int64_t>(small.ByteSizeLong()) + 16;
-  WorkerSetup o;
-  o.global_yaml = "  grpc: {max_recv_msg_bytes: " + std::to_string(limit) + "}\n";
-  auto w = startHardeningWorker(kIrisRepo, o);
-  ASSERT_TRUE(w);
-  ModelInferRequest big = small;
-  big.add_raw_input_contents(std::string(40, 'x')); // over the limit by about 26 bytes
-  const int64_t bytes = static_cast<int64_t>(big.ByteSizeLong());
-  ASSERT_GT(bytes, limit);
-  ASSERT_LE(bytes, 2 * limit); // within gRPC's own limit (twice ours): the server sees it
-
-  LogCapture capture;
-  ModelInferResponse reply;
-  grpc::Status s = w->infer(big, &reply);
-  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  const std::string message = "request message of " + std::to_string(bytes) +
-                              " bytes exceeds grpc.max_recv_msg_bytes (" + std::to_string(limit) +
-                              ")";
-  EXPECT_EQ(s.error_message(), message);
-  const std::vector<std::string> lines = capture.lines("request failed");
-  ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0], "warning request failed protocol=grpc model=\"iris_mlp\" id=\"big\" "
-                      "code=RESOURCE_EXHAUSTED reason=\"" +
-                          message + "\"");
-  EXPECT_TRUE(hasSample(w->scrape(), "worker_requests_total{" + kIrisLabels +
-                                         ",status=\"RESOURCE_EXHAUSTED\"} 1"));
-  // The request within the limit is answered.
-  EXPECT_TRUE(w->infer(small, &reply).ok());
-  EXPECT_TRUE(hasSample(w->scrape(), "worker_requests_total{" + kIrisLabels + ",status=\"OK\"} 1"));
 }
 
 } // namespace

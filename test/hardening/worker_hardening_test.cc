@@ -171,7 +171,7 @@ TEST(WorkerLimits, MessageAndBodyLimits) {
   auto w = startHardeningWorker(kIrisRepo, o);
   ASSERT_TRUE(w);
   // A message over twice grpc.max_recv_msg_bytes gRPC refuses before any handler (one between
-  // the limit and twice it the server refuses itself: Cancellation.AGrpcRequestOver...).
+  // the limit and twice it the server refuses itself: Accounting.AGrpcRequestOver...).
   ModelInferRequest big = irisRequest(irisRow());
   big.mutable_raw_input_contents(0)->append(8192, '\0');
   ModelInferResponse reply;

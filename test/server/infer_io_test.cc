@@ -110,6 +110,13 @@ TEST_F(InferIoTest, SavesOutputsWithMetadata) {
   Result<Tensor> label = f->tensor("label");
   ASSERT_TRUE(label.isOk());
   EXPECT_EQ(tensorText({"label", *label}), "label INT64 [1] = 1");
+  // A BYTES output has no safetensors form.
+  const std::vector<std::string_view> text = {"x"};
+  resp.outputs.push_back(
+      protocol::NamedTensor::ofBytes("text", protocol::BytesTensor::fromElements({1}, text)));
+  Status s = client::saveInferOutputs(path, resp);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), path + ": output 'text' is BYTES, which safetensors cannot hold");
 }
 
 TEST(DescribeTensor, TruncatesAndShowsHalfFloats) {
@@ -130,6 +137,11 @@ TEST(DescribeTensor, TruncatesAndShowsHalfFloats) {
             "bf BF16 [1] = [1]");
   EXPECT_EQ(client::describeTensor({"e", makeTensor<int8_t>(DType::kI8, {0}, {})}, 16),
             "e INT8 [0] = []");
+  const std::vector<std::string_view> text = {"hi", "a\"b", "\xff", "z"};
+  const auto bytes =
+      protocol::NamedTensor::ofBytes("t", protocol::BytesTensor::fromElements({4}, text));
+  EXPECT_EQ(client::describeTensor(bytes, 3),
+            "t BYTES [4] = [\"hi\", \"a\\\"b\", \"\xef\xbf\xbd\", ... (4 values)]");
 }
 
 } // namespace

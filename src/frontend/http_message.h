@@ -47,7 +47,7 @@ struct HttpRequest {
   std::string remote_addr;
   int remote_port = 0;
   /// Raised by the transport when the connection is closed or reset while the request is
-  /// in its handler (the client no longer waits for the answer); null outside a handler.
+  /// in its handler (the client has stopped waiting for the answer); null outside a handler.
   CancellationPtr cancel;
 
   bool has_header(std::string_view name) const;

@@ -17,7 +17,7 @@
 
 namespace rs {
 
-/// Raised once the client of a request no longer waits for its answer; never lowered.
+/// Raised when the client of a request stops waiting for its answer; never lowered.
 class Cancellation {
 public:
   /// Raises the flag (idempotent).

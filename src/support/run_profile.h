@@ -14,7 +14,7 @@
 
 namespace rs {
 
-/// Wall time of the stages of one run, seconds, measured on the thread that ran it.
+/// Wall time of the stages of one run, in seconds, on the thread that runs it.
 /// For the PJRT backend: `upload` copies the inputs into staging memory and enqueues their
 /// transfers (not waited for), `execute` is the launch call plus the wait for the program's
 /// completion, `readback` copies the results out of host memory (or, where the results

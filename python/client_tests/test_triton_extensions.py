@@ -7,23 +7,12 @@ import numpy as np
 import pytest
 from tritonclient.utils import InferenceServerException
 
-from clients import PROTOCOLS, connect, inputs
+from clients import connect, inputs
 from expected import DIGIT_0_CLASS, assert_same
+from tritonclient_fixtures import client, protocol  # noqa: F401 (pytest fixtures)
 
 # scheduler.max_queue_delay_microseconds' default (docs/configuration.md).
 QUEUE_DELAY_US = 0
-
-
-@pytest.fixture(params=PROTOCOLS)
-def protocol(request):
-    return request.param
-
-
-@pytest.fixture
-def client(protocol, worker):
-    c = connect(protocol, worker)
-    yield c
-    c.close()
 
 
 def config_of(protocol, client, model, version=""):

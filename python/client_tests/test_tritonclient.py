@@ -8,20 +8,9 @@ import numpy as np
 import pytest
 from tritonclient.utils import InferenceServerException
 
-from clients import PROTOCOLS, connect, inputs, outputs
+from clients import connect, inputs, outputs
 from expected import DIGIT_0_CLASS, EXTENSIONS, assert_close, assert_same
-
-
-@pytest.fixture(params=PROTOCOLS)
-def protocol(request):
-    return request.param
-
-
-@pytest.fixture
-def client(protocol, worker):
-    c = connect(protocol, worker)
-    yield c
-    c.close()
+from tritonclient_fixtures import client, protocol  # noqa: F401 (pytest fixtures)
 
 
 def error_status(protocol, http_status, grpc_code):

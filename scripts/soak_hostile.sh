@@ -13,7 +13,9 @@
 # the attackers' counts, the requests the server counted per status, the p99 ratio, and
 # whether the server is still alive (crashes: 0).
 # Exits 1 if a valid request was not answered correctly, an attack got an unexpected answer,
-# or the server died.
+# the p99 under attack is more than twice the baseline's, a phase's resident memory grew by
+# more than 5% after its first minute (median of the last minute over the second's,
+# client/rss_trend.h), or the server died.
 # Usage: scripts/soak.sh hostile [SECONDS]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -64,7 +66,19 @@ curl -fs "http://127.0.0.1:$metrics_port/metrics" | grep '^worker_requests_total
 echo "== summary"
 base=$(p99 baseline)
 attacked=$(p99 under_attack)
-echo "p99 baseline: ${base} ms; under attack: ${attacked} ms; ratio $(awk -v a="$attacked" -v b="$base" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')"
+ratio=$(awk -v a="$attacked" -v b="$base" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')
+echo "p99 baseline: ${base} ms; under attack: ${attacked} ms; ratio $ratio (goal <= 2)"
+awk -v r="$ratio" 'BEGIN { exit !(r != "n/a" && r <= 2) }' || { echo "p99 ratio: FAILED"; status=1; }
+# loadgen's "rss growth after the first minute: G% (median ...)", per phase.
+for phase in baseline under_attack; do
+  growth=$(grep -Eo 'rss growth after the first minute: [-0-9.]+' "$work/$phase.txt" | grep -Eo '[-0-9.]+$' || true)
+  if [ -n "$growth" ] && awk -v g="$growth" 'BEGIN { exit !(g <= 5) }'; then
+    echo "rss $phase: flat after the first minute (growth $growth% <= 5%)"
+  else
+    echo "rss $phase: FAILED or not measured (growth '$growth'; runs shorter than two minutes have none)"
+    status=1
+  fi
+done
 if kill -0 "$pid" 2>/dev/null; then
   echo "server alive: yes (crashes: 0)"
   kill -TERM "$pid"

@@ -652,17 +652,7 @@ Result<LoadgenReport> runLoad(const LoadgenOptions &options) {
   report.p90_ms = quantileOf(run.latencies_ms, 0.9);
   report.p99_ms = quantileOf(run.latencies_ms, 0.99);
   report.max_ms = run.latencies_ms.empty() ? 0 : run.latencies_ms.back();
-  std::optional<int64_t> base;
-  int64_t peak = 0;
-  for (const auto &[t, bytes] : report.rss) {
-    if (t < 60)
-      continue;
-    if (!base)
-      base = bytes;
-    peak = std::max(peak, bytes);
-  }
-  if (base && *base > 0)
-    report.rss_growth = static_cast<double>(peak) / static_cast<double>(*base) - 1;
+  report.rss_trend = rssTrend(report.rss);
   return report;
 }
 
@@ -710,8 +700,13 @@ std::string LoadgenReport::text() const {
     }
     os << "\n";
     os.precision(2);
-    if (rss_growth >= 0)
-      os << "rss growth after the first minute: " << rss_growth * 100 << "%\n";
+    os << "server rss per " << rssTrendText(rss_trend) << "\n";
+    if (rss_trend.growth) {
+      os << "rss growth after the first minute: " << *rss_trend.growth * 100
+         << "% (median of the last minute over minute 1's)\n";
+      os << "rss highest sample after the first minute: " << *rss_trend.peak_over_median * 100
+         << "% over minute 1's median\n";
+    }
   }
   return os.str();
 }

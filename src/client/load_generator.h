@@ -49,6 +49,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "client/rss_trend.h"
 #include "support/status.h"
 
 #include <atomic>
@@ -130,9 +131,8 @@ struct LoadgenReport {
   std::map<std::string, KindStats> kinds;
   /// (seconds since start, resident bytes) samples of the server.
   std::vector<std::pair<double, int64_t>> rss;
-  /// Largest sample after the first minute over the first sample at or after it, minus 1;
-  /// negative when there were not enough samples.
-  double rss_growth = -1;
+  /// The samples per minute and their growth (client/rss_trend.h).
+  RssTrend rss_trend;
 
   /// The human-readable report the command prints.
   std::string text() const;

@@ -29,9 +29,9 @@ namespace rs::server {
 
 struct MemoryTrimmerOptions {
   /// How often the arenas and the resident memory are read.
-  std::chrono::milliseconds interval{5000};
+  std::chrono::milliseconds interval{1000};
   /// Free bytes the arenas must hold for a trim.
-  int64_t threshold_bytes = int64_t{64} << 20;
+  int64_t threshold_bytes = int64_t{16} << 20;
 };
 
 class MemoryTrimmer {

@@ -14,7 +14,7 @@
 # whether the server is still alive (crashes: 0).
 # Exits 1 if a valid request was not answered correctly, an attack got an unexpected answer,
 # the p99 under attack is more than twice the baseline's, a phase's resident memory grew by
-# more than 5% after its first minute (median of the last minute over the second's,
+# more than 5% after its first minute (median of the last 60 s over the second minute's,
 # client/rss_trend.h), or the server died.
 # Usage: scripts/soak.sh hostile [SECONDS]
 set -euo pipefail

@@ -703,7 +703,7 @@ std::string LoadgenReport::text() const {
     os << "server rss per " << rssTrendText(rss_trend) << "\n";
     if (rss_trend.growth) {
       os << "rss growth after the first minute: " << *rss_trend.growth * 100
-         << "% (median of the last minute over minute 1's)\n";
+         << "% (median of the last 60 s over minute 1's)\n";
       os << "rss highest sample after the first minute: " << *rss_trend.peak_over_median * 100
          << "% over minute 1's median\n";
     }

@@ -7,6 +7,16 @@
 
 namespace rs::client {
 
+namespace {
+
+/// The lower middle sample of `values` (sorted in place); `values` is not empty.
+int64_t lowerMedian(std::vector<int64_t> &values) {
+  std::sort(values.begin(), values.end());
+  return values[(values.size() - 1) / 2];
+}
+
+} // namespace
+
 RssTrend rssTrend(const std::vector<std::pair<double, int64_t>> &samples) {
   std::map<int, std::vector<int64_t>> by_minute;
   for (const auto &[t, bytes] : samples)
@@ -14,21 +24,27 @@ RssTrend rssTrend(const std::vector<std::pair<double, int64_t>> &samples) {
       by_minute[static_cast<int>(t / 60)].push_back(bytes);
   RssTrend trend;
   for (auto &[minute, values] : by_minute) {
-    std::sort(values.begin(), values.end());
-    trend.minutes.push_back({minute, static_cast<int>(values.size()), values.front(),
-                             values[(values.size() - 1) / 2], values.back()});
+    const int64_t median = lowerMedian(values);
+    trend.minutes.push_back(
+        {minute, static_cast<int>(values.size()), values.front(), median, values.back()});
   }
   auto base = std::find_if(trend.minutes.begin(), trend.minutes.end(),
                            [](const RssMinute &m) { return m.minute == 1; });
-  if (base == trend.minutes.end() || base->median <= 0 || base + 1 == trend.minutes.end())
+  const double last_t = samples.empty() ? 0 : samples.back().first;
+  if (base == trend.minutes.end() || base->median <= 0 || last_t < 120)
     return trend;
+  std::vector<int64_t> last;
   int64_t peak = 0;
-  for (auto it = base; it != trend.minutes.end(); ++it)
-    peak = std::max(peak, it->highest);
+  for (const auto &[t, bytes] : samples) {
+    if (t > last_t - 60)
+      last.push_back(bytes);
+    if (t >= 60)
+      peak = std::max(peak, bytes);
+  }
   const auto ratio = [&](int64_t v) {
     return static_cast<double>(v) / static_cast<double>(base->median) - 1;
   };
-  trend.growth = ratio(trend.minutes.back().median);
+  trend.growth = ratio(lowerMedian(last));
   trend.peak_over_median = ratio(peak);
   return trend;
 }

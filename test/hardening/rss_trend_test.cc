@@ -43,6 +43,20 @@ TEST(RssTrend, ASteadyLeakShowsInTheMedians) {
   EXPECT_DOUBLE_EQ(*t.growth, (40.0 + 26) / (40.0 + 8) - 1); // minute 4's median over minute 1's
 }
 
+TEST(RssTrend, ASpikeInTheLastSampleDoesNotReadAsGrowth) {
+  // A 300 s run sampled every 10 s: 62 MiB between requests, 120 MiB whenever a large request
+  // is in flight (every other sample from 80 s, and the last one at 300 s, alone in minute 5).
+  std::vector<std::pair<double, int64_t>> s;
+  for (int i = 0; i <= 30; ++i)
+    s.emplace_back(i * 10.0, (i >= 8 && i % 2 == 0 ? 120 : 62) * MiB);
+  RssTrend t = rssTrend(s);
+  ASSERT_EQ(t.minutes.back().minute, 5);
+  EXPECT_EQ(t.minutes.back().samples, 1);
+  ASSERT_TRUE(t.growth);
+  EXPECT_DOUBLE_EQ(*t.growth, 0); // the last 60 s: 250..300 s, three of six at 62 MiB
+  EXPECT_DOUBLE_EQ(*t.peak_over_median, 120.0 / 62.0 - 1);
+}
+
 TEST(RssTrend, RunsWithoutASecondMinuteHaveNoGrowth) {
   EXPECT_FALSE(rssTrend({}).growth);
   EXPECT_FALSE(rssTrend({{0, MiB}, {30, MiB}}).growth);

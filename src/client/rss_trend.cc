@@ -56,8 +56,8 @@ std::string rssTrendText(const RssTrend &trend) {
   const auto mib = [](int64_t v) { return static_cast<double>(v) / (1 << 20); };
   for (size_t i = 0; i < trend.minutes.size(); ++i) {
     const RssMinute &m = trend.minutes[i];
-    os << (i ? ", " : "") << "minute " << m.minute << ": " << mib(m.lowest) << "/"
-       << mib(m.median) << "/" << mib(m.highest);
+    os << (i ? ", " : "") << "minute " << m.minute << ": " << mib(m.lowest) << "/" << mib(m.median)
+       << "/" << mib(m.highest);
   }
   os << " MiB (lowest/median/highest)";
   return os.str();

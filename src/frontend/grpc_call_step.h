@@ -1,8 +1,8 @@
 //===- frontend/grpc_call_step.h - One step of a call on the completion queue ===//
 //
-// The tag protocol of the gRPC front-end's completion queue (frontend/grpc_server.cc): every
+// The tag protocol of the gRPC front-end's completion queue (frontend/grpc_call_queue.h): every
 // tag put on the queue is a CallStep, and the polling thread that takes it calls proceed().
-// Shared by the unary calls (grpc_server.cc) and ModelStreamInfer (grpc_stream.cc). Not API.
+// Shared by the unary calls (grpc_call_queue.h) and ModelStreamInfer (grpc_stream.cc). Not API.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

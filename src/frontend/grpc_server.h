@@ -75,7 +75,7 @@ class Service;
 
 namespace rs::frontend {
 
-class GrpcCallQueue;       // grpc_server.cc
+class GrpcCallQueue;       // grpc_call_queue.h
 class GrpcHealthPublisher; // grpc_health.h
 
 struct GrpcServerOptions {

@@ -1,6 +1,14 @@
 //===- frontend/http_connection.cc - One HTTP/1.1 connection (internal) ------===//
+//
+// One accepted connection, plain or TLS (frontend/http_connection.h): reads and parses
+// requests within the listener's deadlines, runs each in a handler while watching for the
+// client's close, writes the answer, keeps the connection alive or lingers and closes. The
+// framing rules are http_framing.cc's (frontend/http_connection_impl.h).
+//
+//===----------------------------------------------------------------------===//
 #include "frontend/http_connection.h"
 
+#include "frontend/http_connection_impl.h"
 #include "support/text.h"
 
 #include <boost/asio/post.hpp>
@@ -8,7 +16,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
-#include <boost/beast/http/status.hpp>
 #include <spdlog/spdlog.h>
 
 #include <array>
@@ -24,48 +31,7 @@ using boost::system::error_code;
 
 namespace {
 
-/// Whether the request asks to keep the connection open (RFC 9112 section 9.3).
-bool wantsKeepAlive(const HttpRequest &req) {
-  bool close = false, keep = false;
-  for (auto [it, end] = req.headers.equal_range("Connection"); it != end; ++it) {
-    std::string_view v = it->second;
-    size_t start = 0;
-    while (start <= v.size()) {
-      size_t comma = v.find(',', start);
-      std::string_view tok =
-          v.substr(start, comma == std::string_view::npos ? v.npos : comma - start);
-      tok = trim(tok);
-      close |= equalsIgnoreCase(tok, "close");
-      keep |= equalsIgnoreCase(tok, "keep-alive");
-      if (comma == std::string_view::npos)
-        break;
-      start = comma + 1;
-    }
-  }
-  return req.version >= 11 ? !close : keep && !close;
-}
-
-/// The status line and fields of `res`; Content-Length from its body.
-std::string serializeHead(const HttpResponse &res, bool close) {
-  std::string head = "HTTP/1.1 " + std::to_string(res.status) + " ";
-  head += std::string(
-      boost::beast::http::obsolete_reason(static_cast<boost::beast::http::status>(res.status)));
-  head += "\r\n";
-  for (const auto &[name, value] : res.headers) {
-    if (equalsIgnoreCase(name, "Content-Length") || equalsIgnoreCase(name, "Connection") ||
-        equalsIgnoreCase(name, "Transfer-Encoding"))
-      continue;
-    head += name;
-    head += ": ";
-    head += value;
-    head += "\r\n";
-  }
-  head += "Content-Length: " + std::to_string(res.body.size()) + "\r\n";
-  if (close)
-    head += "Connection: close\r\n";
-  head += "\r\n";
-  return head;
-}
+using namespace http_connection_detail;
 
 /// How much a closing connection reads and drops so that its client, perhaps still
 /// sending, reads the answer instead of a reset; and for how long.
@@ -424,29 +390,6 @@ private:
 };
 
 } // namespace
-
-void HttpListener::Core::add(HttpConnectionBase *c, std::weak_ptr<HttpConnectionBase> w) {
-  std::lock_guard lock(mu);
-  connections.emplace(c, std::move(w));
-}
-
-void HttpListener::Core::remove(HttpConnectionBase *c) {
-  std::lock_guard lock(mu);
-  connections.erase(c);
-  if (connections.empty())
-    all_closed.notify_all();
-}
-
-HttpResponse HttpListener::Core::errorResponse(const HttpRequest &req, int status,
-                                               const std::string &message) {
-  HttpResponse res;
-  res.status = status;
-  if (error_reply)
-    error_reply(req, status, message, res);
-  else
-    res.set_content(message, "text/plain; charset=utf-8");
-  return res;
-}
 
 void startHttpConnection(std::shared_ptr<HttpListener::Core> core, tcp::socket socket) {
   // Everything a connection does runs on its socket's strand, its start included.

@@ -1,5 +1,13 @@
 //===- protocol/shared_memory.cc - Triton system shared memory regions ------===//
+//
+// The regions of protocol/shared_memory.h: a registered window of a POSIX shared memory
+// object, read and written within its bounds, and the registry that checks, opens, lists,
+// finds and closes them per owner.
+//
+//===----------------------------------------------------------------------===//
 #include "protocol/shared_memory.h"
+
+#include "protocol/shared_memory_impl.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,18 +22,20 @@
 #include <unistd.h>
 
 namespace rs::protocol {
+
+std::string shm_detail::jsonQuoted(std::string_view s) {
+  return nlohmann::json(std::string(s))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 namespace {
 
-using nlohmann::json;
+using shm_detail::jsonQuoted;
 
 /// Longest region name accepted (names appear in URLs and logs).
 constexpr size_t kMaxRegionName = 256;
 /// NAME_MAX of the shared-memory file system, the leading '/' included.
 constexpr size_t kMaxKey = 255;
-
-std::string jsonQuoted(std::string_view s) {
-  return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
-}
 
 std::string errnoText(int err) { return std::strerror(err); }
 
@@ -51,22 +61,6 @@ std::optional<uint64_t> checkedEnd(uint64_t offset, uint64_t size) {
   if (size > std::numeric_limits<uint64_t>::max() - offset)
     return std::nullopt;
   return offset + size;
-}
-
-Result<uint64_t> unsignedField(const json &root, const char *key, bool required) {
-  auto it = root.find(key);
-  if (it == root.end()) {
-    if (required)
-      return invalidArgument() << "shared memory register body has no '" << key << "'";
-    return uint64_t{0};
-  }
-  if (it->is_number_unsigned())
-    return it->get<uint64_t>();
-  if (it->is_number_integer() && it->get<int64_t>() >= 0)
-    return static_cast<uint64_t>(it->get<int64_t>());
-  return invalidArgument() << "shared memory register body: '" << key
-                           << "' must be a non-negative integer, got "
-                           << it->dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 } // namespace
@@ -254,166 +248,6 @@ uint64_t SharedMemoryRegistry::registeredBytes() const {
   for (const auto &[name, region] : regions_)
     total += region->info().byte_size;
   return total;
-}
-
-// ---- Tensors in regions ---------------------------------------------------------
-
-Result<Tensor> readSharedMemoryInput(const SharedMemoryRegistry &registry, const std::string &owner,
-                                     std::string_view what, const WireTensorLayout &layout,
-                                     const SharedMemoryRef &ref) {
-  RS_ASSIGN_OR_RETURN(std::shared_ptr<const SharedMemoryRegion> region,
-                      registry.find(owner, ref.region));
-  if (ref.byte_size != static_cast<uint64_t>(layout.byte_size))
-    return invalidArgument() << what << ": shared_memory_byte_size is " << ref.byte_size
-                             << " bytes but " << describeLayout(layout) << " needs "
-                             << layout.byte_size << " bytes";
-  Status window = region->checkWindow(ref.offset, ref.byte_size);
-  if (!window.isOk())
-    return window.withPrefix(what);
-  // The size is now bounded by the registered window, which the object held at
-  // registration: allocating it is safe.
-  Tensor t = Tensor::zeros(layout.dtype, layout.shape);
-  Status s = region->read(ref.offset, {t.mutableData(), static_cast<size_t>(layout.byte_size)});
-  if (!s.isOk())
-    return s.withPrefix(what);
-  return t;
-}
-
-Result<BytesTensor> readSharedMemoryBytes(const SharedMemoryRegistry &registry,
-                                          const std::string &owner, std::string_view what,
-                                          const WireTensorLayout &layout,
-                                          const SharedMemoryRef &ref) {
-  RS_ASSIGN_OR_RETURN(std::shared_ptr<const SharedMemoryRegion> region,
-                      registry.find(owner, ref.region));
-  Status window = region->checkWindow(ref.offset, ref.byte_size);
-  if (!window.isOk())
-    return window.withPrefix(what);
-  // Bounded by the registered window, as above.
-  std::string serialized(static_cast<size_t>(ref.byte_size), '\0');
-  Status s =
-      region->read(ref.offset, {reinterpret_cast<uint8_t *>(serialized.data()), serialized.size()});
-  if (!s.isOk())
-    return s.withPrefix(what);
-  return BytesTensor::parseSerialized(what, layout, serialized);
-}
-
-Result<NamedTensor> readSharedMemoryTensor(const DecodeOptions &options, const std::string &name,
-                                           const WireTensorLayout &layout,
-                                           const SharedMemoryRef &ref, uint64_t &used_bytes) {
-  const std::string what = inputWhat(name);
-  const uint64_t size = layout.bytes ? ref.byte_size : static_cast<uint64_t>(layout.byte_size);
-  const int64_t limit = options.max_shared_memory_input_bytes;
-  if (limit > 0 && size > static_cast<uint64_t>(limit) - used_bytes)
-    return invalidArgument() << what << ": inputs in shared memory exceed the limit of " << limit
-                             << " bytes per request";
-  used_bytes += size;
-  if (layout.bytes) {
-    RS_ASSIGN_OR_RETURN(BytesTensor t,
-                        readSharedMemoryBytes(*options.shared_memory, options.shared_memory_owner,
-                                              what, layout, ref));
-    return NamedTensor::ofBytes(name, std::move(t));
-  }
-  RS_ASSIGN_OR_RETURN(Tensor t,
-                      readSharedMemoryInput(*options.shared_memory, options.shared_memory_owner,
-                                            what, layout, ref));
-  return NamedTensor{name, std::move(t)};
-}
-
-Result<SharedMemoryOutput> bindSharedMemoryOutput(const SharedMemoryRegistry &registry,
-                                                  const std::string &owner, const std::string &name,
-                                                  const SharedMemoryRef &ref) {
-  RS_ASSIGN_OR_RETURN(std::shared_ptr<const SharedMemoryRegion> region,
-                      registry.find(owner, ref.region));
-  Status window = region->checkWindow(ref.offset, ref.byte_size);
-  if (!window.isOk())
-    return window.withPrefix(outputWhat(name));
-  return SharedMemoryOutput{name, std::move(region), ref};
-}
-
-Status writeSharedMemoryOutputs(std::span<const SharedMemoryOutput> outputs,
-                                const InferResponse &response) {
-  for (const SharedMemoryOutput &o : outputs) {
-    const NamedTensor *tensor = nullptr;
-    for (const NamedTensor &t : response.outputs)
-      if (t.name == o.name)
-        tensor = &t;
-    const std::string what = outputWhat(o.name);
-    if (!tensor)
-      return invalidArgument() << what << ": bound to shared memory region "
-                               << jsonQuoted(o.ref.region) << " but not in the response";
-    const uint64_t size = tensor->wireByteSize();
-    if (size > o.ref.byte_size)
-      return invalidArgument() << what << ": shared_memory_byte_size is " << o.ref.byte_size
-                               << " bytes but the output has " << size << " bytes";
-    std::string serialized;
-    if (tensor->isBytes())
-      serialized = tensor->bytes->serialized();
-    Status s = o.region->write(
-        o.ref.offset,
-        tensor->isBytes()
-            ? std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(serialized.data()), size)
-            : tensor->tensor.bytes());
-    if (!s.isOk())
-      return s.withPrefix(what);
-  }
-  return Status::ok();
-}
-
-// ---- HTTP bodies ----------------------------------------------------------------
-
-Result<SharedMemoryRegionInfo> parseSharedMemoryRegisterJson(const std::string &name,
-                                                             std::string_view body) {
-  json root;
-  try {
-    root = json::parse(body.begin(), body.end());
-  } catch (const json::exception &e) {
-    return invalidArgument() << "shared memory register body: invalid JSON: " << e.what();
-  }
-  if (!root.is_object())
-    return invalidArgument() << "shared memory register body must be a JSON object";
-  SharedMemoryRegionInfo info;
-  info.name = name;
-  auto key = root.find("key");
-  if (key == root.end() || !key->is_string())
-    return invalidArgument() << "shared memory register body: 'key' must be a string";
-  info.key = key->get<std::string>();
-  RS_ASSIGN_OR_RETURN(info.offset, unsignedField(root, "offset", false));
-  RS_ASSIGN_OR_RETURN(info.byte_size, unsignedField(root, "byte_size", true));
-  return info;
-}
-
-std::string sharedMemoryStatusJson(const std::vector<SharedMemoryRegionInfo> &regions) {
-  json arr = json::array();
-  for (const SharedMemoryRegionInfo &r : regions)
-    arr.push_back(
-        {{"name", r.name}, {"key", r.key}, {"offset", r.offset}, {"byte_size", r.byte_size}});
-  return arr.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-Result<std::optional<SharedMemoryRef>> checkShmParameters(const std::string &what,
-                                                          const ShmParameterView &view,
-                                                          const SharedMemoryRegistry *registry) {
-  if (!view.has_region) {
-    if (view.byte_size || view.offset)
-      return invalidArgument() << what << ": shared memory size or offset given without '"
-                               << kShmRegionParameter << "'";
-    return std::optional<SharedMemoryRef>();
-  }
-  if (!registry)
-    return unimplemented() << what << ": shared memory tensors are not supported";
-  if (!view.region || view.region->empty())
-    return invalidArgument() << what << ": parameter '" << kShmRegionParameter
-                             << "' must be a non-empty string";
-  SharedMemoryRef ref;
-  ref.region = *view.region;
-  if (!view.byte_size)
-    return invalidArgument() << what << ": parameter '" << kShmByteSizeParameter
-                             << "' is required with '" << kShmRegionParameter << "'";
-  RS_ASSIGN_OR_RETURN(ref.byte_size, view.byte_size());
-  if (view.offset) {
-    RS_ASSIGN_OR_RETURN(ref.offset, view.offset());
-  }
-  return std::optional<SharedMemoryRef>(std::move(ref));
 }
 
 } // namespace rs::protocol

@@ -5,6 +5,8 @@
 // CompactMemory answers UNIMPLEMENTED.
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/grpc_server.h"
+
 #include "frontend/grpc_server_impl.h"
 
 #include "protocol/status_mapping.h"

@@ -4,6 +4,8 @@
 // deployment-identity document (server/evidence.h) as JSON text, with its `format` field.
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/grpc_server.h"
+
 #include "frontend/grpc_server_impl.h"
 
 #include <nlohmann/json.hpp>

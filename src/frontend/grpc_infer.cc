@@ -7,10 +7,10 @@
 // grpc.max_send_msg_bytes. Every failure is told to the RequestReporter.
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/grpc_server.h"
+
 #include "frontend/grpc_server_impl.h"
-
 #include "frontend/peer.h"
-
 #include "protocol/deadline.h"
 #include "protocol/grpc_codec.h"
 #include "protocol/status_mapping.h"

@@ -6,6 +6,8 @@
 // INVALID_ARGUMENT, a version other than "" and protocol::kModelVersion NOT_FOUND.
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/grpc_server.h"
+
 #include "frontend/grpc_server_impl.h"
 
 #include "protocol/grpc_codec.h"

@@ -5,6 +5,8 @@
 // KServe's repository extension and Triton's statistics extension.
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/grpc_server.h"
+
 #include "frontend/grpc_server_impl.h"
 
 #include "protocol/model_config.h"

@@ -6,10 +6,10 @@
 // without GrpcServerOptions::shared_memory they answer UNIMPLEMENTED.
 //
 //===----------------------------------------------------------------------===//
+#include "frontend/grpc_server.h"
+
 #include "frontend/grpc_server_impl.h"
-
 #include "frontend/peer.h"
-
 #include "protocol/status_mapping.h"
 
 #include <spdlog/spdlog.h>

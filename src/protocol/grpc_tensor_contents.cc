@@ -7,6 +7,8 @@
 // codec (protocol/grpc_codec_impl.h).
 //
 //===----------------------------------------------------------------------===//
+#include "protocol/grpc_codec.h"
+
 #include "protocol/grpc_codec_impl.h"
 
 #include <array>

@@ -6,6 +6,8 @@
 // shared memory), and their encoding with the binary parts appended after the JSON.
 //
 //===----------------------------------------------------------------------===//
+#include "protocol/http_codec.h"
+
 #include "protocol/http_codec_impl.h"
 
 #include "protocol/json_tensor.h"

@@ -284,7 +284,7 @@ TEST_F(CodecShm, BytesInputFromRegionOutputToRegion) {
   const std::vector<char> written = object_.readValues<char>(64, 7);
   EXPECT_EQ(std::string(written.begin(), written.end()), std::string("\x03\0\0\0abc", 7));
   HttpBody out = encodeHttpInferResponse(response, h->output_encoding, h->shared_memory_outputs);
-  // Over HTTP the entry carries no parameters, as Triton's (protocol/http_codec.cc).
+  // Over HTTP the entry carries no parameters, as Triton's (protocol/http_body.cc).
   EXPECT_EQ(out.body, R"({"model_name":"m","model_version":"","outputs":[)"
                       R"({"name":"t","datatype":"BYTES","shape":[1]}]})");
 }

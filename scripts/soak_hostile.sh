@@ -14,7 +14,7 @@
 # whether the server is still alive (crashes: 0).
 # Exits 1 if a valid request was not answered correctly, an attack got an unexpected answer,
 # the p99 under attack is more than twice the baseline's, a phase's resident memory grew by
-# more than 5% after its first minute (median of the last 60 s over the second minute's,
+# more than 5% after its first minute (lowest sample of the last 60 s over the second minute's,
 # client/rss_trend.h), or the server died.
 # Usage: scripts/soak.sh hostile [SECONDS]
 set -euo pipefail
@@ -69,7 +69,7 @@ attacked=$(p99 under_attack)
 ratio=$(awk -v a="$attacked" -v b="$base" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')
 echo "p99 baseline: ${base} ms; under attack: ${attacked} ms; ratio $ratio (goal <= 2)"
 awk -v r="$ratio" 'BEGIN { exit !(r != "n/a" && r <= 2) }' || { echo "p99 ratio: FAILED"; status=1; }
-# loadgen's "rss growth after the first minute: G% (median ...)", per phase.
+# loadgen's "rss growth after the first minute: G% (lowest sample ...)", per phase.
 for phase in baseline under_attack; do
   growth=$(grep -Eo 'rss growth after the first minute: [-0-9.]+' "$work/$phase.txt" | grep -Eo '[-0-9.]+$' || true)
   if [ -n "$growth" ] && awk -v g="$growth" 'BEGIN { exit !(g <= 5) }'; then

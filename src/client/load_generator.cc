@@ -703,9 +703,9 @@ std::string LoadgenReport::text() const {
     os << "server rss per " << rssTrendText(rss_trend) << "\n";
     if (rss_trend.growth) {
       os << "rss growth after the first minute: " << *rss_trend.growth * 100
-         << "% (median of the last 60 s over minute 1's)\n";
-      os << "rss highest sample after the first minute: " << *rss_trend.peak_over_median * 100
-         << "% over minute 1's median\n";
+         << "% (lowest sample of the last 60 s over minute 1's lowest)\n";
+      os << "rss highest sample after the first minute: " << *rss_trend.peak_over_floor * 100
+         << "% over minute 1's lowest\n";
     }
   }
   return os.str();

@@ -2,6 +2,7 @@
 #include "client/rss_trend.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <sstream>
 
@@ -31,21 +32,21 @@ RssTrend rssTrend(const std::vector<std::pair<double, int64_t>> &samples) {
   auto base = std::find_if(trend.minutes.begin(), trend.minutes.end(),
                            [](const RssMinute &m) { return m.minute == 1; });
   const double last_t = samples.empty() ? 0 : samples.back().first;
-  if (base == trend.minutes.end() || base->median <= 0 || last_t < 120)
+  if (base == trend.minutes.end() || base->lowest <= 0 || last_t < 120)
     return trend;
-  std::vector<int64_t> last;
+  int64_t last_lowest = INT64_MAX;
   int64_t peak = 0;
   for (const auto &[t, bytes] : samples) {
     if (t > last_t - 60)
-      last.push_back(bytes);
+      last_lowest = std::min(last_lowest, bytes);
     if (t >= 60)
       peak = std::max(peak, bytes);
   }
   const auto ratio = [&](int64_t v) {
-    return static_cast<double>(v) / static_cast<double>(base->median) - 1;
+    return static_cast<double>(v) / static_cast<double>(base->lowest) - 1;
   };
-  trend.growth = ratio(lowerMedian(last));
-  trend.peak_over_median = ratio(peak);
+  trend.growth = ratio(last_lowest);
+  trend.peak_over_floor = ratio(peak);
   return trend;
 }
 

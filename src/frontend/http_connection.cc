@@ -194,7 +194,7 @@ private:
     request_.cancel = cancel_;
     busy_ = true;
     watchPeer();
-    net::post(core_->handlers, [self = this->shared_from_this()] {
+    core_->handlers.post([self = this->shared_from_this()] {
       auto res = std::make_shared<HttpResponse>();
       try {
         self->core_->handler(self->request_, *res);

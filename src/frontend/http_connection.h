@@ -9,13 +9,13 @@
 #pragma once
 
 #include "frontend/http_listener.h"
+#include "support/lifo_pool.h"
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/strand.hpp>
-#include <boost/asio/thread_pool.hpp>
 
 #include <condition_variable>
 #include <mutex>
@@ -38,14 +38,14 @@ public:
 struct HttpListener::Core {
   Core(HttpListenerOptions o, HttpHandler h, HttpErrorReply e)
       : options(std::move(o)), handler(std::move(h)), error_reply(std::move(e)),
-        handlers(static_cast<size_t>(std::max(1, options.threads))),
-        acceptor(boost::asio::make_strand(io)) {}
+        handlers(options.threads, "http-handler"), acceptor(boost::asio::make_strand(io)) {}
 
   HttpListenerOptions options;
   HttpHandler handler;
   HttpErrorReply error_reply;
   boost::asio::io_context io;
-  boost::asio::thread_pool handlers;
+  /// Handler threads, started as requests need them (support/lifo_pool.h).
+  LifoThreadPool handlers;
   /// On its own strand: accepts, the retry timer and close() never run at once.
   boost::asio::ip::tcp::acceptor acceptor;
   std::optional<boost::asio::ssl::context> tls;

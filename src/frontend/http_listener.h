@@ -47,7 +47,8 @@ struct HttpListenerOptions {
   std::string name;
   std::string host;
   int port = 0;
-  /// Handler threads: requests handled at once.
+  /// Most handler threads, so requests handled at once; each starts when a request finds
+  /// every started one busy (support/lifo_pool.h).
   int threads = 8;
   /// Threads running the event loop (reads, parsing, writes).
   int io_threads = 2;

@@ -90,7 +90,8 @@ struct HttpServerOptions {
   /// Largest input read from a shared memory region, in bytes (the gRPC message limit).
   int64_t max_shared_memory_input_bytes = int64_t{512} << 20;
   /// Handler threads: requests handled at once (an inference holds its thread until it is
-  /// answered). Connections that are still sending hold no thread.
+  /// answered), started as requests need them. Connections that are still sending hold no
+  /// thread.
   int threads = 128;
   /// How long an idle keep-alive connection is kept open, in seconds.
   int keep_alive_timeout_s = 5;

@@ -8,7 +8,7 @@ namespace {
 
 constexpr int64_t MiB = int64_t{1} << 20;
 
-TEST(RssTrend, GrowthIsTheLastMinutesMedianOverTheSecondMinutesMedian) {
+TEST(RssTrend, GrowthIsTheLastMinutesLowestOverTheSecondMinutesLowest) {
   // Samples every 10 s for 3 minutes: warm-up, then 50 MiB with one in-flight spike of
   // 120 MiB in each later minute, then 55 MiB in the last.
   std::vector<std::pair<double, int64_t>> s;
@@ -28,33 +28,50 @@ TEST(RssTrend, GrowthIsTheLastMinutesMedianOverTheSecondMinutesMedian) {
   EXPECT_EQ(t.minutes[0].median, 30 * MiB); // lower middle of 20..45
   ASSERT_TRUE(t.growth);
   EXPECT_DOUBLE_EQ(*t.growth, 55.0 / 50.0 - 1);
-  ASSERT_TRUE(t.peak_over_median);
-  EXPECT_DOUBLE_EQ(*t.peak_over_median, 120.0 / 50.0 - 1);
+  ASSERT_TRUE(t.peak_over_floor);
+  EXPECT_DOUBLE_EQ(*t.peak_over_floor, 120.0 / 50.0 - 1);
   EXPECT_EQ(rssTrendText(t), "minute 0: 20.0/30.0/45.0, minute 1: 50.0/50.0/120.0, "
                              "minute 2: 55.0/55.0/120.0 MiB (lowest/median/highest)");
 }
 
-TEST(RssTrend, ASteadyLeakShowsInTheMedians) {
+TEST(RssTrend, ASteadyLeakShowsInTheLowestSamples) {
   std::vector<std::pair<double, int64_t>> s;
   for (int i = 0; i < 30; ++i)
     s.emplace_back(i * 10.0, (40 + i) * MiB); // 1 MiB more every sample
   RssTrend t = rssTrend(s);
   ASSERT_TRUE(t.growth);
-  EXPECT_DOUBLE_EQ(*t.growth, (40.0 + 26) / (40.0 + 8) - 1); // minute 4's median over minute 1's
+  // The last 60 s are 240..290 s (after 290 - 60): lowest 64 MiB; minute 1's lowest 46 MiB.
+  EXPECT_DOUBLE_EQ(*t.growth, (40.0 + 24) / (40.0 + 6) - 1);
 }
 
-TEST(RssTrend, ASpikeInTheLastSampleDoesNotReadAsGrowth) {
+TEST(RssTrend, LargeRequestsInFlightAtHalfTheSamplesDoNotReadAsGrowth) {
   // A 300 s run sampled every 10 s: 62 MiB between requests, 120 MiB whenever a large request
-  // is in flight (every other sample from 80 s, and the last one at 300 s, alone in minute 5).
+  // is in flight. Minute 1 catches one at four of its six samples, the last 60 s at three:
+  // their medians are 120 and 62 MiB by chance; the lowest samples are both 62 MiB.
   std::vector<std::pair<double, int64_t>> s;
-  for (int i = 0; i <= 30; ++i)
-    s.emplace_back(i * 10.0, (i >= 8 && i % 2 == 0 ? 120 : 62) * MiB);
+  for (int i = 0; i <= 30; ++i) {
+    const bool in_flight = (i >= 6 && i < 12) ? i % 3 != 0 : i % 2 == 0;
+    s.emplace_back(i * 10.0, (in_flight ? 120 : 62) * MiB);
+  }
   RssTrend t = rssTrend(s);
+  EXPECT_EQ(t.minutes[1].median, 120 * MiB);
   ASSERT_EQ(t.minutes.back().minute, 5);
   EXPECT_EQ(t.minutes.back().samples, 1);
   ASSERT_TRUE(t.growth);
-  EXPECT_DOUBLE_EQ(*t.growth, 0); // the last 60 s: 250..300 s, three of six at 62 MiB
-  EXPECT_DOUBLE_EQ(*t.peak_over_median, 120.0 / 62.0 - 1);
+  EXPECT_DOUBLE_EQ(*t.growth, 0);
+  EXPECT_DOUBLE_EQ(*t.peak_over_floor, 120.0 / 62.0 - 1);
+}
+
+TEST(RssTrend, RetainedMemoryUnderBombsShowsInTheFloor) {
+  // The same spikes over a floor that rises from 50 to 60 MiB: 20% growth.
+  std::vector<std::pair<double, int64_t>> s;
+  for (int i = 0; i <= 30; ++i) {
+    const int64_t floor = i < 12 ? 50 : 60;
+    s.emplace_back(i * 10.0, (i % 2 == 0 ? 120 : floor) * MiB);
+  }
+  RssTrend t = rssTrend(s);
+  ASSERT_TRUE(t.growth);
+  EXPECT_DOUBLE_EQ(*t.growth, 60.0 / 50.0 - 1);
 }
 
 TEST(RssTrend, RunsWithoutASecondMinuteHaveNoGrowth) {

@@ -2,7 +2,8 @@
 //
 // The recursive-descent parser behind parser.h. One Parser parses one module text; its
 // methods are spread over files of one purpose each:
-//   parser.cc            tokens, diagnostics, value scopes, module, generic ops, regions
+//   parser.cc            tokens, diagnostics, value scopes
+//   parse_operations.cc  operation statements, the generic form, regions and blocks
 //   parse_types.cc       types and the `: ...` type section of pretty ops
 //   parse_attributes.cc  attributes, dictionaries, #stablehlo enums and structs
 //   parse_dense.cc       dense<...> literals, dense_resource blobs
@@ -114,6 +115,10 @@ public:
   /// Depth guard for recursion: returns an error past kMaxDepth.
   Status enter();
   void leave() { --depth_; }
+  Status skipOptionalLoc();
+  /// Skips a balanced (...), [...], {...} or <...> group starting at the current token
+  /// and returns its source text.
+  Status skipBalanced(std::string_view *text);
 
   //===--- values and scopes (parser.cc) --------------------------------===//
   ValueId newValue(const Type &type);
@@ -126,7 +131,7 @@ public:
   void popScope();
   const Type &valueType(ValueId v) const { return module_.value_types[static_cast<size_t>(v)]; }
 
-  //===--- operations and regions (parser.cc) ---------------------------===//
+  //===--- operations and regions (parse_operations.cc) -----------------===//
   Status parseOperation(std::vector<Operation> *out);
   /// The generic form after the op name string.
   Status parseGenericBody(OpState &st);
@@ -134,10 +139,6 @@ public:
   /// (pretty forms); otherwise a `^bb0(...)` label may declare them.
   Status parseRegion(Region *out, const std::vector<ArgDecl> *entry, bool isolated);
   Status parseBlockArgs(std::vector<ArgDecl> *out); // `(%a: T, ...)`
-  Status skipOptionalLoc();
-  /// Skips a balanced (...), [...], {...} or <...> group starting at the current token
-  /// and returns its source text.
-  Status skipBalanced(std::string_view *text);
 
   //===--- types (parse_types.cc) ---------------------------------------===//
   bool atTypeStart() const;

@@ -6,7 +6,8 @@
 //   parse_operations.cc  operation statements, the generic form, regions and blocks
 //   parse_types.cc       types and the `: ...` type section of pretty ops
 //   parse_attributes.cc  attributes, dictionaries, #stablehlo enums and structs
-//   parse_dense.cc       dense<...> literals, dense_resource blobs
+//   parse_dense.cc       dense<...> literals
+//   parse_resources.cc   dense_resource<...> and the dialect_resources trailer
 //   pretty_ops.cc        table-driven pretty forms (operands, `key = value` items)
 //   pretty_ops_regions.cc  pretty forms with regions (func, while, reduce, scan)
 //   pretty_ops_special.cc  other pretty forms with their own syntax (convolution, ...)
@@ -82,6 +83,10 @@ struct ItemSpec {
 
 /// A decimal or 0x-hexadecimal integer literal's magnitude; false when it does not fit.
 bool parseUnsigned(std::string_view text, uint64_t *out);
+/// The bytes of a `0x...` hex blob (the text of a `dense<"0x...">` literal or of a
+/// dialect resource); false, with `out` unspecified, unless it is "0x" followed by an even
+/// number of hex digits (parse_dense.cc).
+bool decodeHexBlob(std::string_view hex, std::string *out);
 
 class Parser {
 public:
@@ -151,7 +156,7 @@ public:
   /// Sets st.result_types from a type section (see pretty_ops.cc for the rules).
   Status assignResultTypes(OpState &st, const TypeSection &ts);
 
-  //===--- attributes (parse_attributes.cc, parse_dense.cc) --------------===//
+  //===--- attributes (parse_attributes.cc, parse_dense.cc, parse_resources.cc) ===//
   Status parseAttribute(Attribute *out);
   // The kinds of parseAttribute; `start` is the attribute's first character.
   Status parseKeywordAttr(size_t start, Attribute *out); // true, unit, dense<, array<, a type

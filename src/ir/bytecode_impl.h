@@ -9,8 +9,8 @@
 //      and ir::Type (bytecode_entries.cc the tables and shared helpers, bytecode_dense.cc
 //      dense data, bytecode_builtin.cc the builtin dialect, vhlo_attrs.cc and
 //      vhlo_types.cc VHLO), and the RawOp tree mapped to StableHLO ops (vhlo_ops.cc holds
-//      the op table, vhlo_op_attrs.cc the attribute conversions, vhlo_legalize.cc the
-//      mapping).
+//      the op table, vhlo_versions.cc the version numbers, vhlo_op_attrs.cc the attribute
+//      conversions, vhlo_legalize.cc the mapping).
 // Every reading method returns a Status naming the byte offset and section; nothing
 // reads outside the buffer.
 //
@@ -329,7 +329,8 @@ struct VhloOpInfo {
 
 /// The op named `name` ("add_v1"), or nullptr.
 const VhloOpInfo *lookupVhloOp(std::string_view name);
-/// The newest StableHLO version this reader knows ("1.20.0").
+/// The newest StableHLO version this reader knows ("1.20.0") (vhlo_versions.cc, as are
+/// the two below).
 std::string_view currentVhloVersion();
 /// Compares "a.b.c" versions: <0, 0, >0. Unparsable strings compare as 0.0.0.
 int compareVersions(std::string_view a, std::string_view b);

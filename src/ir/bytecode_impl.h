@@ -251,11 +251,14 @@ public:
   Status type(uint64_t index, const ByteReader &at, const DecodedType **out);
   const Container &container() const { return c_; }
 
-  /// Decoders for one dialect's entries (bytecode_builtin.cc, vhlo_attrs.cc).
-  Status decodeBuiltinAttr(ByteReader &r, DecodedAttr *out);
-  Status decodeBuiltinType(ByteReader &r, DecodedType *out);
-  Status decodeVhloAttr(ByteReader &r, DecodedAttr *out);
-  Status decodeVhloType(ByteReader &r, DecodedType *out);
+  /// Decoders for one dialect's entries (bytecode_builtin.cc, vhlo_attrs.cc,
+  /// vhlo_types.cc). Every binary entry opens with a varint, its kind `code` in its
+  /// dialect; decodeAttr and decodeType read it (and, for attributes, store it in `out`
+  /// with the origin) and the decoder reads the rest.
+  Status decodeBuiltinAttr(ByteReader &r, uint64_t code, DecodedAttr *out);
+  Status decodeBuiltinType(ByteReader &r, uint64_t code, DecodedType *out);
+  Status decodeVhloAttr(ByteReader &r, uint64_t code, DecodedAttr *out);
+  Status decodeVhloType(ByteReader &r, uint64_t code, DecodedType *out);
 
   /// The attribute / type whose index is the next varint of `r`.
   Status attrRef(ByteReader &r, const DecodedAttr **out);
@@ -266,6 +269,13 @@ public:
   Status arrayAttr(ByteReader &r, Attribute *out);
   /// `list<(A# name, A# value)>` as a dictionary sorted by name (names are strings).
   Status dictionaryAttr(ByteReader &r, Attribute *out);
+  /// `varint string`: a string attribute (builtin String, vhlo string_v1).
+  Status stringAttr(ByteReader &r, Attribute *out);
+  /// `T# type`: a type attribute (builtin TypeAttr, vhlo type_v1).
+  Status typeAttr(ByteReader &r, Attribute *out);
+  /// `T# type, APInt value`: an integer attribute (builtin Integer, vhlo integer_v1); a
+  /// type without a bit width of 1 to 64 is "<what> of type <t> is not supported".
+  Status typedIntegerAttr(ByteReader &r, std::string_view what, Attribute *out);
   /// `[A# encoding,] list<vs> shape, T# element`: a ranked tensor type.
   Status rankedTensorType(ByteReader &r, bool with_encoding, Type *out);
 

@@ -158,6 +158,9 @@ public:
 
   //===--- attributes (parse_attributes.cc, parse_dense.cc, parse_resources.cc) ===//
   Status parseAttribute(Attribute *out);
+  /// parseAttribute, when the current token is a `k` (a string, a symbol); else
+  /// errorExpected(what), with nothing consumed.
+  Status expectAttribute(Tok k, std::string_view what, Attribute *out);
   // The kinds of parseAttribute; `start` is the attribute's first character.
   Status parseKeywordAttr(size_t start, Attribute *out); // true, unit, dense<, array<, a type
   Status parseDenseArray(size_t start, Attribute *out);  // `array<T: a, b>` after `array`
@@ -206,6 +209,9 @@ public:
   /// reduce_precision's `format = e5m10`: exponent_bits and mantissa_bits.
   Status parseFormatItem(OpState &st);
   Status parseTrailingAttrDict(OpState &st); // optional `{...}` or `attributes {...}`
+  /// `, key = value` items, as many as there are, each value (parseItemValue) stored as the
+  /// property named by its key (chlo.top_k's `k = 3`, check.expect_*_const's `tolerance`).
+  Status parseCommaItems(OpState &st);
   /// One value use, appended to the op's operands.
   Status parseOperand(OpState &st);
   /// A balanced `<...>` kept as an opaque attribute spelled `prefix<...>` ("#sdy.mesh").

@@ -85,27 +85,6 @@ Status OpView::expectArity(size_t operands, size_t results) const {
   return Status::ok();
 }
 
-Result<std::vector<int64_t>> OpView::intList(std::string_view attr_name) const {
-  return decoded(ir::intListAttr(op_, attr_name));
-}
-
-Result<std::vector<int64_t>> OpView::intList(std::string_view attr_name,
-                                             std::vector<int64_t> fallback) const {
-  return decoded(ir::intListAttr(op_, attr_name, std::move(fallback)));
-}
-
-Result<int64_t> OpView::intAttr(std::string_view attr_name) const {
-  return decoded(ir::intAttr(op_, attr_name));
-}
-
-Result<int64_t> OpView::intAttr(std::string_view attr_name, int64_t fallback) const {
-  return decoded(ir::intAttr(op_, attr_name, fallback));
-}
-
-bool OpView::boolAttr(std::string_view attr_name, bool fallback) const {
-  return ir::boolAttr(op_, attr_name, fallback);
-}
-
 Result<RegionRef> OpView::compileRegion(size_t index) {
   if (index >= op_.regions.size())
     return error() << "expects at least " << index + 1 << " regions, got " << op_.regions.size();

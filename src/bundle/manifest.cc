@@ -1,5 +1,12 @@
 //===- bundle/manifest.cc - manifest.yaml (bundle format 2.0) --------------===//
+//
+// The manifest's top level: format_version, name, description, kind, the four tensor-spec
+// sections (read by manifest_tensors.cc), batching, input_shapes, meta and provenance,
+// and the all-or-nothing batch-axis check; then parseManifest and loadManifest.
+//
+//===----------------------------------------------------------------------===//
 #include "bundle/manifest.h"
+#include "bundle/manifest_impl.h"
 #include "support/yaml.h"
 
 #include <algorithm>
@@ -8,190 +15,24 @@
 
 namespace rs::bundle {
 
-bool TensorSpec::hasVariableDims() const {
-  return std::any_of(axes.begin(), axes.end(),
-                     [](const Dim &d) { return d.kind == DimKind::kVariable; });
-}
-
-Shape TensorSpec::wireShape() const {
-  Shape shape;
-  for (const Dim &d : axes)
-    shape.push_back(d.kind == DimKind::kFixed ? d.size : -1);
-  return shape;
-}
-
-Shape TensorSpec::shapeForBatch(int64_t batch_size, const ShapeVariant &variant) const {
-  Shape shape;
-  for (const Dim &d : axes) {
-    switch (d.kind) {
-    case DimKind::kFixed: shape.push_back(d.size); break;
-    case DimKind::kBatch: shape.push_back(batch_size); break;
-    case DimKind::kVariable: {
-      auto it = variant.find(d.letter);
-      shape.push_back(it == variant.end() ? -1 : it->second);
-      break;
-    }
-    }
-  }
-  return shape;
-}
-
-std::string TensorSpec::toString() const {
-  return std::string(dtypeManifestName(dtype)) + shapeToString(wireShape());
-}
-
 int64_t Manifest::maxBatchSize() const {
   return compiled_batch_sizes.empty() ? 0 : compiled_batch_sizes.back();
 }
 
-namespace {
+namespace detail {
 
 using yaml::Value;
 
-bool isBatchLetter(char c) { return c == 'n' || c == 'b'; }
-bool isAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
-/// The entry `key` of map `v` when present and not null.
 const Value *present(const Value &v, std::string_view key) {
   const Value *child = v.find(key);
   return child && !child->isNull() ? child : nullptr;
 }
-
-/// Parses one manifest; every error names `file_`, the line and the field.
-class ManifestParser {
-public:
-  ManifestParser(std::string_view file, std::string_view model_name)
-      : file_(file), model_name_(model_name) {}
-
-  Result<Manifest> parse(const Value &root);
-
-private:
-  /// "<file>:<line>:<col>: <field>: " about `v` (yaml::errorAt).
-  StatusBuilder error(const Value &v) const { return yaml::errorAt(v, file_); }
-
-  /// Rejects unknown keys of map `v`.
-  Status checkKeys(const Value &v, const std::set<std::string> &allowed) const;
-  Result<std::string> scalar(const Value &v) const { return yaml::scalarOf(v, file_); }
-  Result<int64_t> integer(const Value &v) const { return yaml::integerOf(v, file_); }
-  Result<TensorSpec> parseSpec(const Value &v) const;
-  Result<std::vector<TensorSpec>> parseSection(const Value &root, const char *key) const;
-  Status parseBatching(const Value &root, Manifest &m) const;
-  Status parseInputShapes(const Value &root, Manifest &m) const;
-  Status parseMeta(const Value &root, Manifest &m) const;
-  Status checkBatchability(const Value &root, Manifest &m) const;
-
-  std::string file_;
-  std::string model_name_;
-};
 
 Status ManifestParser::checkKeys(const Value &v, const std::set<std::string> &allowed) const {
   for (const auto &[key, child] : v.map)
     if (!allowed.count(key))
       return yaml::unknownKey(child, file_);
   return Status::ok();
-}
-
-Result<TensorSpec> ManifestParser::parseSpec(const Value &v) const {
-  if (!v.isMap())
-    return error(v) << yaml::wrongKind("a tensor spec map {name, dtype, shape, dims}", v);
-  RS_RETURN_IF_ERROR(checkKeys(v, {"name", "dtype", "shape", "dims"}));
-  TensorSpec spec;
-  for (const char *required : {"name", "dtype", "shape"})
-    if (!v.find(required))
-      return error(v) << "missing required field '" << required << "'";
-
-  const Value &name = *v.find("name");
-  RS_ASSIGN_OR_RETURN(spec.name, scalar(name));
-  if (spec.name.empty())
-    return error(name) << "must not be empty";
-
-  const Value &dtype_value = *v.find("dtype");
-  RS_ASSIGN_OR_RETURN(std::string dtype, scalar(dtype_value));
-  std::optional<DType> parsed = dtypeFromManifestName(dtype);
-  if (!parsed) {
-    if (dtype == "f8_e5m2" || dtype == "f8_e4m3")
-      return unimplemented() << yaml::where(dtype_value, file_) << ": dtype '" << dtype
-                             << "' is not supported by this server";
-    return error(dtype_value)
-           << "unknown dtype '" << dtype
-           << "' (expected one of f16 f32 f64 bf16 i8 i16 i32 i64 u8 u16 u32 u64 bool)";
-  }
-  spec.dtype = *parsed;
-
-  const Value &shape = *v.find("shape");
-  RS_ASSIGN_OR_RETURN(spec.letters, scalar(shape));
-  std::set<char> letters;
-  char batch_letter = 0;
-  for (char c : spec.letters) {
-    if (!isAsciiLetter(c))
-      return error(shape) << "'" << spec.letters << "' must be ASCII letters, one per axis";
-    if (!letters.insert(c).second)
-      return error(shape) << "letter '" << c << "' appears twice in '" << spec.letters << "'";
-    if (isBatchLetter(c)) {
-      if (batch_letter)
-        return error(shape) << "'" << spec.letters << "' has two batch markers '" << batch_letter
-                            << "' and '" << c << "'";
-      batch_letter = c;
-    }
-  }
-
-  const Value *dims = present(v, "dims");
-  if (dims) {
-    if (!dims->isMap())
-      return error(*dims) << yaml::wrongKind("a map {letter: size}", *dims);
-    for (const auto &[key, size_value] : dims->map) {
-      if (key.size() != 1 || !isAsciiLetter(key[0]))
-        return error(*dims) << "key '" << key << "' is not a single letter";
-      const char letter = key[0];
-      if (isBatchLetter(letter))
-        return error(*dims) << "letter '" << letter << "' is a batch marker and cannot have a size";
-      if (!letters.count(letter))
-        return error(*dims) << "letter '" << letter << "' is not in shape '" << spec.letters << "'";
-      RS_ASSIGN_OR_RETURN(int64_t size, integer(size_value));
-      if (size <= 0 && size != -1)
-        return error(size_value) << "size " << size << " must be > 0 or -1 (variable)";
-      spec.dims[letter] = size;
-    }
-  }
-
-  for (auto it = spec.letters.rbegin(); it != spec.letters.rend(); ++it) {
-    const char c = *it;
-    Dim d;
-    d.letter = c;
-    if (isBatchLetter(c)) {
-      d.kind = DimKind::kBatch;
-      spec.batch_axis = static_cast<int>(spec.axes.size());
-    } else {
-      auto size = spec.dims.find(c);
-      if (size == spec.dims.end()) {
-        const Value at = dims ? *dims : Value::mapValue(v.origin + ".dims", v.mark);
-        return error(at) << "letter '" << c << "' of shape '" << spec.letters << "' has no size";
-      }
-      d.kind = size->second == -1 ? DimKind::kVariable : DimKind::kFixed;
-      d.size = size->second;
-    }
-    spec.axes.push_back(d);
-  }
-  return spec;
-}
-
-Result<std::vector<TensorSpec>> ManifestParser::parseSection(const Value &root,
-                                                             const char *key) const {
-  std::vector<TensorSpec> specs;
-  const Value *list = present(root, key);
-  if (!list)
-    return specs;
-  if (!list->isList())
-    return error(*list) << yaml::wrongKind("a list of tensor specs", *list);
-  for (const Value &item : list->list) {
-    RS_ASSIGN_OR_RETURN(TensorSpec spec, parseSpec(item));
-    for (size_t j = 0; j < specs.size(); ++j)
-      if (specs[j].name == spec.name)
-        return error(*item.find("name"))
-               << "duplicate name '" << spec.name << "' (also " << key << "[" << j << "])";
-    specs.push_back(std::move(spec));
-  }
-  return specs;
 }
 
 Status ManifestParser::parseBatching(const Value &root, Manifest &m) const {
@@ -393,18 +234,18 @@ Result<Manifest> ManifestParser::parse(const Value &root) {
   return m;
 }
 
-} // namespace
+} // namespace detail
 
 Result<Manifest> parseManifest(std::string_view text, std::string_view file,
                                std::string_view model_name) {
-  RS_ASSIGN_OR_RETURN(Value root, yaml::parse(text, file));
-  ManifestParser parser(file, model_name);
+  RS_ASSIGN_OR_RETURN(yaml::Value root, yaml::parse(text, file));
+  detail::ManifestParser parser(file, model_name);
   return parser.parse(root);
 }
 
 Result<Manifest> loadManifest(const std::string &path, std::string_view model_name) {
-  RS_ASSIGN_OR_RETURN(Value root, yaml::loadFile(path));
-  ManifestParser parser(path, model_name);
+  RS_ASSIGN_OR_RETURN(yaml::Value root, yaml::loadFile(path));
+  detail::ManifestParser parser(path, model_name);
   return parser.parse(root);
 }
 

@@ -138,7 +138,8 @@ public:
 
 private:
   /// The steps of `block` (of region or function `owner`), planned, passed over by the
-  /// block passes (runBlockPasses) and given their releases.
+  /// block passes (runBlockPasses) and given their releases (compile_block.cc, as are
+  /// planStep and BlockSlots).
   Status compileBlock(const ir::Block &block, const ir::Operation &owner, Callable &c);
   /// The kernel and step of one op of `block`; a broadcast that can fold is recorded in
   /// `broadcasts`.

@@ -54,11 +54,7 @@ std::string quoted(std::string_view s) {
 
 } // namespace
 
-Status Entries::decodeBuiltinAttr(ByteReader &r, DecodedAttr *out) {
-  uint64_t code = 0;
-  RS_RETURN_IF_ERROR(r.readVarInt(&code));
-  out->origin = Origin::kBuiltin;
-  out->code = code;
+Status Entries::decodeBuiltinAttr(ByteReader &r, uint64_t code, DecodedAttr *out) {
   Attribute &a = out->attr;
   auto location = [&](const DecodedAttr *d) -> Status {
     if (d->origin != Origin::kLocation)
@@ -70,17 +66,12 @@ Status Entries::decodeBuiltinAttr(ByteReader &r, DecodedAttr *out) {
   case kDictionary: return dictionaryAttr(r, &a);
   case kString:
   case kStringWithType: {
-    uint64_t s = 0;
-    RS_RETURN_IF_ERROR(r.readVarInt(&s));
-    std::string_view str;
-    RS_RETURN_IF_ERROR(c_.string(s, &str, r));
-    a.kind = AttrKind::kString;
-    a.str = std::string(str);
+    RS_RETURN_IF_ERROR(stringAttr(r, &a));
     if (code == kStringWithType) {
       const DecodedType *t = nullptr;
       RS_RETURN_IF_ERROR(typeRef(r, &t));
       a.kind = AttrKind::kOpaque;
-      a.str = quoted(str) + " : " + t->type.toString();
+      a.str = quoted(a.str) + " : " + t->type.toString();
     }
     return Status::ok();
   }
@@ -110,24 +101,9 @@ Status Entries::decodeBuiltinAttr(ByteReader &r, DecodedAttr *out) {
     }
     return Status::ok();
   }
-  case kTypeAttr: {
-    const DecodedType *t = nullptr;
-    RS_RETURN_IF_ERROR(typeRef(r, &t));
-    a.kind = AttrKind::kType;
-    a.type = std::make_shared<Type>(t->type);
-    return Status::ok();
-  }
+  case kTypeAttr: return typeAttr(r, &a);
   case kUnit: a.kind = AttrKind::kUnit; return Status::ok();
-  case kInteger: {
-    const DecodedType *t = nullptr;
-    RS_RETURN_IF_ERROR(typeRef(r, &t));
-    if (t->bit_width <= 0 || t->bit_width > 64)
-      return r.error("integer attribute of type " + t->type.toString() + " is not supported");
-    uint64_t bits = 0;
-    RS_RETURN_IF_ERROR(readAPInt(r, t->bit_width, &bits));
-    a = integerAttr(*t, bits);
-    return Status::ok();
-  }
+  case kInteger: return typedIntegerAttr(r, "integer attribute", &a);
   case kFloat: {
     const DecodedType *t = nullptr;
     RS_RETURN_IF_ERROR(typeRef(r, &t));
@@ -293,9 +269,7 @@ Type integerType(uint64_t width, uint64_t signedness, int *bit_width) {
 
 } // namespace
 
-Status Entries::decodeBuiltinType(ByteReader &r, DecodedType *out) {
-  uint64_t code = 0;
-  RS_RETURN_IF_ERROR(r.readVarInt(&code));
+Status Entries::decodeBuiltinType(ByteReader &r, uint64_t code, DecodedType *out) {
   switch (code) {
   case 0: { // Integer: (width << 2) | signedness
     uint64_t v = 0;

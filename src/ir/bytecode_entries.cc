@@ -92,15 +92,17 @@ Status Entries::decodeAttr(uint64_t index, DecodedAttr *out) {
     out->origin = Origin::kText;
     return Status::ok();
   }
-  if (dialect == "builtin")
-    RS_RETURN_IF_ERROR(decodeBuiltinAttr(r, out));
-  else if (dialect == "vhlo")
-    RS_RETURN_IF_ERROR(decodeVhloAttr(r, out));
-  else
+  bool builtin = dialect == "builtin";
+  if (!builtin && dialect != "vhlo")
     return r.errorAt(e.bytes.begin, "attribute entry " + std::to_string(index) + " of dialect '" +
                                         std::string(dialect) +
                                         "' has a binary encoding this reader does not know" +
                                         otherDialectAdvice(dialect));
+  uint64_t code = 0;
+  RS_RETURN_IF_ERROR(r.readVarInt(&code));
+  out->origin = builtin ? Origin::kBuiltin : Origin::kVhlo;
+  out->code = code;
+  RS_RETURN_IF_ERROR(builtin ? decodeBuiltinAttr(r, code, out) : decodeVhloAttr(r, code, out));
   return r.expectEnd("after attribute entry " + std::to_string(index));
 }
 
@@ -119,15 +121,15 @@ Status Entries::decodeType(uint64_t index, DecodedType *out) {
     out->type = std::move(*t);
     return Status::ok();
   }
-  if (dialect == "builtin")
-    RS_RETURN_IF_ERROR(decodeBuiltinType(r, out));
-  else if (dialect == "vhlo")
-    RS_RETURN_IF_ERROR(decodeVhloType(r, out));
-  else
+  bool builtin = dialect == "builtin";
+  if (!builtin && dialect != "vhlo")
     return r.errorAt(e.bytes.begin, "type entry " + std::to_string(index) + " of dialect '" +
                                         std::string(dialect) +
                                         "' has a binary encoding this reader does not know" +
                                         otherDialectAdvice(dialect));
+  uint64_t code = 0;
+  RS_RETURN_IF_ERROR(r.readVarInt(&code));
+  RS_RETURN_IF_ERROR(builtin ? decodeBuiltinType(r, code, out) : decodeVhloType(r, code, out));
   return r.expectEnd("after type entry " + std::to_string(index));
 }
 
@@ -185,6 +187,35 @@ Status Entries::dictionaryAttr(ByteReader &r, Attribute *out) {
   std::stable_sort(
       out->fields.begin(), out->fields.end(),
       [](const NamedAttribute &x, const NamedAttribute &y) { return x.name < y.name; });
+  return Status::ok();
+}
+
+Status Entries::stringAttr(ByteReader &r, Attribute *out) {
+  uint64_t s = 0;
+  RS_RETURN_IF_ERROR(r.readVarInt(&s));
+  std::string_view str;
+  RS_RETURN_IF_ERROR(c_.string(s, &str, r));
+  out->kind = AttrKind::kString;
+  out->str = std::string(str);
+  return Status::ok();
+}
+
+Status Entries::typeAttr(ByteReader &r, Attribute *out) {
+  const DecodedType *t = nullptr;
+  RS_RETURN_IF_ERROR(typeRef(r, &t));
+  out->kind = AttrKind::kType;
+  out->type = std::make_shared<Type>(t->type);
+  return Status::ok();
+}
+
+Status Entries::typedIntegerAttr(ByteReader &r, std::string_view what, Attribute *out) {
+  const DecodedType *t = nullptr;
+  RS_RETURN_IF_ERROR(typeRef(r, &t));
+  if (t->bit_width <= 0 || t->bit_width > 64)
+    return r.error(std::string(what) + " of type " + t->type.toString() + " is not supported");
+  uint64_t bits = 0;
+  RS_RETURN_IF_ERROR(readAPInt(r, t->bit_width, &bits));
+  *out = integerAttr(*t, bits);
   return Status::ok();
 }
 

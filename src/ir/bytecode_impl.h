@@ -9,8 +9,8 @@
 //      and ir::Type (bytecode_entries.cc the tables and shared helpers, bytecode_dense.cc
 //      dense data, bytecode_builtin.cc the builtin dialect, vhlo_attrs.cc and
 //      vhlo_types.cc VHLO), and the RawOp tree mapped to StableHLO ops (vhlo_ops.cc holds
-//      the op table, vhlo_op_attrs.cc the attribute conversions, vhlo_legalize.cc the
-//      mapping).
+//      the op table, vhlo_versions.cc the version numbers, vhlo_op_attrs.cc the attribute
+//      conversions, vhlo_legalize.cc the mapping).
 // Every reading method returns a Status naming the byte offset and section; nothing
 // reads outside the buffer.
 //
@@ -251,11 +251,14 @@ public:
   Status type(uint64_t index, const ByteReader &at, const DecodedType **out);
   const Container &container() const { return c_; }
 
-  /// Decoders for one dialect's entries (bytecode_builtin.cc, vhlo_attrs.cc).
-  Status decodeBuiltinAttr(ByteReader &r, DecodedAttr *out);
-  Status decodeBuiltinType(ByteReader &r, DecodedType *out);
-  Status decodeVhloAttr(ByteReader &r, DecodedAttr *out);
-  Status decodeVhloType(ByteReader &r, DecodedType *out);
+  /// Decoders for one dialect's entries (bytecode_builtin.cc, vhlo_attrs.cc,
+  /// vhlo_types.cc). Every binary entry opens with a varint, its kind `code` in its
+  /// dialect; decodeAttr and decodeType read it (and, for attributes, store it in `out`
+  /// with the origin) and the decoder reads the rest.
+  Status decodeBuiltinAttr(ByteReader &r, uint64_t code, DecodedAttr *out);
+  Status decodeBuiltinType(ByteReader &r, uint64_t code, DecodedType *out);
+  Status decodeVhloAttr(ByteReader &r, uint64_t code, DecodedAttr *out);
+  Status decodeVhloType(ByteReader &r, uint64_t code, DecodedType *out);
 
   /// The attribute / type whose index is the next varint of `r`.
   Status attrRef(ByteReader &r, const DecodedAttr **out);
@@ -266,6 +269,13 @@ public:
   Status arrayAttr(ByteReader &r, Attribute *out);
   /// `list<(A# name, A# value)>` as a dictionary sorted by name (names are strings).
   Status dictionaryAttr(ByteReader &r, Attribute *out);
+  /// `varint string`: a string attribute (builtin String, vhlo string_v1).
+  Status stringAttr(ByteReader &r, Attribute *out);
+  /// `T# type`: a type attribute (builtin TypeAttr, vhlo type_v1).
+  Status typeAttr(ByteReader &r, Attribute *out);
+  /// `T# type, APInt value`: an integer attribute (builtin Integer, vhlo integer_v1); a
+  /// type without a bit width of 1 to 64 is "<what> of type <t> is not supported".
+  Status typedIntegerAttr(ByteReader &r, std::string_view what, Attribute *out);
   /// `[A# encoding,] list<vs> shape, T# element`: a ranked tensor type.
   Status rankedTensorType(ByteReader &r, bool with_encoding, Type *out);
 
@@ -329,7 +339,8 @@ struct VhloOpInfo {
 
 /// The op named `name` ("add_v1"), or nullptr.
 const VhloOpInfo *lookupVhloOp(std::string_view name);
-/// The newest StableHLO version this reader knows ("1.20.0").
+/// The newest StableHLO version this reader knows ("1.20.0") (vhlo_versions.cc, as are
+/// the two below).
 std::string_view currentVhloVersion();
 /// Compares "a.b.c" versions: <0, 0, >0. Unparsable strings compare as 0.0.0.
 int compareVersions(std::string_view a, std::string_view b);

@@ -44,6 +44,40 @@ Result<int64_t> intAttr(const Operation &op, std::string_view attr_name, int64_t
 /// A bool attribute (BoolAttr, or a unit attribute for true); `fallback` when missing.
 bool boolAttr(const Operation &op, std::string_view attr_name, bool fallback);
 
+/// The reads above as members of an op's view, their errors prefixed by the view's
+/// diagnostic: the base of the verifier's OpCheck (ir/verify_impl.h) and of the CPU
+/// compiler's OpView (cpu/kernels/kernel.h), so both read an attribute and word its error
+/// alike. `Derived` provides `const Operation &op() const` and `StatusBuilder error()
+/// const`, the "<loc>: ... '<op>' op " prefix.
+template <typename Derived> class OpAttributeReader {
+public:
+  Result<std::vector<int64_t>> intList(std::string_view attr_name) const {
+    return prefixed(intListAttr(self().op(), attr_name));
+  }
+  Result<std::vector<int64_t>> intList(std::string_view attr_name,
+                                       std::vector<int64_t> fallback) const {
+    return prefixed(intListAttr(self().op(), attr_name, std::move(fallback)));
+  }
+  Result<int64_t> intAttr(std::string_view attr_name) const {
+    return prefixed(ir::intAttr(self().op(), attr_name));
+  }
+  Result<int64_t> intAttr(std::string_view attr_name, int64_t fallback) const {
+    return prefixed(ir::intAttr(self().op(), attr_name, fallback));
+  }
+  bool boolAttr(std::string_view attr_name, bool fallback) const {
+    return ir::boolAttr(self().op(), attr_name, fallback);
+  }
+  /// `decoded` itself (a read of this file), or its error prefixed by error().
+  template <typename T> Result<T> prefixed(Result<T> decoded) const {
+    if (!decoded.isOk())
+      return self().error() << decoded.status().message();
+    return decoded;
+  }
+
+private:
+  const Derived &self() const { return static_cast<const Derived &>(*this); }
+};
+
 /// True when `dims` holds distinct values in [0, rank).
 bool validDims(std::span<const int64_t> dims, int64_t rank);
 

@@ -289,6 +289,12 @@ Status Parser::parseAttribute(Attribute *out) {
   return Status::ok();
 }
 
+Status Parser::expectAttribute(Tok k, std::string_view what, Attribute *out) {
+  if (!is(k))
+    return errorExpected(what);
+  return parseAttribute(out);
+}
+
 Status Parser::parseItemValue(Attribute *out) {
   if (!is(Tok::kMinus) && !is(Tok::kInteger) && !is(Tok::kFloat))
     return parseAttribute(out);

@@ -6,7 +6,8 @@
 // raw bytes; a blob of one element's size is a splat). The literal is tokenised into a
 // flat list of scalars plus its nested shape, then converted once the type is known.
 // Element types the Tensor cannot hold (i4, f8, quantized) keep the verbatim text as an
-// opaque attribute. Also dense_resource<...> and the `{-# dialect_resources #-}` trailer.
+// opaque attribute. dense_resource<...> and the `{-# dialect_resources #-}` trailer are in
+// parse_resources.cc.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/float_bits.h"
@@ -39,20 +40,6 @@ struct Literal {
 
 bool isHexText(std::string_view t) { return t.size() > 2 && t[0] == '0' && t[1] == 'x'; }
 
-bool decodeHexBlob(std::string_view hex, std::string *out) {
-  if (hex.size() < 2 || hex[0] != '0' || hex[1] != 'x' || hex.size() % 2)
-    return false;
-  out->clear();
-  out->reserve(hex.size() / 2 - 1);
-  for (size_t i = 2; i < hex.size(); i += 2) {
-    int hi = hexDigitValue(hex[i]), lo = hexDigitValue(hex[i + 1]);
-    if (hi < 0 || lo < 0)
-      return false;
-    out->push_back(static_cast<char>(hi * 16 + lo));
-  }
-  return true;
-}
-
 bool parseU64(std::string_view text, uint64_t *out) {
   int base = 10;
   if (isHexText(text)) {
@@ -74,6 +61,20 @@ double parseDecimal(std::string_view text, bool *ok) {
 }
 
 } // namespace
+
+bool decodeHexBlob(std::string_view hex, std::string *out) {
+  if (hex.size() < 2 || hex[0] != '0' || hex[1] != 'x' || hex.size() % 2)
+    return false;
+  out->clear();
+  out->reserve(hex.size() / 2 - 1);
+  for (size_t i = 2; i < hex.size(); i += 2) {
+    int hi = hexDigitValue(hex[i]), lo = hexDigitValue(hex[i + 1]);
+    if (hi < 0 || lo < 0)
+      return false;
+    out->push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return true;
+}
 
 Status Parser::parseFloatLiteral(const Token &lit, bool neg, DType dt, double *out) {
   int64_t width = dtypeBitWidth(dt);
@@ -344,92 +345,6 @@ Status Parser::parseDense(Attribute *out, Type *type_out) {
   out->tensor = std::move(tensor);
   out->tensor_type = std::make_shared<Type>(std::move(t));
   return Status::ok();
-}
-
-Status Parser::parseDenseResource(Attribute *out, Type *type_out) {
-  advance(); // dense_resource
-  RS_RETURN_IF_ERROR(expect(Tok::kLess, "'<'"));
-  if (!is(Tok::kBareId) && !is(Tok::kString))
-    return errorExpected("resource name");
-  std::string name(tok().text);
-  size_t name_pos = tok().pos;
-  advance();
-  RS_RETURN_IF_ERROR(expect(Tok::kGreater, "'>'"));
-  RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
-  size_t type_pos = tok().pos;
-  Type t;
-  RS_RETURN_IF_ERROR(parseType(&t));
-  if (type_out)
-    *type_out = t;
-  auto it = resources_.find(name);
-  if (it == resources_.end())
-    return errorAt(name_pos, "unknown dense resource '" + name + "'");
-  if (!t.isTensor() || t.element == DType::kInvalid)
-    return errorAt(type_pos, "expected static tensor type for dense_resource");
-  Result<int64_t> count = checkedElementCount(t.shape);
-  int64_t esize = dtypeSize(t.element);
-  if (!count.isOk() || *count > kMaxDenseBytes / esize)
-    return errorAt(type_pos, "dense resource of type " + t.toString() + " is too large");
-  const std::string &blob = it->second; // 4 bytes of alignment, then the data
-  if (blob.size() < 4 || static_cast<int64_t>(blob.size() - 4) != *count * esize)
-    return errorAt(name_pos, "dense resource '" + name + "' has " +
-                                 std::to_string(blob.size() < 4 ? 0 : blob.size() - 4) +
-                                 " bytes, type " + t.toString() + " needs " +
-                                 std::to_string(*count * esize));
-  *out = Attribute();
-  out->kind = AttrKind::kDenseElements;
-  out->tensor =
-      Tensor::copyOf(t.element, t.shape,
-                     std::span<const uint8_t>(reinterpret_cast<const uint8_t *>(blob.data()) + 4,
-                                              blob.size() - 4));
-  out->tensor_type = std::make_shared<Type>(std::move(t));
-  return Status::ok();
-}
-
-// {-# dialect_resources: { builtin: { name: "0x..." } } #-}
-Status Parser::parseResources() {
-  RS_RETURN_IF_ERROR(expect(Tok::kMetaOpen, "'{-#'"));
-  while (!is(Tok::kMetaClose)) {
-    if (!is(Tok::kBareId))
-      return errorExpected("resource section name");
-    bool dialect = tok().text == "dialect_resources";
-    advance();
-    RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
-    RS_RETURN_IF_ERROR(expect(Tok::kLBrace, "'{'"));
-    while (!is(Tok::kRBrace)) {
-      if (!is(Tok::kBareId))
-        return errorExpected("resource group");
-      bool builtin = dialect && tok().text == "builtin";
-      advance();
-      RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
-      RS_RETURN_IF_ERROR(expect(Tok::kLBrace, "'{'"));
-      while (!is(Tok::kRBrace)) {
-        if (!is(Tok::kBareId) && !is(Tok::kString))
-          return errorExpected("resource name");
-        std::string key(tok().text);
-        advance();
-        RS_RETURN_IF_ERROR(expect(Tok::kColon, "':'"));
-        if (is(Tok::kString)) {
-          std::string hex, bytes;
-          if (builtin && decodeStringLiteral(tok().text, &hex) && decodeHexBlob(hex, &bytes))
-            resources_[key] = std::move(bytes);
-          advance();
-        } else {
-          Attribute ignored;
-          RS_RETURN_IF_ERROR(parseAttribute(&ignored));
-        }
-        if (!consumeIf(Tok::kComma))
-          break;
-      }
-      RS_RETURN_IF_ERROR(expect(Tok::kRBrace, "'}'"));
-      if (!consumeIf(Tok::kComma))
-        break;
-    }
-    RS_RETURN_IF_ERROR(expect(Tok::kRBrace, "'}'"));
-    if (!consumeIf(Tok::kComma))
-      break;
-  }
-  return expect(Tok::kMetaClose, "'#-}'");
 }
 
 } // namespace rs::ir::detail

@@ -2,10 +2,12 @@
 //
 // The recursive-descent parser behind parser.h. One Parser parses one module text; its
 // methods are spread over files of one purpose each:
-//   parser.cc            tokens, diagnostics, value scopes, module, generic ops, regions
+//   parser.cc            tokens, diagnostics, value scopes
+//   parse_operations.cc  operation statements, the generic form, regions and blocks
 //   parse_types.cc       types and the `: ...` type section of pretty ops
 //   parse_attributes.cc  attributes, dictionaries, #stablehlo enums and structs
-//   parse_dense.cc       dense<...> literals, dense_resource blobs
+//   parse_dense.cc       dense<...> literals
+//   parse_resources.cc   dense_resource<...> and the dialect_resources trailer
 //   pretty_ops.cc        table-driven pretty forms (operands, `key = value` items)
 //   pretty_ops_regions.cc  pretty forms with regions (func, while, reduce, scan)
 //   pretty_ops_special.cc  other pretty forms with their own syntax (convolution, ...)
@@ -81,6 +83,10 @@ struct ItemSpec {
 
 /// A decimal or 0x-hexadecimal integer literal's magnitude; false when it does not fit.
 bool parseUnsigned(std::string_view text, uint64_t *out);
+/// The bytes of a `0x...` hex blob (the text of a `dense<"0x...">` literal or of a
+/// dialect resource); false, with `out` unspecified, unless it is "0x" followed by an even
+/// number of hex digits (parse_dense.cc).
+bool decodeHexBlob(std::string_view hex, std::string *out);
 
 class Parser {
 public:
@@ -114,6 +120,10 @@ public:
   /// Depth guard for recursion: returns an error past kMaxDepth.
   Status enter();
   void leave() { --depth_; }
+  Status skipOptionalLoc();
+  /// Skips a balanced (...), [...], {...} or <...> group starting at the current token
+  /// and returns its source text.
+  Status skipBalanced(std::string_view *text);
 
   //===--- values and scopes (parser.cc) --------------------------------===//
   ValueId newValue(const Type &type);
@@ -126,7 +136,7 @@ public:
   void popScope();
   const Type &valueType(ValueId v) const { return module_.value_types[static_cast<size_t>(v)]; }
 
-  //===--- operations and regions (parser.cc) ---------------------------===//
+  //===--- operations and regions (parse_operations.cc) -----------------===//
   Status parseOperation(std::vector<Operation> *out);
   /// The generic form after the op name string.
   Status parseGenericBody(OpState &st);
@@ -134,10 +144,6 @@ public:
   /// (pretty forms); otherwise a `^bb0(...)` label may declare them.
   Status parseRegion(Region *out, const std::vector<ArgDecl> *entry, bool isolated);
   Status parseBlockArgs(std::vector<ArgDecl> *out); // `(%a: T, ...)`
-  Status skipOptionalLoc();
-  /// Skips a balanced (...), [...], {...} or <...> group starting at the current token
-  /// and returns its source text.
-  Status skipBalanced(std::string_view *text);
 
   //===--- types (parse_types.cc) ---------------------------------------===//
   bool atTypeStart() const;
@@ -150,8 +156,11 @@ public:
   /// Sets st.result_types from a type section (see pretty_ops.cc for the rules).
   Status assignResultTypes(OpState &st, const TypeSection &ts);
 
-  //===--- attributes (parse_attributes.cc, parse_dense.cc) --------------===//
+  //===--- attributes (parse_attributes.cc, parse_dense.cc, parse_resources.cc) ===//
   Status parseAttribute(Attribute *out);
+  /// parseAttribute, when the current token is a `k` (a string, a symbol); else
+  /// errorExpected(what), with nothing consumed.
+  Status expectAttribute(Tok k, std::string_view what, Attribute *out);
   // The kinds of parseAttribute; `start` is the attribute's first character.
   Status parseKeywordAttr(size_t start, Attribute *out); // true, unit, dense<, array<, a type
   Status parseDenseArray(size_t start, Attribute *out);  // `array<T: a, b>` after `array`
@@ -200,6 +209,9 @@ public:
   /// reduce_precision's `format = e5m10`: exponent_bits and mantissa_bits.
   Status parseFormatItem(OpState &st);
   Status parseTrailingAttrDict(OpState &st); // optional `{...}` or `attributes {...}`
+  /// `, key = value` items, as many as there are, each value (parseItemValue) stored as the
+  /// property named by its key (chlo.top_k's `k = 3`, check.expect_*_const's `tolerance`).
+  Status parseCommaItems(OpState &st);
   /// One value use, appended to the op's operands.
   Status parseOperand(OpState &st);
   /// A balanced `<...>` kept as an opaque attribute spelled `prefix<...>` ("#sdy.mesh").

@@ -191,11 +191,7 @@ Status Parser::parseItem(const ItemSpec &item, OpState &st,
     a.int_value = isKeyword("true");
     advance();
     break;
-  case ItemKind::kString:
-    if (!is(Tok::kString))
-      return errorExpected("string");
-    RS_RETURN_IF_ERROR(parseAttribute(&a));
-    break;
+  case ItemKind::kString: RS_RETURN_IF_ERROR(expectAttribute(Tok::kString, "string", &a)); break;
   case ItemKind::kAttr: RS_RETURN_IF_ERROR(parseItemValue(&a)); break;
   }
   st.op.properties.push_back({std::move(prop), std::move(a)});

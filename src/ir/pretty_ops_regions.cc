@@ -18,10 +18,8 @@ Status Parser::parseFuncOp(OpState &st) {
     op.properties.push_back({"sym_visibility", makeString(std::string(tok().text))});
     advance();
   }
-  if (!is(Tok::kSymbol))
-    return errorExpected("function name");
   Attribute sym;
-  RS_RETURN_IF_ERROR(parseAttribute(&sym));
+  RS_RETURN_IF_ERROR(expectAttribute(Tok::kSymbol, "function name", &sym));
   op.properties.push_back({"sym_name", makeString(sym.str)});
   std::vector<ArgDecl> args;
   std::vector<Attribute> arg_dicts, res_dicts;

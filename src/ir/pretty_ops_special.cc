@@ -137,10 +137,8 @@ Status Parser::parseCustomCallOp(OpState &st) {
 
 // stablehlo.composite "name" %a, %b {composite_attributes = ..., decomposition = @f} : ...
 Status Parser::parseCompositeOp(OpState &st) {
-  if (!is(Tok::kString))
-    return errorExpected("composite name");
   Attribute name;
-  RS_RETURN_IF_ERROR(parseAttribute(&name));
+  RS_RETURN_IF_ERROR(expectAttribute(Tok::kString, "composite name", &name));
   st.op.properties.push_back({"name", std::move(name)});
   if (is(Tok::kValueId))
     RS_RETURN_IF_ERROR(parseValueUseList(&st.op.operands));
@@ -212,10 +210,7 @@ Status Parser::parseGetTupleElementOp(OpState &st) {
   return finishOp(st);
 }
 
-// chlo.top_k(%x, k = 3) : tensor<4x8xf32> -> (tensor<4x3xf32>, tensor<4x3xi32>)
-Status Parser::parseTopKOp(OpState &st) {
-  RS_RETURN_IF_ERROR(expect(Tok::kLParen, "'('"));
-  RS_RETURN_IF_ERROR(parseOperand(st));
+Status Parser::parseCommaItems(OpState &st) {
   while (consumeIf(Tok::kComma)) {
     if (!is(Tok::kBareId))
       return errorExpected("attribute name");
@@ -226,16 +221,22 @@ Status Parser::parseTopKOp(OpState &st) {
     RS_RETURN_IF_ERROR(parseItemValue(&a));
     st.op.properties.push_back({std::move(key), std::move(a)});
   }
+  return Status::ok();
+}
+
+// chlo.top_k(%x, k = 3) : tensor<4x8xf32> -> (tensor<4x3xf32>, tensor<4x3xi32>)
+Status Parser::parseTopKOp(OpState &st) {
+  RS_RETURN_IF_ERROR(expect(Tok::kLParen, "'('"));
+  RS_RETURN_IF_ERROR(parseOperand(st));
+  RS_RETURN_IF_ERROR(parseCommaItems(st));
   RS_RETURN_IF_ERROR(expect(Tok::kRParen, "')'"));
   return finishOp(st);
 }
 
 // sdy.mesh @name = <["x"=2]> {attrs}
 Status Parser::parseSdyMeshOp(OpState &st) {
-  if (!is(Tok::kSymbol))
-    return errorExpected("mesh name");
   Attribute sym;
-  RS_RETURN_IF_ERROR(parseAttribute(&sym));
+  RS_RETURN_IF_ERROR(expectAttribute(Tok::kSymbol, "mesh name", &sym));
   st.op.properties.push_back({"sym_name", makeString(sym.str)});
   RS_RETURN_IF_ERROR(expect(Tok::kEqual, "'='"));
   Attribute mesh;
@@ -254,16 +255,7 @@ Status Parser::parseCheckConstOp(OpState &st) {
   Attribute value;
   RS_RETURN_IF_ERROR(parseAttribute(&value));
   st.op.properties.push_back({"value", std::move(value)});
-  while (consumeIf(Tok::kComma)) {
-    if (!is(Tok::kBareId))
-      return errorExpected("attribute name");
-    std::string key(tok().text);
-    advance();
-    RS_RETURN_IF_ERROR(expect(Tok::kEqual, "'='"));
-    Attribute a;
-    RS_RETURN_IF_ERROR(parseItemValue(&a));
-    st.op.properties.push_back({std::move(key), std::move(a)});
-  }
+  RS_RETURN_IF_ERROR(parseCommaItems(st));
   return parseTrailingAttrDict(st);
 }
 

@@ -46,23 +46,6 @@ Status OpCheck::expectArity(size_t operands, size_t results) const {
   return Status::ok();
 }
 
-Result<std::vector<int64_t>> OpCheck::intList(std::string_view attr_name) const {
-  return prefixed(intListAttr(op_, attr_name));
-}
-
-Result<std::vector<int64_t>> OpCheck::intList(std::string_view attr_name,
-                                              std::vector<int64_t> fallback) const {
-  return prefixed(intListAttr(op_, attr_name, std::move(fallback)));
-}
-
-Result<int64_t> OpCheck::intAttr(std::string_view attr_name) const {
-  return prefixed(ir::intAttr(op_, attr_name));
-}
-
-Result<int64_t> OpCheck::intAttr(std::string_view attr_name, int64_t fallback) const {
-  return prefixed(ir::intAttr(op_, attr_name, fallback));
-}
-
 //===----------------------------------------------------------------------===//
 // Types, dimensions and regions
 //===----------------------------------------------------------------------===//

@@ -21,8 +21,9 @@
 
 namespace rs::ir::detail {
 
-/// The verifier's view of one op of a module.
-class OpCheck {
+/// The verifier's view of one op of a module; the attribute reads (intList, intAttr,
+/// boolAttr, prefixed) come from OpAttributeReader.
+class OpCheck : public OpAttributeReader<OpCheck> {
 public:
   OpCheck(const Module &module, const Operation &op) : module_(module), op_(op) {}
 
@@ -40,22 +41,6 @@ public:
   Status error(const Status &decoding) const;
   /// Checks the operand and result counts: "expects <n> operands, got <m>" (results alike).
   Status expectArity(size_t operands, size_t results) const;
-
-  /// The op_attributes.h reads, their errors prefixed by error().
-  Result<std::vector<int64_t>> intList(std::string_view attr_name) const;
-  Result<std::vector<int64_t>> intList(std::string_view attr_name,
-                                       std::vector<int64_t> fallback) const;
-  Result<int64_t> intAttr(std::string_view attr_name) const;
-  Result<int64_t> intAttr(std::string_view attr_name, int64_t fallback) const;
-  bool boolAttr(std::string_view attr_name, bool fallback) const {
-    return ir::boolAttr(op_, attr_name, fallback);
-  }
-  /// `decoded` itself, or its error prefixed by error().
-  template <typename T> Result<T> prefixed(Result<T> decoded) const {
-    if (!decoded.isOk())
-      return error(decoded.status());
-    return decoded;
-  }
 
 private:
   const Module &module_;

@@ -87,11 +87,7 @@ std::string boundsText(const std::vector<int64_t> &bounds) {
 
 } // namespace
 
-Status Entries::decodeVhloAttr(ByteReader &r, DecodedAttr *out) {
-  uint64_t code = 0;
-  RS_RETURN_IF_ERROR(r.readVarInt(&code));
-  out->origin = Origin::kVhlo;
-  out->code = code;
+Status Entries::decodeVhloAttr(ByteReader &r, uint64_t code, DecodedAttr *out) {
   Attribute &a = out->attr;
   auto f64 = [&](double *v) -> Status {
     uint64_t bits = 0;
@@ -139,16 +135,7 @@ Status Entries::decodeVhloAttr(ByteReader &r, DecodedAttr *out) {
     RS_RETURN_IF_ERROR(typeRef(r, &t));
     return readFloatAttr(r, *t, &a);
   }
-  case 9: { // integer_v1
-    const DecodedType *t = nullptr;
-    RS_RETURN_IF_ERROR(typeRef(r, &t));
-    if (t->bit_width <= 0 || t->bit_width > 64)
-      return r.error("integer_v1 of type " + t->type.toString() + " is not supported");
-    uint64_t bits = 0;
-    RS_RETURN_IF_ERROR(readAPInt(r, t->bit_width, &bits));
-    a = integerAttr(*t, bits);
-    return Status::ok();
-  }
+  case 9: return typedIntegerAttr(r, "integer_v1", &a);
   case 10: { // output_operand_alias_v1
     std::vector<int64_t> output, operand;
     int64_t index = 0;
@@ -163,16 +150,8 @@ Status Entries::decodeVhloAttr(ByteReader &r, DecodedAttr *out) {
                 {"operand_tuple_indices", i64Array(std::move(operand))}};
     return Status::ok();
   }
-  case 14: { // string_v1
-    uint64_t s = 0;
-    RS_RETURN_IF_ERROR(r.readVarInt(&s));
-    std::string_view str;
-    RS_RETURN_IF_ERROR(c_.string(s, &str, r));
-    a.kind = AttrKind::kString;
-    a.str = std::string(str);
-    return Status::ok();
-  }
-  case 15: { // tensor_v1
+  case 14: return stringAttr(r, &a); // string_v1
+  case 15: {                         // tensor_v1
     const DecodedType *t = nullptr;
     RS_RETURN_IF_ERROR(typeRef(r, &t));
     std::span<const uint8_t> blob;
@@ -182,14 +161,8 @@ Status Entries::decodeVhloAttr(ByteReader &r, DecodedAttr *out) {
     out->code = code;
     return Status::ok();
   }
-  case 17: { // type_v1
-    const DecodedType *t = nullptr;
-    RS_RETURN_IF_ERROR(typeRef(r, &t));
-    a.kind = AttrKind::kType;
-    a.type = std::make_shared<Type>(t->type);
-    return Status::ok();
-  }
-  case 18: { // type_extensions_v1
+  case 17: return typeAttr(r, &a); // type_v1
+  case 18: {                       // type_extensions_v1
     RS_RETURN_IF_ERROR(readSignedList(r, &out->bounds));
     a = opaque(boundsText(out->bounds));
     return Status::ok();

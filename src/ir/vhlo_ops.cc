@@ -3,14 +3,13 @@
 // Every VHLO op of StableHLO 0.9.0 to 1.20.0 (stablehlo/dialect/VhloOps.td,
 // `VHLO_Op<"name", "min", "max">`; vhlo-bytecode.md 3.5): its name with version, the
 // versions it exists in ("current" = the newest), the StableHLO op it maps to, and its
-// attributes in the order a properties entry stores them (ascending by name). Also the
-// version helpers.
+// attributes in the order a properties entry stores them (ascending by name). The version
+// helpers are in vhlo_versions.cc.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/bytecode_impl.h"
 
 #include <algorithm>
-#include <charconv>
 
 namespace rs::ir::bc {
 namespace {
@@ -388,21 +387,6 @@ const std::vector<VhloOpInfo> &opTable() {
   return kOps;
 }
 
-/// "a.b.c" as three numbers; false if it is not of that form.
-bool parseVersion(std::string_view v, uint64_t out[3]) {
-  for (int i = 0; i < 3; ++i) {
-    size_t end = i < 2 ? v.find('.') : v.size();
-    if (end == std::string_view::npos || end == 0)
-      return false;
-    std::string_view part = v.substr(0, end);
-    auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), out[i]);
-    if (ec != std::errc() || ptr != part.data() + part.size())
-      return false;
-    v.remove_prefix(i < 2 ? end + 1 : end);
-  }
-  return true;
-}
-
 } // namespace
 
 const VhloOpInfo *lookupVhloOp(std::string_view name) {
@@ -410,25 +394,6 @@ const VhloOpInfo *lookupVhloOp(std::string_view name) {
   auto it = std::lower_bound(ops.begin(), ops.end(), name,
                              [](const VhloOpInfo &op, std::string_view n) { return op.name < n; });
   return it != ops.end() && it->name == name ? &*it : nullptr;
-}
-
-std::string_view currentVhloVersion() { return "1.20.0"; }
-
-bool isVersion(std::string_view v) {
-  uint64_t parts[3];
-  return parseVersion(v, parts);
-}
-
-int compareVersions(std::string_view a, std::string_view b) {
-  uint64_t x[3] = {0, 0, 0}, y[3] = {0, 0, 0};
-  if (!parseVersion(a, x))
-    x[0] = x[1] = x[2] = 0;
-  if (!parseVersion(b, y))
-    y[0] = y[1] = y[2] = 0;
-  for (int i = 0; i < 3; ++i)
-    if (x[i] != y[i])
-      return x[i] < y[i] ? -1 : 1;
-  return 0;
 }
 
 } // namespace rs::ir::bc

@@ -37,9 +37,7 @@ std::string quantParams(double scale, int64_t zero_point) {
 
 } // namespace
 
-Status Entries::decodeVhloType(ByteReader &r, DecodedType *out) {
-  uint64_t code = 0;
-  RS_RETURN_IF_ERROR(r.readVarInt(&code));
+Status Entries::decodeVhloType(ByteReader &r, uint64_t code, DecodedType *out) {
   out->is_vhlo = true;
   auto scalar = [&](DType t) {
     out->type = scalarType(t);

@@ -68,9 +68,9 @@ int runCacheExport(const CacheSourceOptions &options, const std::string &archive
       roots.isOk() ? exportArchive(*roots, archive, thisBuild().toString(), out) : roots.status();
   if (!s.isOk()) {
     err << "cache export: " << s.message() << "\n";
-    return kCacheError;
+    return kExitError;
   }
-  return kCacheOk;
+  return kExitOk;
 }
 
 int runCacheImport(const CacheSourceOptions &options, const std::string &archive, std::ostream &out,
@@ -79,9 +79,9 @@ int runCacheImport(const CacheSourceOptions &options, const std::string &archive
   Status s = roots.isOk() ? importArchive(*roots, archive, out) : roots.status();
   if (!s.isOk()) {
     err << "cache import: " << s.message() << "\n";
-    return kCacheError;
+    return kExitError;
   }
-  return kCacheOk;
+  return kExitOk;
 }
 
 } // namespace rs::tools

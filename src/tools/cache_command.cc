@@ -77,7 +77,7 @@ int verify(const CacheVerifyOptions &options, std::ostream &out, std::ostream &e
   Result<HostPort> hp = client::parseServerUrl(options.metrics_url, client::WireProtocol::kHttp);
   if (!hp.isOk()) {
     err << "cache verify: --metrics-url: " << hp.status().message() << "\n";
-    return kCacheError;
+    return kExitError;
   }
   httplib::Client client(hp->host, hp->port);
   const int64_t timeout_ms = options.timeout_ms > 0 ? options.timeout_ms : kDefaultTimeoutMs;
@@ -91,11 +91,11 @@ int verify(const CacheVerifyOptions &options, std::ostream &out, std::ostream &e
   if (!metrics.isOk()) {
     err << "cache verify: worker metrics at " << where << ": " << metrics.status().message()
         << "\n";
-    return kCacheError;
+    return kExitError;
   }
   if (metrics_status != 200) {
     err << "cache verify: GET /metrics at " << where << " answered " << metrics_status << "\n";
-    return kCacheError;
+    return kExitError;
   }
   fig.ready = ready_status == 200;
   Result<int64_t> hits = seriesValue(*metrics, kHitsSeries);
@@ -103,14 +103,14 @@ int verify(const CacheVerifyOptions &options, std::ostream &out, std::ostream &e
   if (!hits.isOk() || !misses.isOk()) {
     err << "cache verify: " << (hits.isOk() ? misses : hits).status().message() << " (" << where
         << " is not a reactant-server worker's metrics port?)\n";
-    return kCacheError;
+    return kExitError;
   }
   fig.hits = *hits;
   fig.misses = *misses;
   if (!options.log_path.empty()) {
     if (Status s = readLog(options.log_path, &fig); !s.isOk()) {
       err << "cache verify: " << s.message() << "\n";
-      return kCacheError;
+      return kExitError;
     }
   }
 
@@ -139,10 +139,10 @@ int verify(const CacheVerifyOptions &options, std::ostream &out, std::ostream &e
   if (!failures.empty()) {
     for (const std::string &f : failures)
       out << "FAIL: " << f << "\n";
-    return kCacheVerifyFailed;
+    return kExitCheckFailed;
   }
   out << "PASS: every program (" << fig.hits << ") was loaded from the executable cache\n";
-  return kCacheOk;
+  return kExitOk;
 }
 
 } // namespace

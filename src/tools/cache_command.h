@@ -53,10 +53,10 @@
 // `executable cache: hit` lines as the hit counter, and no `TF32 probe` leg with
 // `executable_cache=miss`.
 //
-// Exit status: 0 success (export/import done; verify: every program loaded from the
-// cache); 1 verify only: a program was compiled (or the worker is not ready); 3 error (bad
-// configuration, unreadable or refused archive, worker unreachable, metrics without the
-// cache counters); 2 bad command-line use (CLI11).
+// Exit status (tools/exit_status.h): 0 success (export/import done; verify: every
+// program loaded from the cache); 1 verify only: a program was compiled (or the worker is
+// not ready); 3 error (bad configuration, unreadable or refused archive, worker
+// unreachable, metrics without the cache counters); 2 bad command-line use (CLI11).
 //
 // Thread safety: the functions touch only their arguments, the file system and the worker.
 //
@@ -64,6 +64,7 @@
 #pragma once
 
 #include "support/status.h"
+#include "tools/exit_status.h"
 
 #include <CLI/CLI.hpp>
 
@@ -73,10 +74,6 @@
 #include <vector>
 
 namespace rs::tools {
-
-inline constexpr int kCacheOk = 0;
-inline constexpr int kCacheVerifyFailed = 1;
-inline constexpr int kCacheError = 3;
 
 /// "reactant-server cache archive 1": MANIFEST.json's `format`.
 inline constexpr std::string_view kCacheArchiveFormat = "reactant-server cache archive 1";
@@ -103,12 +100,12 @@ struct CacheRoot {
 Result<std::vector<CacheRoot>> resolveCacheRoots(const CacheSourceOptions &options);
 
 /// Runs `cache export ARCHIVE`: writes the archive, prints one line per root and a total
-/// to `out`, errors to `err`. Returns kCacheOk or kCacheError.
+/// to `out`, errors to `err`. Returns kExitOk or kExitError.
 int runCacheExport(const CacheSourceOptions &options, const std::string &archive, std::ostream &out,
                    std::ostream &err);
 
-/// Runs `cache import ARCHIVE` (checks everything, then writes). Returns kCacheOk or
-/// kCacheError (a refused archive names the member and writes nothing).
+/// Runs `cache import ARCHIVE` (checks everything, then writes). Returns kExitOk or
+/// kExitError (a refused archive names the member and writes nothing).
 int runCacheImport(const CacheSourceOptions &options, const std::string &archive, std::ostream &out,
                    std::ostream &err);
 
@@ -132,8 +129,8 @@ struct CacheVerifyFigures {
   std::vector<std::string> log_misses;
 };
 
-/// Runs `cache verify`; `figures` (optional) receives what was read. Returns kCacheOk,
-/// kCacheVerifyFailed or kCacheError.
+/// Runs `cache verify`; `figures` (optional) receives what was read. Returns kExitOk,
+/// kExitCheckFailed or kExitError.
 int runCacheVerify(const CacheVerifyOptions &options, std::ostream &out, std::ostream &err,
                    CacheVerifyFigures *figures = nullptr);
 

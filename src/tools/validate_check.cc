@@ -217,7 +217,7 @@ int runValidateCheck(const ValidateCheckOptions &o, std::ostream &out, std::ostr
   Result<json> rec = readRecord(o.record_path);
   if (!rec.isOk()) {
     err << "validate check: " << rec.status().toString() << "\n";
-    return kValidateError;
+    return kExitError;
   }
   const json &server_json = (*rec)["server"];
   client::KServeClientOptions co;
@@ -225,7 +225,7 @@ int runValidateCheck(const ValidateCheckOptions &o, std::ostream &out, std::ostr
       parseProtocol(o.protocol.empty() ? str(server_json, "protocol") : o.protocol);
   if (!protocol.isOk()) {
     err << "validate check: " << protocol.status().message() << "\n";
-    return kValidateError;
+    return kExitError;
   }
   co.protocol = *protocol;
   co.url = o.url.empty() ? str(server_json, "url") : o.url;
@@ -241,7 +241,7 @@ int runValidateCheck(const ValidateCheckOptions &o, std::ostream &out, std::ostr
   if (!identity.isOk()) {
     err << "validate check: " << identity.status().toString() << "\n";
     out << "verdict:  ERROR (cannot read the deployment's evidence)\n";
-    return kValidateError;
+    return kExitError;
   }
   const std::vector<IdentityChange> changes = compareIdentity((*rec)["identity"], *identity);
   out << "identity: "
@@ -271,16 +271,16 @@ int runValidateCheck(const ValidateCheckOptions &o, std::ostream &out, std::ostr
   std::string verdict;
   int status;
   if (differ > 0 || !changes.empty()) {
-    status = kValidateMismatch;
+    status = kExitCheckFailed;
     verdict = "MISMATCH (" + std::to_string(differ) + " of " + count(requests.size(), "request") +
               " differ; " + count(changes.size(), "identity fact") + " changed";
     verdict += unchecked ? "; " + count(unchecked, "request") + " not checked)" : ")";
   } else if (unchecked > 0) {
-    status = kValidateError;
+    status = kExitError;
     verdict = "ERROR (" + count(unchecked, "request") +
               " could not be replayed; every other output is identical)";
   } else {
-    status = kValidateMatch;
+    status = kExitOk;
     verdict = "MATCH (" + count(identical, "request") +
               ", every output byte-identical; identity unchanged)";
   }
@@ -289,7 +289,7 @@ int runValidateCheck(const ValidateCheckOptions &o, std::ostream &out, std::ostr
     const json report = reportJson(verdict, status, where, changes, checks);
     if (Status s = writeFileAtomically(o.report_path, dumpJson(report, 2) + "\n"); !s.isOk()) {
       err << "validate check: " << s.toString() << "\n";
-      return kValidateError;
+      return kExitError;
     }
   }
   return status;

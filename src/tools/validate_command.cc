@@ -377,14 +377,14 @@ int runValidateRecord(const ValidateRecordOptions &options, std::ostream &out, s
   Result<json> rec = record(options, out);
   if (!rec.isOk()) {
     err << "validate record: " << rec.status().toString() << "\n";
-    return kValidateError;
+    return kExitError;
   }
   if (Status s = writeFileAtomically(options.record_path, dumpJson(*rec, 2) + "\n"); !s.isOk()) {
     err << "validate record: " << s.toString() << "\n";
-    return kValidateError;
+    return kExitError;
   }
   out << "wrote " << options.record_path << "\n";
-  return kValidateMatch;
+  return kExitOk;
 }
 
 } // namespace rs::tools
@@ -404,7 +404,7 @@ int runRecordArgs(RecordArgs &a) {
   Result<client::WireProtocol> protocol = parseProtocol(a.protocol);
   if (!protocol.isOk()) {
     std::cerr << "validate record: " << protocol.status().message() << "\n";
-    return kValidateError;
+    return kExitError;
   }
   a.options.client.protocol = *protocol;
   a.options.sources.clear();
@@ -413,7 +413,7 @@ int runRecordArgs(RecordArgs &a) {
       Result<RequestSource> src = parseRequestSource(spec, a.model, golden);
       if (!src.isOk()) {
         std::cerr << "validate record: " << src.status().message() << "\n";
-        return kValidateError;
+        return kExitError;
       }
       a.options.sources.push_back(*src);
     }

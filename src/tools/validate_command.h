@@ -36,7 +36,7 @@
 // gateway evidence 1" with `workers`), every worker's document is compared with the
 // recorded one.
 //
-// Exit status (kValidate*): 0 MATCH (every output identical and no identity fact
+// Exit status (tools/exit_status.h): 0 MATCH (every output identical and no identity fact
 // changed); 1 MISMATCH (an output differs, a request now fails, or an identity fact
 // changed); 3 ERROR (the check or record could not be done: bad record, server
 // unreachable, a request file missing or changed; record: a request failed); 2 is bad
@@ -51,6 +51,7 @@
 #include "client/tensor_compare.h"
 #include "protocol/evidence.h"
 #include "support/status.h"
+#include "tools/exit_status.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -61,10 +62,6 @@
 #include <vector>
 
 namespace rs::tools {
-
-inline constexpr int kValidateMatch = 0;
-inline constexpr int kValidateMismatch = 1;
-inline constexpr int kValidateError = 3;
 
 /// "reactant-server validation record 1": the `format` of a record.
 inline constexpr std::string_view kRecordFormat = "reactant-server validation record 1";
@@ -124,10 +121,10 @@ using client::TensorDifference;
 using client::tensorDifference;
 
 /// Runs `validate record`; writes the report to `out`, errors to `err`; returns the exit
-/// status (kValidateMatch on success, kValidateError otherwise).
+/// status (kExitOk on success, kExitError otherwise).
 int runValidateRecord(const ValidateRecordOptions &options, std::ostream &out, std::ostream &err);
 
-/// Runs `validate check`; returns kValidateMatch, kValidateMismatch or kValidateError.
+/// Runs `validate check`; returns kExitOk, kExitCheckFailed or kExitError.
 int runValidateCheck(const ValidateCheckOptions &options, std::ostream &out, std::ostream &err);
 
 /// Registers `validate record` and `validate check` on `app`.

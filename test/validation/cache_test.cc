@@ -144,7 +144,7 @@ TEST_F(CacheArchive, ExportDeleteImportRestartEveryProgramLoadsFromTheCache) {
   ASSERT_NE(first, nullptr);
   tools::CacheVerifyFigures cold;
   CommandRun cold_verify = verify(*first, "", &cold);
-  EXPECT_EQ(cold_verify.status, tools::kCacheVerifyFailed) << cold_verify.out << cold_verify.err;
+  EXPECT_EQ(cold_verify.status, tools::kExitCheckFailed) << cold_verify.out << cold_verify.err;
   EXPECT_TRUE(cold.ready);
   EXPECT_EQ(cold.hits, 0);
   EXPECT_EQ(cold.misses, kPrograms);
@@ -163,7 +163,7 @@ TEST_F(CacheArchive, ExportDeleteImportRestartEveryProgramLoadsFromTheCache) {
   const std::string entry_bytes = readFile(repo_ + "/iris_mlp/.cache/" + iris[0]);
 
   CommandRun exported = exportCaches();
-  ASSERT_EQ(exported.status, tools::kCacheOk) << exported.err;
+  ASSERT_EQ(exported.status, tools::kExitOk) << exported.err;
   EXPECT_NE(exported.out.find("model_repos/0 (model_repo " + repo_ + "): 6 files, "),
             std::string::npos)
       << exported.out;
@@ -175,7 +175,7 @@ TEST_F(CacheArchive, ExportDeleteImportRestartEveryProgramLoadsFromTheCache) {
 
   deleteCaches();
   CommandRun imported = importCaches();
-  ASSERT_EQ(imported.status, tools::kCacheOk) << imported.err;
+  ASSERT_EQ(imported.status, tools::kExitOk) << imported.err;
   EXPECT_NE(imported.out.find("model_repos/0 -> " + repo_ + ": 6 files, "), std::string::npos)
       << imported.out;
   EXPECT_NE(imported.out.find("autotune_cache/0 -> " + autotune_ + ": 1 files, " +
@@ -196,7 +196,7 @@ TEST_F(CacheArchive, ExportDeleteImportRestartEveryProgramLoadsFromTheCache) {
   capture.flush();
   tools::CacheVerifyFigures warm;
   CommandRun warm_verify = verify(*second, log, &warm);
-  EXPECT_EQ(warm_verify.status, tools::kCacheOk) << warm_verify.out << warm_verify.err;
+  EXPECT_EQ(warm_verify.status, tools::kExitOk) << warm_verify.out << warm_verify.err;
   EXPECT_TRUE(warm.ready);
   EXPECT_EQ(warm.misses, 0);
   EXPECT_EQ(warm.hits, kPrograms);
@@ -247,7 +247,7 @@ TEST_F(CacheArchive, AForgedEntryUnderAKeyIsALoggedMissAndVerifyFailsNamingIt) {
   capture.flush();
   tools::CacheVerifyFigures figures;
   CommandRun run = verify(*second, log, &figures);
-  EXPECT_EQ(run.status, tools::kCacheVerifyFailed) << run.out << run.err;
+  EXPECT_EQ(run.status, tools::kExitCheckFailed) << run.out << run.err;
   EXPECT_EQ(figures.misses, 1);
   EXPECT_EQ(figures.hits, kPrograms - 1);
   ASSERT_EQ(figures.log_misses.size(), 1u) << run.out;
@@ -286,7 +286,7 @@ TEST_F(CacheArchive, CorruptedArchiveIsRefusedNamingTheFileAndNothingIsWritten) 
   ASSERT_EQ(iris.size(), 3u);
   const std::string entry = iris[1];
   const std::string good = readFile(repo_ + "/iris_mlp/.cache/" + entry);
-  ASSERT_EQ(exportCaches().status, tools::kCacheOk);
+  ASSERT_EQ(exportCaches().status, tools::kExitOk);
 
   // Flip one byte in the middle of that entry's bytes inside the (uncompressed) tar.
   std::string tar = readFile(archive_);
@@ -299,7 +299,7 @@ TEST_F(CacheArchive, CorruptedArchiveIsRefusedNamingTheFileAndNothingIsWritten) 
 
   deleteCaches();
   CommandRun imported = importCaches();
-  EXPECT_EQ(imported.status, tools::kCacheError);
+  EXPECT_EQ(imported.status, tools::kExitError);
   EXPECT_EQ(imported.out, "");
   EXPECT_EQ(imported.err, "cache import: archive " + archive_ +
                               " refused (nothing was imported): model_repos/0/iris_mlp/.cache/" +
@@ -355,7 +355,7 @@ TEST_F(CacheArchive, MemberOutsideACacheDirectoryIsRefused) {
     writeArchive(archive_, {{"model_repos/0/iris_mlp/.cache/model.b1-ok.rsexe", "entry"},
                             {name, "not weights"}});
     CommandRun imported = importCaches();
-    EXPECT_EQ(imported.status, tools::kCacheError);
+    EXPECT_EQ(imported.status, tools::kExitError);
     const std::string why = name.find("..") != std::string::npos
                                 ? " has an empty, '.' or '..' path component\n"
                                 : " is not a cache entry (expected model_repos/0/.cache/<file> or "
@@ -370,7 +370,7 @@ TEST_F(CacheArchive, MemberOutsideACacheDirectoryIsRefused) {
   writeArchive(archive_, {{"model_repos/0/iris_mlp/.cache/model.b1-ok.rsexe", "entry"},
                           {"model_repos/0/gone/.cache/model.b1-x.rsexe", "other"}});
   CommandRun imported = importCaches();
-  EXPECT_EQ(imported.status, tools::kCacheOk) << imported.err;
+  EXPECT_EQ(imported.status, tools::kExitOk) << imported.err;
   EXPECT_EQ(imported.out, "model_repos/0 -> " + repo_ +
                               ": 1 files, 5 bytes\nskipped model_repos/0/gone/.cache/"
                               "model.b1-x.rsexe (no such bundle in the repository)\nimported 1 "
@@ -383,7 +383,7 @@ TEST_F(CacheArchive, VerifyOfAnUnreachableWorkerIsAnError) {
   tools::CacheVerifyOptions o;
   o.metrics_url = "127.0.0.1:1";
   std::ostringstream out, err;
-  EXPECT_EQ(tools::runCacheVerify(o, out, err), tools::kCacheError);
+  EXPECT_EQ(tools::runCacheVerify(o, out, err), tools::kExitError);
   EXPECT_EQ(out.str(), "");
   EXPECT_EQ(err.str().rfind("cache verify: worker metrics at 127.0.0.1:1: GET /readyz: ", 0), 0u)
       << err.str();

@@ -102,7 +102,7 @@ TEST_F(Validate, RecordRestartCheckMatchesOverBothProtocols) {
   std::unique_ptr<server::Worker> first = startWorker(repo_);
   ASSERT_NE(first, nullptr);
   CommandRun rec = record(*first);
-  ASSERT_EQ(rec.status, tools::kValidateMatch) << rec.err;
+  ASSERT_EQ(rec.status, tools::kExitOk) << rec.err;
   EXPECT_NE(rec.out.find("recorded 3 requests (5 output tensors)"), std::string::npos) << rec.out;
 
   const json r = json::parse(readFile(record_));
@@ -135,7 +135,7 @@ TEST_F(Validate, RecordRestartCheckMatchesOverBothProtocols) {
   std::unique_ptr<server::Worker> second = startWorker(repo_); // the restart
   ASSERT_NE(second, nullptr);
   CommandRun over_grpc = check(grpcUrl(*second));
-  EXPECT_EQ(over_grpc.status, tools::kValidateMatch) << over_grpc.out << over_grpc.err;
+  EXPECT_EQ(over_grpc.status, tools::kExitOk) << over_grpc.out << over_grpc.err;
   EXPECT_NE(over_grpc.out.find("identity: no fact changed\n"), std::string::npos) << over_grpc.out;
   EXPECT_NE(over_grpc.out.find("requests: 3 in the record: 3 identical, 0 differ, 0 not checked\n"),
             std::string::npos)
@@ -148,13 +148,13 @@ TEST_F(Validate, RecordRestartCheckMatchesOverBothProtocols) {
                                  "unchanged)");
 
   CommandRun over_http = check("127.0.0.1:" + std::to_string(second->httpPort()), "http");
-  EXPECT_EQ(over_http.status, tools::kValidateMatch) << over_http.out << over_http.err;
+  EXPECT_EQ(over_http.status, tools::kExitOk) << over_http.out << over_http.err;
 }
 
 TEST_F(Validate, ChangedWeightAfterReloadNamesModelTensorsAndHash) {
   std::unique_ptr<server::Worker> w = startWorker(repo_);
   ASSERT_NE(w, nullptr);
-  ASSERT_EQ(record(*w).status, tools::kValidateMatch);
+  ASSERT_EQ(record(*w).status, tools::kExitOk);
 
   // fc.bias[0] += 1: logit 0 of every row moves by 1, every prob of the row moves.
   const std::string weights = repo_ + "/digits_cnn/weights.safetensors";
@@ -172,7 +172,7 @@ TEST_F(Validate, ChangedWeightAfterReloadNamesModelTensorsAndHash) {
   ASSERT_TRUE(w->repository().loadModel(repo_ + "/digits_cnn").isOk()); // the reload
 
   CommandRun c = check(grpcUrl(*w));
-  EXPECT_EQ(c.status, tools::kValidateMismatch) << c.out << c.err;
+  EXPECT_EQ(c.status, tools::kExitCheckFailed) << c.out << c.err;
   const std::string old_hash = sha256Hex(before), new_hash = sha256Hex(bytes);
   EXPECT_NE(c.out.find("identity: 1 fact changed\n  [bundle hashes] "
                        "models.digits_cnn.weights_sha256: \"" +
@@ -207,7 +207,7 @@ TEST_F(Validate, ChangedWeightAfterReloadNamesModelTensorsAndHash) {
 TEST_F(Validate, WithoutKeptOutputsADifferenceIsNamedButNotSized) {
   std::unique_ptr<server::Worker> w = startWorker(repo_);
   ASSERT_NE(w, nullptr);
-  ASSERT_EQ(record(*w, /*keep_outputs=*/false).status, tools::kValidateMatch);
+  ASSERT_EQ(record(*w, /*keep_outputs=*/false).status, tools::kExitOk);
   EXPECT_FALSE(fs::exists(tmp_.str() + "/rec/outputs"));
   const std::string weights = repo_ + "/digits_cnn/weights.safetensors";
   std::string bytes = readFile(weights);
@@ -215,7 +215,7 @@ TEST_F(Validate, WithoutKeptOutputsADifferenceIsNamedButNotSized) {
   writeFile(weights, bytes);
   ASSERT_TRUE(w->repository().loadModel(repo_ + "/digits_cnn").isOk());
   CommandRun c = check(grpcUrl(*w));
-  EXPECT_EQ(c.status, tools::kValidateMismatch) << c.out;
+  EXPECT_EQ(c.status, tools::kExitCheckFailed) << c.out;
   EXPECT_NE(c.out.find("; the record kept no outputs (record with --outputs-dir to see the size "
                        "of a difference)\n"),
             std::string::npos)
@@ -227,14 +227,14 @@ TEST_F(Validate, WithoutKeptOutputsADifferenceIsNamedButNotSized) {
 TEST_F(Validate, ChangedNumericsAndProfileAreNamed) {
   std::unique_ptr<server::Worker> w = startWorker(repo_);
   ASSERT_NE(w, nullptr);
-  ASSERT_EQ(record(*w).status, tools::kValidateMatch);
+  ASSERT_EQ(record(*w).status, tools::kExitOk);
   w->shutdown();
   w.reset();
 
   w = startWorker(repo_, "  runtime: {numerics: f32}\n");
   ASSERT_NE(w, nullptr);
   CommandRun f32 = check(grpcUrl(*w));
-  EXPECT_EQ(f32.status, tools::kValidateMismatch) << f32.out << f32.err;
+  EXPECT_EQ(f32.status, tools::kExitCheckFailed) << f32.out << f32.err;
   EXPECT_NE(f32.out.find("  [numerics mode] config.runtime.numerics: \"auto\" -> \"f32\"\n"),
             std::string::npos)
       << f32.out;
@@ -262,7 +262,7 @@ TEST_F(Validate, ChangedNumericsAndProfileAreNamed) {
   w = startWorker(repo_, "  runtime: {profile: regulated}\n");
   ASSERT_NE(w, nullptr);
   CommandRun regulated = check(grpcUrl(*w));
-  EXPECT_EQ(regulated.status, tools::kValidateMismatch) << regulated.out;
+  EXPECT_EQ(regulated.status, tools::kExitCheckFailed) << regulated.out;
   for (const char *line : {"  [profile] config.runtime.profile: \"none\" -> \"regulated\"\n",
                            "  [settings] config.runtime.batch_sizes: \"all\" -> \"largest\"\n",
                            "  [settings] config.scheduler.coalescing: \"true\" -> \"false\"\n",
@@ -273,12 +273,12 @@ TEST_F(Validate, ChangedNumericsAndProfileAreNamed) {
 TEST_F(Validate, ChangedRequestFileCannotBeReplayed) {
   std::unique_ptr<server::Worker> w = startWorker(repo_);
   ASSERT_NE(w, nullptr);
-  ASSERT_EQ(record(*w).status, tools::kValidateMatch);
+  ASSERT_EQ(record(*w).status, tools::kExitOk);
   writeFile(tmp_.str() + "/requests/two_rows.json",
             R"({"inputs":[{"name":"features","shape":[1,4],"datatype":"FP32",)"
             R"("data":[0.5,-1.25,1.0,0.75]}]})");
   CommandRun c = check(grpcUrl(*w));
-  EXPECT_EQ(c.status, tools::kValidateError) << c.out;
+  EXPECT_EQ(c.status, tools::kExitError) << c.out;
   EXPECT_NE(c.out.find("  NOT CHECKED iris_mlp/two_rows.json: request file " + tmp_.str() +
                        "/requests/two_rows.json changed since the record"),
             std::string::npos)
@@ -297,15 +297,15 @@ TEST_F(Validate, RecordRefusesAFailingRequestAndCheckAnUnreachableServer) {
   o.sources = {{"no_such_model", tmp_.str() + "/requests/two_rows.json", false}};
   o.record_path = record_;
   std::ostringstream out, err;
-  EXPECT_EQ(tools::runValidateRecord(o, out, err), tools::kValidateError);
+  EXPECT_EQ(tools::runValidateRecord(o, out, err), tools::kExitError);
   EXPECT_EQ(err.str(), "validate record: NOT_FOUND: request no_such_model/two_rows.json: unknown "
                        "model 'no_such_model'\n");
   EXPECT_FALSE(fs::exists(record_));
 
-  ASSERT_EQ(record(*w).status, tools::kValidateMatch);
+  ASSERT_EQ(record(*w).status, tools::kExitOk);
   w->shutdown();
   CommandRun c = check("127.0.0.1:1");
-  EXPECT_EQ(c.status, tools::kValidateError);
+  EXPECT_EQ(c.status, tools::kExitError);
   EXPECT_NE(c.out.find("verdict:  ERROR (cannot read the deployment's evidence)\n"),
             std::string::npos)
       << c.out;
@@ -315,12 +315,12 @@ TEST_F(Validate, RecordRefusesAFailingRequestAndCheckAnUnreachableServer) {
 TEST_F(Validate, RecordWithoutRequestsIsRefused) {
   std::unique_ptr<server::Worker> w = startWorker(repo_);
   ASSERT_NE(w, nullptr);
-  ASSERT_EQ(record(*w).status, tools::kValidateMatch);
+  ASSERT_EQ(record(*w).status, tools::kExitOk);
   json rec = json::parse(readFile(record_));
   rec["requests"] = json::array();
   writeFile(record_, rec.dump());
   CommandRun c = check(grpcUrl(*w));
-  EXPECT_EQ(c.status, tools::kValidateError) << c.out;
+  EXPECT_EQ(c.status, tools::kExitError) << c.out;
   EXPECT_NE((c.out + c.err).find(record_ + ": the record holds no requests"), std::string::npos)
       << c.out << c.err;
 }
@@ -336,7 +336,7 @@ TEST_F(Validate, RecordThatIsNoRegularFileIsRefusedByName) {
     tools::ValidateCheckOptions o;
     o.record_path = path;
     std::ostringstream out, err;
-    EXPECT_EQ(tools::runValidateCheck(o, out, err), tools::kValidateError);
+    EXPECT_EQ(tools::runValidateCheck(o, out, err), tools::kExitError);
     EXPECT_NE((out.str() + err.str()).find(path + why), std::string::npos)
         << out.str() << err.str();
   }

@@ -152,7 +152,7 @@ Status planConvolution(OpView &v, ConvolutionPlan &p) {
   const TensorType &lhs = v.operand(0), &rhs = v.operand(1), &out = v.result(0);
   RS_RETURN_IF_ERROR(planGemmTypes(v, lhs.dtype, rhs.dtype, out.dtype, p.types));
   p.es = p.types.elem_size;
-  RS_ASSIGN_OR_RETURN(ir::ConvAttributes a, v.decoded(ir::convAttributes(v.op())));
+  RS_ASSIGN_OR_RETURN(ir::ConvAttributes a, v.prefixed(ir::convAttributes(v.op())));
   planWindows(lhs, rhs, out, a, p);
   chooseLayout(a, p);
   return Status::ok();

@@ -165,7 +165,7 @@ int64_t batchOffset(const Shape &batch_shape, const std::vector<int64_t> &stride
 
 Status planDotGeneral(OpView &v, DotGeneralPlan &p) {
   const TensorType &lhs = v.operand(0), &rhs = v.operand(1), &out = v.result(0);
-  RS_ASSIGN_OR_RETURN(ir::DotDimensionNumbers dn, v.decoded(ir::dotDimensionNumbers(v.op())));
+  RS_ASSIGN_OR_RETURN(ir::DotDimensionNumbers dn, v.prefixed(ir::dotDimensionNumbers(v.op())));
   const std::vector<int64_t> &lb = dn.lhs_batching, &rb = dn.rhs_batching;
   const std::vector<int64_t> &lc = dn.lhs_contracting, &rc = dn.rhs_contracting;
   const std::vector<int64_t> lf = ir::complementDims(lhs.rank(), {lb, lc});

@@ -111,7 +111,8 @@ void planSliceCopy(const TensorType &operand, const TensorType &out,
 Status planGather(OpView &v, GatherPlan &p) {
   const TensorType &operand = v.operand(0), &indices = v.operand(1), &out = v.result(0);
   RS_RETURN_IF_ERROR(checkElementSize(v, operand.dtype));
-  RS_ASSIGN_OR_RETURN(ir::GatherDimensionNumbers dn, v.decoded(ir::gatherDimensionNumbers(v.op())));
+  RS_ASSIGN_OR_RETURN(ir::GatherDimensionNumbers dn,
+                      v.prefixed(ir::gatherDimensionNumbers(v.op())));
   RS_ASSIGN_OR_RETURN(std::vector<int64_t> slice_sizes, v.intList("slice_sizes"));
   const GatherDims g = gatherDims(dn, operand.rank(), indices.rank(), out.rank());
   planIndices(operand, indices, out, dn, slice_sizes, g, p);

@@ -183,9 +183,10 @@ struct RegionRef {
   size_t capture_count = 0;
 };
 
-/// The compile-time view of one op: operand/result types, attributes, diagnostics, and
+/// The compile-time view of one op: operand/result types, attributes (the reads of
+/// ir::OpAttributeReader: intList, intAttr, boolAttr, prefixed), diagnostics, and
 /// compilation of its regions and callees.
-class OpView {
+class OpView : public ir::OpAttributeReader<OpView> {
 public:
   OpView(const ir::Operation &op, std::vector<TensorType> operands, std::vector<TensorType> results,
          Compiler &compiler);
@@ -207,24 +208,6 @@ public:
 
   /// Checks the operand and result counts (InvalidArgument otherwise).
   Status expectArity(size_t operands, size_t results) const;
-
-  /// An i64 list attribute (array<i64: ...> or a dense i64 tensor, or a struct field of
-  /// either kind). Missing: `fallback` when given, else InvalidArgument.
-  Result<std::vector<int64_t>> intList(std::string_view attr_name) const;
-  Result<std::vector<int64_t>> intList(std::string_view attr_name,
-                                       std::vector<int64_t> fallback) const;
-  /// An integer attribute; missing: `fallback` when given, else InvalidArgument.
-  Result<int64_t> intAttr(std::string_view attr_name) const;
-  Result<int64_t> intAttr(std::string_view attr_name, int64_t fallback) const;
-  /// A bool attribute (BoolAttr or unit); missing: `fallback`.
-  bool boolAttr(std::string_view attr_name, bool fallback) const;
-  /// `decoded` itself (an ir/op_attributes.h read of this op), or its error prefixed by
-  /// error().
-  template <typename T> Result<T> decoded(Result<T> decoded) const {
-    if (!decoded.isOk())
-      return error() << decoded.status().message();
-    return decoded;
-  }
 
   /// Compiles region `index` of the op (one block). Its captured outer values become
   /// extra kernel inputs, reported in the RegionRef.

@@ -153,7 +153,7 @@ Status planReduceWindow(OpView &v, ReduceWindowPlan &p) {
   RS_RETURN_IF_ERROR(planFold(v, n, p.types, p.body));
   const Shape &in_shape = v.operand(0).shape;
   RS_ASSIGN_OR_RETURN(ir::WindowAttributes w,
-                      v.decoded(ir::reduceWindowAttributes(v.op(), in_shape.size())));
+                      v.prefixed(ir::reduceWindowAttributes(v.op(), in_shape.size())));
   if (n == 1 && p.body.capture_count == 0)
     p.fast = fastReduceWindowFor(binaryBodyOp(v.op().regions[0]), p.types[0]);
   planWindow(in_shape, v.result(0).shape, w, p);

@@ -143,7 +143,7 @@ Status planScatter(OpView &v, ScatterPlan &p) {
   const size_t n = (v.operands().size() - 1) / 2;
   RS_RETURN_IF_ERROR(planTypes(v, n, p));
   RS_ASSIGN_OR_RETURN(ir::ScatterDimensionNumbers dn,
-                      v.decoded(ir::scatterDimensionNumbers(v.op())));
+                      v.prefixed(ir::scatterDimensionNumbers(v.op())));
   planIndexMaps(v.operand(0), v.operand(n), v.operand(n + 1), dn, p);
   RS_ASSIGN_OR_RETURN(p.body, v.compileRegion(0));
   std::vector<DType> arg_types = p.types;

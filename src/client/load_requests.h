@@ -1,7 +1,8 @@
 //===- client/load_requests.h - loadgen request kinds (internal) -------===//
 //
-// Internal to load_generator.cc and load_requests.cc: the model description, the request
-// kinds, and builders that turn a payload into the wire request of a kind.
+// Internal to loadgen (load_generator.cc, load_client.cc, load_requests.cc): the model
+// description, the request kinds, and builders that turn a payload into the wire request
+// of a kind.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -2,9 +2,10 @@
 //
 // The rows of every configuration key (config/key_table.h): the node file's top level
 // (node_keys.cc), a worker's keys under `global:` and a worker's override blocks
-// (worker_keys.cc), and gateway.yml plus its process settings (gateway_keys.cc). Keys,
-// defaults and variables are the reference implementation's (reference-system.md §2, §8.1)
-// plus the reproducibility page's and this server's own, each row saying which.
+// (worker_keys.cc, worker_runtime_keys.cc, worker_scheduler_keys.cc), and gateway.yml plus its
+// process settings (gateway_keys.cc). Keys, defaults and variables are the reference
+// implementation's (reference-system.md §2, §8.1) plus the reproducibility page's and this server's
+// own, each row saying which.
 //
 // Thread safety: each table is built once, on first use, and immutable afterwards.
 //

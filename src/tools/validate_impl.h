@@ -1,8 +1,9 @@
 //===- tools/validate_impl.h - Shared parts of validate record and check --===//
 //
-// Private to tools/validate_*.cc: request-set planning and reading, output hashing,
-// client setup and small text helpers shared by `validate record` (validate_command.cc)
-// and `validate check` (validate_check.cc). See validate_command.h for the contract.
+// Private to tools/validate_*.cc: request-set planning and reading, output hashing
+// (validate_requests.cc), client setup (validate_command.cc), and identity and JSON text
+// helpers (validate_identity.cc) shared by `validate record` (validate_command.cc) and
+// `validate check` (validate_check.cc). See validate_command.h for the contract.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

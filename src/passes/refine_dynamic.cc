@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "passes/refine_shapes_impl.h"
 
+#include "ir/op_attributes.h"
+
 #include <algorithm>
 
 namespace rs::passes::detail {
@@ -59,6 +61,54 @@ Status inferResultShape(const ir::Operation &op, ir::Module &m) {
   if (!shapes.isOk())
     return shapes.status();
   return setResultShape(op, m, (*shapes)[0]);
+}
+
+/// convolution_c4, c6, c8, c10 (spec "convolution", which dynamic_conv shares): one
+/// window stride, dilation and reversal per spatial dimension, two padding entries.
+Status checkWindowSizes(const ir::Operation &op, const ir::Module &m, size_t padding) {
+  auto dims = ir::convDimensionNumbers(op);
+  if (!dims.isOk())
+    return opError(op, m) << dims.status().message();
+  const size_t spatial = dims->input_spatial.size();
+  if (padding != 2 * spatial)
+    return opError(op, m) << "padding (operand 2) has " << padding << " entries, expected "
+                          << 2 * spatial << " (two per spatial dimension)";
+  for (std::string_view name :
+       {"window_strides", "lhs_dilation", "rhs_dilation", "window_reversal"}) {
+    const ir::Attribute *a = op.attr(name);
+    const size_t n = a ? a->ints.size() : spatial;
+    if (n != spatial)
+      return opError(op, m) << name << " has " << n << " entries, expected " << spatial
+                            << " (one per spatial dimension)";
+  }
+  return Status::ok();
+}
+
+/// A dynamic op whose static form takes shape operands as array<i64> attributes: the
+/// static op's name, the operands it keeps (the leading ones), and per attribute the
+/// operand that gives it.
+struct Rewrite {
+  std::string_view dynamic_name, static_name;
+  size_t kept_operands;
+  std::vector<std::pair<size_t, std::string_view>> attributes;
+};
+
+const Rewrite *attributeRewrite(std::string_view name) {
+  static const Rewrite kRewrites[] = {
+      {"stablehlo.real_dynamic_slice",
+       "stablehlo.slice",
+       1,
+       {{1, "start_indices"}, {2, "limit_indices"}, {3, "strides"}}},
+      {"stablehlo.dynamic_pad",
+       "stablehlo.pad",
+       2,
+       {{2, "edge_padding_low"}, {3, "edge_padding_high"}, {4, "interior_padding"}}},
+      {"stablehlo.dynamic_gather", "stablehlo.gather", 2, {{2, "slice_sizes"}}},
+  };
+  for (const Rewrite &r : kRewrites)
+    if (r.dynamic_name == name)
+      return &r;
+  return nullptr;
 }
 
 ir::Attribute paddingAttribute(const std::vector<int64_t> &lo_hi) {
@@ -113,31 +163,19 @@ Result<bool> makeStatic(ir::Operation &op, ir::Module &m, const FoldedValues &kn
     op.operands.clear();
     return true;
   }
-  if (n == "stablehlo.real_dynamic_slice") {
-    RS_ASSIGN_OR_RETURN(auto start, shapeOperand(op, m, known, 1, "start_indices"));
-    RS_ASSIGN_OR_RETURN(auto limit, shapeOperand(op, m, known, 2, "limit_indices"));
-    RS_ASSIGN_OR_RETURN(auto strides, shapeOperand(op, m, known, 3, "strides"));
-    op.name = "stablehlo.slice";
-    op.operands.resize(1);
-    setProperty(op, "limit_indices", i64Array(limit));
-    setProperty(op, "start_indices", i64Array(start));
-    setProperty(op, "strides", i64Array(strides));
-  } else if (n == "stablehlo.dynamic_pad") {
-    RS_ASSIGN_OR_RETURN(auto lo, shapeOperand(op, m, known, 2, "edge_padding_low"));
-    RS_ASSIGN_OR_RETURN(auto hi, shapeOperand(op, m, known, 3, "edge_padding_high"));
-    RS_ASSIGN_OR_RETURN(auto in, shapeOperand(op, m, known, 4, "interior_padding"));
-    op.name = "stablehlo.pad";
-    op.operands.resize(2);
-    setProperty(op, "edge_padding_high", i64Array(hi));
-    setProperty(op, "edge_padding_low", i64Array(lo));
-    setProperty(op, "interior_padding", i64Array(in));
-  } else if (n == "stablehlo.dynamic_gather") {
-    RS_ASSIGN_OR_RETURN(auto sizes, shapeOperand(op, m, known, 2, "slice_sizes"));
-    op.name = "stablehlo.gather";
-    op.operands.resize(2);
-    setProperty(op, "slice_sizes", i64Array(sizes));
+  if (const Rewrite *r = attributeRewrite(n)) {
+    std::vector<std::vector<int64_t>> values;
+    for (const auto &[index, property] : r->attributes) {
+      RS_ASSIGN_OR_RETURN(auto v, shapeOperand(op, m, known, index, property));
+      values.push_back(std::move(v));
+    }
+    op.name = r->static_name;
+    op.operands.resize(r->kept_operands);
+    for (size_t i = 0; i < values.size(); ++i)
+      setProperty(op, r->attributes[i].second, i64Array(std::move(values[i])));
   } else if (n == "stablehlo.dynamic_conv") {
     RS_ASSIGN_OR_RETURN(auto padding, shapeOperand(op, m, known, 2, "padding"));
+    RS_RETURN_IF_ERROR(checkWindowSizes(op, m, padding.size()));
     op.name = "stablehlo.convolution";
     op.operands.resize(2);
     setProperty(op, "padding", paddingAttribute(padding));

@@ -119,14 +119,26 @@ std::optional<bool> compare(const ir::Operation &op, int64_t a, int64_t b, DType
   return std::nullopt;
 }
 
+/// The value of shape `out` whose element at each index is the element of `x` at flat
+/// index `source(index)`; nullopt when `source` gives an index outside `x`.
+template <typename F>
+std::optional<Folded> pick(const Folded &x, const Shape &out, const F &source) {
+  Folded r{x.dtype, out, std::vector<int64_t>(static_cast<size_t>(elementCount(out)))};
+  for (size_t flat = 0; flat < r.values.size(); ++flat) {
+    const std::optional<int64_t> src = source(indexOf(static_cast<int64_t>(flat), out));
+    if (!src || *src < 0 || *src >= static_cast<int64_t>(x.values.size()))
+      return std::nullopt;
+    r.values[flat] = x.values[static_cast<size_t>(*src)];
+  }
+  return r;
+}
+
 std::optional<Folded> broadcastInDim(const ir::Operation &op, const Folded &x, const Shape &out) {
   auto dims = ir::intListAttr(op, "broadcast_dimensions");
   if (!dims.isOk() || dims->size() != x.shape.size())
     return std::nullopt;
-  Folded r{x.dtype, out, std::vector<int64_t>(static_cast<size_t>(elementCount(out)))};
   const std::vector<int64_t> xs = stridesOf(x.shape);
-  for (size_t flat = 0; flat < r.values.size(); ++flat) {
-    const std::vector<int64_t> idx = indexOf(static_cast<int64_t>(flat), out);
+  return pick(x, out, [&](const std::vector<int64_t> &idx) -> std::optional<int64_t> {
     int64_t src = 0;
     for (size_t j = 0; j < dims->size(); ++j) {
       const int64_t d = (*dims)[j];
@@ -134,9 +146,8 @@ std::optional<Folded> broadcastInDim(const ir::Operation &op, const Folded &x, c
         return std::nullopt;
       src += (x.shape[j] == 1 ? 0 : idx[static_cast<size_t>(d)]) * xs[j];
     }
-    r.values[flat] = x.values[static_cast<size_t>(src)];
-  }
-  return r;
+    return src;
+  });
 }
 
 std::optional<Folded> concatenate(const ir::Operation &op, const std::vector<const Folded *> &xs,
@@ -167,18 +178,13 @@ std::optional<Folded> slice(const ir::Operation &op, const Folded &x, const Shap
   if (!start.isOk() || !strides.isOk() || start->size() != x.shape.size() ||
       strides->size() != x.shape.size() || out.size() != x.shape.size())
     return std::nullopt;
-  Folded r{x.dtype, out, std::vector<int64_t>(static_cast<size_t>(elementCount(out)))};
   const std::vector<int64_t> xs = stridesOf(x.shape);
-  for (size_t flat = 0; flat < r.values.size(); ++flat) {
-    const std::vector<int64_t> idx = indexOf(static_cast<int64_t>(flat), out);
+  return pick(x, out, [&](const std::vector<int64_t> &idx) -> std::optional<int64_t> {
     int64_t src = 0;
     for (size_t j = 0; j < idx.size(); ++j)
       src += ((*start)[j] + idx[j] * (*strides)[j]) * xs[j];
-    if (src < 0 || src >= static_cast<int64_t>(x.values.size()))
-      return std::nullopt;
-    r.values[flat] = x.values[static_cast<size_t>(src)];
-  }
-  return r;
+    return src;
+  });
 }
 
 /// An elementwise op over operands of the result's shape (select's predicate may be a

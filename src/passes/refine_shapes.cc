@@ -84,6 +84,10 @@ private:
   /// Refines one op; sets `erase` when the op is to be removed (a shape assertion held).
   Status refineOp(ir::Operation &op, bool &erase);
   Status refineRegions(ir::Operation &op);
+  /// Folds the results of `call` that its refined `callee` returns folded.
+  Status foldCall(ir::Operation &call, const ir::Operation &callee);
+  /// Turns `op` into a stablehlo.constant holding `f`.
+  void replaceWithConstant(ir::Operation &op, const Folded &f);
   Status checkShapeAssertion(const ir::Operation &op);
   /// The function a call is to target: its callee refined for the call, or a clone.
   Result<std::string> specialize(const ir::Operation &call);
@@ -262,6 +266,31 @@ Result<std::string> Refiner::specialize(const ir::Operation &call) {
   return name;
 }
 
+Status Refiner::foldCall(ir::Operation &call, const ir::Operation &callee) {
+  // The callee is specialized for the call's folded scalar operands, so what it returns
+  // folded is the call's result (as after inlining, which JAX runs before refinement).
+  const ir::Block &body = callee.regions[0].blocks[0];
+  if (body.ops.empty())
+    return Status::ok();
+  const std::vector<ir::ValueId> &returned = body.ops.back().operands;
+  for (size_t i = 0; i < call.results.size() && i < returned.size(); ++i)
+    if (auto it = known_.find(returned[i]); it != known_.end())
+      known_[call.results[i]] = it->second;
+  if (call.results.size() == 1 && known_.count(call.results[0]))
+    replaceWithConstant(call, known_.at(call.results[0]));
+  return Status::ok();
+}
+
+void Refiner::replaceWithConstant(ir::Operation &op, const Folded &f) {
+  op.name = "stablehlo.constant";
+  op.operands.clear();
+  op.regions.clear();
+  op.properties.clear();
+  op.attributes.clear();
+  setProperty(op, "value", denseAttribute(f));
+  ++report_.ops_folded;
+}
+
 Status Refiner::refineRegions(ir::Operation &op) {
   if (op.name == "stablehlo.while" && op.regions.size() == 2) {
     // while_c1, while_c2: cond and body take the loop-carried values' types; their
@@ -309,7 +338,7 @@ Status Refiner::refineOp(ir::Operation &op, bool &erase) {
                                << fn.results[i].toString() << " in @" << name;
       setType(op.results[i], fn.results[i]);
     }
-    return Status::ok();
+    return foldCall(op, *by_name_.at(name));
   }
   RS_RETURN_IF_ERROR(refineRegions(op));
   RS_ASSIGN_OR_RETURN(bool made_static, makeStatic(op, m_, known_));
@@ -327,42 +356,23 @@ Status Refiner::refineOp(ir::Operation &op, bool &erase) {
   std::optional<Folded> f = foldOp(op, m_, known_, m_.typeOf(op.results[0]));
   if (!f)
     return Status::ok();
-  if (op.name != "stablehlo.constant") {
-    op.name = "stablehlo.constant";
-    op.operands.clear();
-    op.regions.clear();
-    op.properties.clear();
-    op.attributes.clear();
-    setProperty(op, "value", denseAttribute(*f));
-    ++report_.ops_folded;
-  }
+  if (op.name != "stablehlo.constant")
+    replaceWithConstant(op, *f);
   known_[op.results[0]] = std::move(*f);
   return Status::ok();
-}
-
-/// The entry function: options.entry, else `main`, else the only function.
-ir::Operation *entryFunction(ir::Module &m, const std::string &entry) {
-  ir::Operation *only = nullptr;
-  int funcs = 0;
-  for (ir::Operation &op : m.ops) {
-    if (op.name != "func.func")
-      continue;
-    ++funcs;
-    only = &op;
-    if (ir::functionName(op) == (entry.empty() ? "main" : entry))
-      return &op;
-  }
-  return entry.empty() && funcs == 1 ? only : nullptr;
 }
 
 } // namespace
 
 Result<RefineReport> refineShapes(ir::Module &module, const RefineOptions &options) {
-  ir::Operation *entry = entryFunction(module, options.entry);
+  const std::string entry_name = options.entry.empty() ? "main" : options.entry;
+  ir::Operation *entry = nullptr;
+  for (ir::Operation &op : module.ops)
+    if (op.name == "func.func" && ir::functionName(op) == entry_name)
+      entry = &op;
   if (!entry)
     return invalidArgument() << (module.file.empty() ? "<unknown>" : module.file)
-                             << ": error: no entry function @"
-                             << (options.entry.empty() ? "main" : options.entry);
+                             << ": error: no entry function @" << entry_name;
   std::vector<ir::Type> types = options.arg_types;
   if (types.empty())
     types = ir::functionType(*entry).elements;

@@ -52,7 +52,7 @@
 namespace rs::passes {
 
 struct RefineOptions {
-  /// The function to refine from; the module's `main`, or its only function, when empty.
+  /// The function to refine from; `main` when empty.
   std::string entry;
   /// One static type per argument of the entry function; empty keeps the declared types
   /// (which must then be static).

@@ -1,10 +1,11 @@
 //===- passes/refine_shapes.cc - Shape refinement (stablehlo-refine-shapes) -===//
 //
 // The walk: from the entry function, each op in program order is refined (result types,
-// folding, dynamic-to-static rewrite, shape assertions), calls refine their callees first
-// (refining, and cloning for a second signature), region ops refine their regions.
-// Afterwards constants without uses are removed, function types are updated, the clones
-// are appended to the module and the module is verified.
+// folding, dynamic-to-static rewrite, shape assertions); a call refines its callee first
+// (in place, or a clone for a second signature), a region op its regions; each function's
+// type follows its refined arguments and results. Afterwards the clones are appended,
+// constants without uses removed, values renumbered (refine_cleanup.cc) and the module
+// verified.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/refine_shapes.h"
@@ -64,8 +65,9 @@ bool refines(const ir::Type &declared, const ir::Type &actual) {
 
 class Refiner {
 public:
-  Refiner(ir::Module &m, RefineReport &report)
-      : m_(m), report_(report), original_types_(m.value_types) {
+  /// `entry` is refined in place by the caller and may not be called.
+  Refiner(ir::Module &m, RefineReport &report, const std::string &entry)
+      : m_(m), report_(report), original_types_(m.value_types), used_{entry}, in_progress_{entry} {
     for (ir::Operation &op : m.ops)
       if (op.name == "func.func") {
         pristine_.emplace(std::string(ir::functionName(op)), op);
@@ -112,8 +114,9 @@ private:
   std::map<std::string, ir::Operation> pristine_; // every function before refinement
   std::map<std::string, ir::Operation *> by_name_;
   std::map<std::string, std::string> specializations_; // call key -> function name
-  std::set<std::string> used_, in_progress_;
-  std::deque<ir::Operation> clones_; // stable addresses while refining
+  std::set<std::string> used_;                         // functions refined in place or cloned
+  std::set<std::string> in_progress_;                  // callees (by original name) being refined
+  std::deque<ir::Operation> clones_;                   // stable addresses while refining
 };
 
 Status Refiner::refineFunction(ir::Operation &func, const std::vector<ir::Type> &types,
@@ -127,6 +130,9 @@ Status Refiner::refineFunction(ir::Operation &func, const std::vector<ir::Type> 
                              << " arguments, refined with " << types.size();
   for (size_t i = 0; i < types.size(); ++i) {
     const ir::ValueId arg = block.arguments[i];
+    if (isDynamic(types[i]))
+      return opError(func, m_) << "argument " << i << " of @" << name << " is refined to "
+                               << types[i].toString() << ", which is not static";
     if (!refines(m_.typeOf(arg), types[i]))
       return opError(func, m_) << "argument " << i << " of @" << name << ": " << types[i].toString()
                                << " does not refine " << m_.typeOf(arg).toString();
@@ -243,11 +249,11 @@ Result<std::string> Refiner::specialize(const ir::Operation &call) {
       values.emplace_back();
     }
   }
-  if (auto it = specializations_.find(key); it != specializations_.end()) {
-    if (in_progress_.count(it->second))
-      return opError(call, m_) << "calls @" << it->second << " recursively";
+  // StableHLO programs do not recurse (func.call of a function being refined).
+  if (in_progress_.count(callee->str))
+    return opError(call, m_) << "calls @" << callee->str << " recursively";
+  if (auto it = specializations_.find(key); it != specializations_.end())
     return it->second;
-  }
   std::string name = callee->str;
   ir::Operation *target = by_name_[name];
   if (!used_.insert(name).second) {
@@ -260,9 +266,9 @@ Result<std::string> Refiner::specialize(const ir::Operation &call) {
     ++report_.functions_cloned;
   }
   specializations_[key] = name;
-  in_progress_.insert(name);
+  in_progress_.insert(callee->str);
   RS_RETURN_IF_ERROR(refineFunction(*target, types, values));
-  in_progress_.erase(name);
+  in_progress_.erase(callee->str);
   return name;
 }
 
@@ -341,9 +347,15 @@ Status Refiner::refineOp(ir::Operation &op, bool &erase) {
     return foldCall(op, *by_name_.at(name));
   }
   RS_RETURN_IF_ERROR(refineRegions(op));
+  std::vector<ir::Type> before;
+  for (ir::ValueId v : op.results)
+    before.push_back(m_.typeOf(v));
   RS_ASSIGN_OR_RETURN(bool made_static, makeStatic(op, m_, known_));
-  if (made_static)
+  if (made_static) {
     ++report_.ops_made_static;
+    for (size_t i = 0; i < op.results.size(); ++i)
+      report_.values_refined += m_.typeOf(op.results[i]) != before[i];
+  }
   const bool dynamic = std::any_of(op.results.begin(), op.results.end(),
                                    [&](ir::ValueId v) { return isDynamic(m_.typeOf(v)); });
   if (dynamic) {
@@ -387,7 +399,7 @@ Result<RefineReport> refineShapes(ir::Module &module, const RefineOptions &optio
     values[i] = Folded{t.element, {}, {*options.dimension_values[i]}};
   }
   RefineReport report;
-  Refiner refiner(module, report);
+  Refiner refiner(module, report, entry_name);
   RS_RETURN_IF_ERROR(refiner.refineFunction(*entry, types, values));
   for (ir::Operation &clone : refiner.clones())
     module.ops.push_back(std::move(clone));

@@ -70,7 +70,18 @@ struct RefineReport {
   int64_t assertions_removed = 0; ///< shape_assertion custom calls that held
   int64_t functions_cloned = 0;   ///< callees cloned for a second refinement
   int64_t constants_removed = 0;  ///< constants left without uses
+
+  /// "refined 12 value(s), folded 5 op(s), made 2 op(s) static, removed 1 shape
+  /// assertion(s), cloned 0 function(s)"; "nothing to refine" when all are 0.
+  std::string outcome() const;
 };
+
+/// Options for the refinement in which every dimension variable takes one value: each `?`
+/// of the arguments of `entry` (a func.func) becomes `size`, and each leading integer scalar
+/// argument (JAX passes one dimension argument per variable, before the other arguments)
+/// holds `size`. What the conformance runner and `reactant-server run --pass refine-shapes`
+/// use; a module whose dimension variables must differ needs its own options.
+RefineOptions uniformRefinement(const ir::Operation &entry, int64_t size);
 
 /// Refines `module` in place (see the file comment). On error the module is partly
 /// refined and must not be used.

@@ -222,20 +222,15 @@ Outcome runDynamic(const ir::Module &original, std::string_view entry_name) {
   std::string first_error;
   for (int64_t size : kDynamicSizes) {
     ir::Module m = original;
-    passes::RefineOptions options;
-    options.entry = std::string(entry_name);
+    const passes::RefineOptions options =
+        passes::uniformRefinement(*m.lookupFunction(entry_name), size);
     std::vector<Tensor> inputs;
-    bool leading = true;
-    for (const ir::Type &declared : ir::functionType(*m.lookupFunction(entry_name)).elements) {
-      ir::Type t = declared;
-      for (int64_t &d : t.shape)
-        d = d < 0 ? size : d;
-      leading = leading && t.isTensor() && t.rank() == 0 && isInteger(t.element);
-      options.arg_types.push_back(t);
-      options.dimension_values.push_back(leading ? std::optional<int64_t>(size) : std::nullopt);
+    for (size_t i = 0; i < options.arg_types.size(); ++i) {
+      const ir::Type &t = options.arg_types[i];
       inputs.push_back(Tensor::zeros(t.element, t.shape));
-      if (leading)
-        std::memcpy(inputs.back().mutableData(), &size, static_cast<size_t>(dtypeSize(t.element)));
+      if (const std::optional<int64_t> &value = options.dimension_values[i])
+        std::memcpy(inputs.back().mutableData(), &*value,
+                    static_cast<size_t>(dtypeSize(t.element))); // little-endian
     }
     auto refined = passes::refineShapes(m, options);
     if (!refined.isOk()) {

@@ -17,6 +17,15 @@ namespace {
 
 ir::Type tensor(DType t, Shape s) { return ir::Type::tensor(t, std::move(s)); }
 
+/// Options for an entry (%d: tensor<i64>, %x: tensor<...xf32>): %x of `shape`, %d holding
+/// `value`.
+RefineOptions dimensionAndF32(int64_t value, Shape shape) {
+  RefineOptions o;
+  o.arg_types = {tensor(DType::kI64, {}), tensor(DType::kF32, std::move(shape))};
+  o.dimension_values = {value};
+  return o;
+}
+
 /// Parses `text`, refines it with `options`; the printed module, or the error message.
 std::string refine(std::string_view text, const RefineOptions &options,
                    RefineReport *report = nullptr) {
@@ -113,9 +122,7 @@ TEST(RefineShapes, RealDynamicSliceAndDynamicPad) {
   return %5, %9 : tensor<?x2xf32>, tensor<?x4xf32>
 }
 )";
-  RefineOptions o;
-  o.arg_types = {tensor(DType::kI64, {}), tensor(DType::kF32, {4, 2})};
-  o.dimension_values = {4};
+  const RefineOptions o = dimensionAndF32(4, {4, 2});
   EXPECT_EQ(refine(text, o),
             R"("builtin.module"() ({
   "func.func"() <{function_type = (tensor<i64>, tensor<4x2xf32>) -> (tensor<3x2xf32>, tensor<4x4xf32>), sym_name = "main"}> ({
@@ -179,9 +186,7 @@ constexpr const char *kAssertion =
 )";
 
 TEST(RefineShapes, ShapeAssertionThatHoldsIsRemoved) {
-  RefineOptions o;
-  o.arg_types = {tensor(DType::kI64, {}), tensor(DType::kF32, {3})};
-  o.dimension_values = {3};
+  const RefineOptions o = dimensionAndF32(3, {3});
   RefineReport report;
   EXPECT_EQ(refine(kAssertion, o, &report),
             R"("builtin.module"() ({
@@ -196,9 +201,7 @@ TEST(RefineShapes, ShapeAssertionThatHoldsIsRemoved) {
 }
 
 TEST(RefineShapes, ShapeAssertionThatFailsQuotesItsMessage) {
-  RefineOptions o;
-  o.arg_types = {tensor(DType::kI64, {}), tensor(DType::kF32, {3})};
-  o.dimension_values = {4};
+  const RefineOptions o = dimensionAndF32(4, {3});
   EXPECT_EQ(refine(kAssertion, o),
             "refine.mlir:5:3: error: 'stablehlo.custom_call' op shape assertion failed: Input "
             "shapes do not match the polymorphic shapes specification. Expected value >= 1 for "
@@ -223,8 +226,64 @@ TEST(RefineShapes, Errors) {
             "(operand 1) is not a constant after refinement: it depends on a value other than "
             "the dimension arguments and static shapes");
   o.arg_types.clear();
-  EXPECT_EQ(refine(text, o), "refine.mlir:1:1: error: 'func.func' op argument 0 of @main: "
-                             "tensor<?x4xf32> does not refine tensor<?x4xf32>");
+  EXPECT_EQ(refine(text, o), "refine.mlir:1:1: error: 'func.func' op argument 0 of @main is "
+                             "refined to tensor<?x4xf32>, which is not static");
+}
+
+TEST(RefineShapes, WhileBodyAndFoldedSelect) {
+  // The loop-carried value takes the operand's refined type in cond and body; the select of
+  // folded operands (max(d, 2) of the dimension argument) folds.
+  const char *text = R"(func.func @main(%arg0: tensor<i64>, %arg1: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = stablehlo.constant dense<2> : tensor<i64>
+  %1 = stablehlo.compare GT, %arg0, %0, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+  %2 = stablehlo.select %1, %arg0, %0 : tensor<i1>, tensor<i64>
+  %3 = stablehlo.reshape %2 : (tensor<i64>) -> tensor<1xi64>
+  %4 = stablehlo.dynamic_broadcast_in_dim %arg1, %3, dims = [0] : (tensor<?xf32>, tensor<1xi64>) -> tensor<?xf32>
+  %5 = stablehlo.while(%iterArg = %4) : tensor<?xf32>
+   cond {
+    %c = stablehlo.constant dense<false> : tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %6 = stablehlo.negate %iterArg : tensor<?xf32>
+    stablehlo.return %6 : tensor<?xf32>
+  }
+  return %5 : tensor<?xf32>
+}
+)";
+  const RefineOptions o = dimensionAndF32(3, {3});
+  EXPECT_EQ(refine(text, o),
+            R"("builtin.module"() ({
+  "func.func"() <{function_type = (tensor<i64>, tensor<3xf32>) -> tensor<3xf32>, sym_name = "main"}> ({
+  ^bb0(%0: tensor<i64>, %1: tensor<3xf32>):
+    %2 = "stablehlo.broadcast_in_dim"(%1) <{broadcast_dimensions = array<i64: 0>}> : (tensor<3xf32>) -> tensor<3xf32>
+    %7 = "stablehlo.while"(%2) ({
+    ^bb0(%3: tensor<3xf32>):
+      %4 = "stablehlo.constant"() <{value = dense<false> : tensor<i1>}> : () -> tensor<i1>
+      "stablehlo.return"(%4) : (tensor<i1>) -> ()
+    }, {
+    ^bb0(%5: tensor<3xf32>):
+      %6 = "stablehlo.negate"(%5) : (tensor<3xf32>) -> tensor<3xf32>
+      "stablehlo.return"(%6) : (tensor<3xf32>) -> ()
+    }) : (tensor<3xf32>) -> tensor<3xf32>
+    "func.return"(%7) : (tensor<3xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+)");
+}
+
+TEST(RefineShapes, RecursionIsAnError) {
+  const char *text = R"(func.func @main(%arg0: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = call @f(%arg0) : (tensor<?xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+func.func private @f(%arg0: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = call @f(%arg0) : (tensor<?xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+)";
+  RefineOptions o;
+  o.arg_types = {tensor(DType::kF32, {2})};
+  EXPECT_EQ(refine(text, o), "refine.mlir:6:3: error: 'func.call' op calls @f recursively");
 }
 
 TEST(RefineShapes, BroadcastMismatchNamesTheDimension) {
@@ -236,9 +295,7 @@ TEST(RefineShapes, BroadcastMismatchNamesTheDimension) {
   return %3 : tensor<?xf32>
 }
 )";
-  RefineOptions o;
-  o.arg_types = {tensor(DType::kI64, {}), tensor(DType::kF32, {3})};
-  o.dimension_values = {3};
+  const RefineOptions o = dimensionAndF32(3, {3});
   EXPECT_EQ(refine(text, o),
             "refine.mlir:5:3: error: 'stablehlo.dynamic_broadcast_in_dim' op operand dimension 0 "
             "of size 3 does not broadcast to output dimension 0 of size 6");

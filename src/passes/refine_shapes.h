@@ -3,8 +3,8 @@
 // Turns a shape-polymorphic module (tensor<?x...> arguments, shapes computed at run time)
 // into a static one for concrete argument types, with the semantics of StableHLO's
 // stablehlo-refine-shapes pass (openxla/stablehlo stablehlo/transforms/
-// StablehloRefineShapes.cpp) and JAX's shape-assertion check (jax-ml/jax
-// jaxlib refine_polymorphic_shapes, CheckShapeAssertionsPass):
+// StablehloRefineShapes.cpp) and JAX's shape-assertion check (openxla/xla
+// xla/python/refine_polymorphic_shapes.cc, CheckShapeAssertionsPass):
 //
 //   - the entry function's arguments take the given types; each integer scalar argument
 //     with a given value (a JAX "dimension argument") is known to hold that value;
@@ -22,16 +22,19 @@
 //     predicate; it is removed when true;
 //   - func.call refines its callee for the call's operand types and folded scalar
 //     operands; a callee called with different refinements is cloned (`@f_1`, `@f_2`,
-//     private), so each function has one static signature; while, if and case bodies, and
-//     the bodies of reduce, sort, scatter and the other region ops, are refined in place;
-//   - function types follow their arguments and returned values; the result is verified
+//     private), so each function has one static signature; what a callee returns folded
+//     folds at the call (as after inlining); while, if and case bodies, and the bodies of
+//     reduce, sort, scatter and the other region ops, are refined in place;
+//   - function types follow their arguments and returned values; values are renumbered in
+//     definition order, so the printed module parses back equal; the result is verified
 //     (ir/verify.h).
 // The module keeps every argument, dimension arguments included: a caller passes the
 // same values it gave the pass.
 //
 // Errors (InvalidArgument, "<file>:<line>:<col>: error: '<op>' op ..." as the verifier
 // words them): an argument count or type that does not fit the declared one ("argument 1
-// of @main: tensor<3x5xf32> does not refine tensor<?x4xf32>"); a shape operand that is not
+// of @main: tensor<3x5xf32> does not refine tensor<?x4xf32>"), or is not static; a
+// dimension value for an argument that is not an integer scalar; a shape operand that is not
 // a constant after refinement; a refined dimension that contradicts a declared one; an op
 // whose dynamic result has no shape rule; a failing shape assertion, quoting its
 // error_message with `{0}`, `{1}`... replaced by the values of its dimension operands;

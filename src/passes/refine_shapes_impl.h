@@ -4,7 +4,8 @@
 // module's value table and, for small integer and boolean values whose elements it can
 // compute, a Folded copy of those elements. refine_fold.cc computes Folded results,
 // refine_infer.cc computes static result shapes, refine_dynamic.cc turns the dynamic ops
-// into their static forms, refine_shapes.cc walks the functions.
+// into their static forms, refine_cleanup.cc removes dead constants and renumbers values,
+// refine_support.cc holds the shared helpers, refine_shapes.cc walks the functions.
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -1,7 +1,42 @@
-//===- passes/refine_options.cc - Uniform refinement options, the outcome --===//
+//===- passes/refine_support.cc - Options, outcome, shared helpers ---------===//
+//
+// The refinement options of one size, the report's outcome text, and the helpers that
+// the refine_*.cc files share (refine_shapes_impl.h).
+//
+//===----------------------------------------------------------------------===//
 #include "passes/refine_shapes.h"
 
+#include "passes/refine_shapes_impl.h"
+
+#include <algorithm>
+
 namespace rs::passes {
+namespace detail {
+
+StatusBuilder opError(const ir::Operation &op, const ir::Module &m) {
+  StatusBuilder b(StatusCode::kInvalidArgument);
+  const bool located = op.loc.line > 0 || op.loc.byte_offset >= 0;
+  b << (located          ? op.loc.toString()
+        : m.file.empty() ? std::string("<unknown>")
+                         : m.file)
+    << ": error: '" << op.name << "' op ";
+  return b;
+}
+
+ir::Attribute i64Array(std::vector<int64_t> values) {
+  ir::Attribute a;
+  a.kind = ir::AttrKind::kDenseArray;
+  a.scalar_type = DType::kI64;
+  a.ints = std::move(values);
+  return a;
+}
+
+bool isDynamic(const ir::Type &t) {
+  return t.kind == ir::TypeKind::kTensor &&
+         std::any_of(t.shape.begin(), t.shape.end(), [](int64_t d) { return d < 0; });
+}
+
+} // namespace detail
 
 std::string RefineReport::outcome() const {
   if (!values_refined && !ops_folded && !ops_made_static && !assertions_removed &&

@@ -136,6 +136,34 @@ TEST(RefineShapes, RealDynamicSliceAndDynamicPad) {
 )");
 }
 
+TEST(RefineShapes, DynamicGatherAndDynamicConv) {
+  const char *text =
+      R"(func.func @main(%arg0: tensor<i64>, %arg1: tensor<4x?xf32>, %arg2: tensor<2x1xi64>, %arg3: tensor<1x?x2xf32>, %arg4: tensor<3x2x2xf32>) -> (tensor<2x?xf32>, tensor<1x?x2xf32>) {
+  %0 = stablehlo.constant dense<1> : tensor<1xi64>
+  %1 = stablehlo.reshape %arg0 : (tensor<i64>) -> tensor<1xi64>
+  %2 = stablehlo.concatenate %0, %1, dim = 0 : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %3 = "stablehlo.dynamic_gather"(%arg1, %arg2, %2) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>} : (tensor<4x?xf32>, tensor<2x1xi64>, tensor<2xi64>) -> tensor<2x?xf32>
+  %4 = stablehlo.constant dense<1> : tensor<1x2xi64>
+  %5 = "stablehlo.dynamic_conv"(%arg3, %arg4, %4) {batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, f]x[0, i, o]->[b, 0, f]>, feature_group_count = 1 : i64} : (tensor<1x?x2xf32>, tensor<3x2x2xf32>, tensor<1x2xi64>) -> tensor<1x?x2xf32>
+  return %3, %5 : tensor<2x?xf32>, tensor<1x?x2xf32>
+}
+)";
+  RefineOptions o;
+  o.arg_types = {tensor(DType::kI64, {}), tensor(DType::kF32, {4, 3}), tensor(DType::kI64, {2, 1}),
+                 tensor(DType::kF32, {1, 3, 2}), tensor(DType::kF32, {3, 2, 2})};
+  o.dimension_values = {3};
+  EXPECT_EQ(refine(text, o),
+            R"("builtin.module"() ({
+  "func.func"() <{function_type = (tensor<i64>, tensor<4x3xf32>, tensor<2x1xi64>, tensor<1x3x2xf32>, tensor<3x2x2xf32>) -> (tensor<2x3xf32>, tensor<1x3x2xf32>), sym_name = "main"}> ({
+  ^bb0(%0: tensor<i64>, %1: tensor<4x3xf32>, %2: tensor<2x1xi64>, %3: tensor<1x3x2xf32>, %4: tensor<3x2x2xf32>):
+    %5 = "stablehlo.gather"(%1, %2) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 3>}> : (tensor<4x3xf32>, tensor<2x1xi64>) -> tensor<2x3xf32>
+    %6 = "stablehlo.convolution"(%3, %4) <{batch_group_count = 1 : i64, dimension_numbers = #stablehlo.conv<[b, 0, f]x[0, i, o]->[b, 0, f]>, feature_group_count = 1 : i64, padding = dense<1> : tensor<1x2xi64>}> : (tensor<1x3x2xf32>, tensor<3x2x2xf32>) -> tensor<1x3x2xf32>
+    "func.return"(%5, %6) : (tensor<2x3xf32>, tensor<1x3x2xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+)");
+}
+
 TEST(RefineShapes, CalleeClonedPerSignature) {
   const char *text =
       R"(func.func @main(%arg0: tensor<?xf32>, %arg1: tensor<?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {

@@ -7,6 +7,7 @@
 #include "passes/numerics.h"
 
 #include "ir/verify.h"
+#include "passes/properties.h"
 
 #include <algorithm>
 #include <fmt/ranges.h>
@@ -94,26 +95,6 @@ ir::Attribute precisionEnum(std::string_view value) {
   a.name = "precision";
   a.str = std::string(value);
   return a;
-}
-
-/// Sets property `name` to `value`, keeping the property list sorted by name (ir.h).
-void setProperty(ir::Operation &op, std::string_view name, ir::Attribute value) {
-  auto it =
-      std::lower_bound(op.properties.begin(), op.properties.end(), name,
-                       [](const ir::NamedAttribute &a, std::string_view n) { return a.name < n; });
-  if (it != op.properties.end() && it->name == name) {
-    it->value = std::move(value);
-    return;
-  }
-  // An inherent attribute may have been written in the discardable dictionary of an
-  // unusual spelling; the parser normalises, so only properties hold it.
-  op.properties.insert(it, ir::NamedAttribute{std::string(name), std::move(value)});
-}
-
-void eraseProperty(ir::Operation &op, std::string_view name) {
-  op.properties.erase(std::remove_if(op.properties.begin(), op.properties.end(),
-                                     [&](const ir::NamedAttribute &a) { return a.name == name; }),
-                      op.properties.end());
 }
 
 /// The all-f32 form of a TF32 algorithm (XLA's DOT_F32_F32_F32): precision and

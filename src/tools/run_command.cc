@@ -55,10 +55,21 @@ Result<std::vector<Tensor>> readArguments(const cpu::Program &program,
 Result<std::string> runPasses(ir::Module &m, const RunCommandOptions &o) {
   std::string report;
   for (const std::string &name : o.passes) {
-    if (name != "numerics")
-      return invalidArgument() << "unknown pass '" << name << "' (expected numerics)";
-    RS_ASSIGN_OR_RETURN(passes::NumericsReport r, passes::pinNumerics(m, o.numerics));
-    report += "// numerics: " + r.outcome() + "\n";
+    if (name == "refine-shapes") {
+      const ir::Operation *entry = m.lookupFunction(o.entry);
+      if (!entry)
+        return invalidArgument() << m.file << ": no entry function @" << o.entry;
+      RS_ASSIGN_OR_RETURN(
+          passes::RefineReport r,
+          passes::refineShapes(m, passes::uniformRefinement(*entry, o.refine_size)));
+      report += "// refine-shapes: " + r.outcome() + "\n";
+    } else if (name == "numerics") {
+      RS_ASSIGN_OR_RETURN(passes::NumericsReport r, passes::pinNumerics(m, o.numerics));
+      report += "// numerics: " + r.outcome() + "\n";
+    } else {
+      return invalidArgument() << "unknown pass '" << name << "' (expected numerics or "
+                               << "refine-shapes)";
+    }
     RS_RETURN_IF_ERROR(ir::verifyModule(m));
   }
   return report;
@@ -182,8 +193,14 @@ void addRunCommand(CLI::App &app) {
   cmd->add_option("--entry", opts->entry, "Entry function")->capture_default_str();
   cmd->add_option("--threads", opts->threads, "Executor threads (0 = every core)")
       ->check(CLI::Range(0, 1024));
-  cmd->add_option("--pass", opts->passes, "Run this pass (repeatable, in order): numerics")
-      ->check(CLI::IsMember({"numerics"}));
+  cmd->add_option("--pass", opts->passes,
+                  "Run this pass (repeatable, in order): numerics, refine-shapes")
+      ->check(CLI::IsMember({"numerics", "refine-shapes"}));
+  cmd->add_option("--refine-size", opts->refine_size,
+                  "refine-shapes pass: the size of every `?` of the entry's arguments and the "
+                  "value of its leading integer scalar (dimension) arguments")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40))
+      ->capture_default_str();
   std::map<std::string, passes::NumericsMode> modes{{"f32", passes::NumericsMode::kF32},
                                                     {"auto", passes::NumericsMode::kAuto},
                                                     {"tf32", passes::NumericsMode::kTf32}};
@@ -195,7 +212,7 @@ void addRunCommand(CLI::App &app) {
   cmd->add_flag("--print-ir", opts->print_ir,
                 "Print the module in generic form instead of executing it");
   cmd->add_flag("--print-outcome", opts->print_outcome,
-                "With --print-ir: a `// numerics: <outcome>` line before the module");
+                "With --print-ir: a `// <pass>: <outcome>` line per pass before the module");
   cmd->add_flag("--split-input-file", opts->split_input_file,
                 "Process each `// -----` chunk of the file on its own");
   cmd->add_flag("--verify-diagnostics", opts->verify_diagnostics,

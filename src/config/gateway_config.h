@@ -3,6 +3,7 @@
 // The gateway's configuration (reference-system.md section 8.1, same keys and defaults):
 //
 //   listen: {grpc: "0.0.0.0:8001", metrics: "0.0.0.0:8002", http: "0.0.0.0:8000"}
+//   http: {cors_allowed_origins: [https://app.example.com, ...]}   # ours; default: CORS off
 //   endpoints: ["10.0.0.5:8080", ...]        # required; worker gRPC host:port
 //   metrics_endpoints: ["10.0.0.5:9100", ...] # index-aligned; optional
 //   worker_names: [gpu0, ...]                 # index-aligned; the `worker` labels
@@ -15,7 +16,10 @@
 //                models: {<name>: {replicas, fill_mode, fill_factor}}}
 //
 // `listen.http` is ours (the reference gateway has no REST port): the KServe V2 REST
-// front-end, "" to turn it off. A listen port of 0 binds a free port (tests).
+// front-end, "" to turn it off; `http.cors_allowed_origins` is its CORS list, as a worker's
+// endpoints.cors_allowed_origins (the node copies its workers' list when neither the file
+// nor REACTANT_GATEWAY_HTTP_CORS_ALLOWED_ORIGINS sets it). A listen port of 0 binds a free port
+// (tests).
 //
 // Environment: REACTANT_GATEWAY_<DOTTED_PATH_UPPER> sets a key ('.' -> '_', e.g.
 // REACTANT_GATEWAY_SCHEDULING_ROUTING_FILL_MODE=spread); REACTANT_GATEWAY_WORKERS,
@@ -111,6 +115,9 @@ struct GatewayConfig {
   ListenAddress listen_grpc{"0.0.0.0", 8001};
   ListenAddress listen_metrics{"0.0.0.0", 8002};
   ListenAddress listen_http{"0.0.0.0", 8000};
+  /// http.cors_allowed_origins: the Origin values (`scheme://host[:port]`, or `*` for any)
+  /// whose cross-origin HTTP requests are allowed (frontend/http_cors.h); empty = off.
+  std::vector<std::string> cors_allowed_origins;
 
   /// Worker gRPC endpoints "host:port", de-duplicated, in order.
   std::vector<std::string> endpoints;
@@ -161,6 +168,9 @@ struct NodeGatewayValues {
   /// REACTANT_GATEWAY_GRPC_MAX_*_MSG_BYTES variable is set.
   int64_t max_recv_msg_bytes = 0;
   int64_t max_send_msg_bytes = 0;
+  /// The workers' endpoints.cors_allowed_origins: http.cors_allowed_origins unless the file
+  /// or REACTANT_GATEWAY_HTTP_CORS_ALLOWED_ORIGINS sets it.
+  std::vector<std::string> cors_allowed_origins;
 };
 
 /// Parses gateway.yml text (`path` names it in messages), applies `env`, then `node` when

@@ -92,6 +92,7 @@ Status buildConfig(const yaml::Value &root, const std::string &file, GatewayConf
                              << ": listen.grpc must not be empty";
   }
   RS_RETURN_IF_ERROR(resolveEndpoints(r, c));
+  RS_RETURN_IF_ERROR(checkOrigins(r, "http.cors_allowed_origins", c.cors_allowed_origins));
   if (!c.tls_cert_file.empty() || !c.tls_key_file.empty() || !c.tls_client_ca_file.empty())
     c.warnings.push_back("tls settings are parsed but not enforced: traffic stays cleartext h2c");
   if (c.max_concurrent_requests_per_worker > 0 &&

@@ -51,6 +51,9 @@ void applyNodeValues(const NodeGatewayValues &node, bool file_lists_endpoints,
   if (!env.count(prefix + "GRPC_MAX_SEND_MSG_BYTES"))
     yaml::setPath(root, "grpc.max_send_msg_bytes",
                   yaml::Value::scalarValue(std::to_string(node.max_send_msg_bytes), origin));
+  // The file or the variable (already applied to `root`) wins over the workers' list.
+  if (!node.cors_allowed_origins.empty() && !yaml::findPath(root, "http.cors_allowed_origins"))
+    yaml::setPath(root, "http.cors_allowed_origins", list(node.cors_allowed_origins));
 }
 
 } // namespace rs::config::gateway_detail

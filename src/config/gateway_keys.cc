@@ -92,6 +92,15 @@ KeyTable<G> makeGatewayKeys() {
         .fallback = "0.0.0.0:8000",
         .doc = "used (ours): KServe V2 REST; `\"\"` turns it off"},
        [](G &c) { return field(c.listen_http); }},
+      {{.path = "http.cors_allowed_origins",
+        .type = T::kTextList,
+        .default_doc =
+            "`[]` (CORS off; under a node: its workers' `endpoints.cors_allowed_origins`)",
+        .values_doc = "origins (`https://app.example.com`, scheme://host[:port]) or `*` (any); "
+                      "`,` between them in the variable",
+        .doc = "used (ours): browser origins allowed to call the REST port across origins, as "
+               "a worker's `endpoints.cors_allowed_origins` (docs/protocols.md)"},
+       [](G &c) { return field(c.cors_allowed_origins); }},
       {{.path = "endpoints",
         .type = T::kTextList,
         .default_doc = "(required)",

@@ -273,6 +273,23 @@ Status KeyReader::read(const KeySpec &spec, const yaml::Value &v, FieldRef f) co
   return internalError() << "key '" << path << "' cannot be read as a single field";
 }
 
+Status checkOrigins(const KeyReader &r, std::string_view key,
+                    const std::vector<std::string> &origins) {
+  for (const std::string &origin : origins) {
+    if (origin == "*")
+      continue;
+    const size_t sep = origin.find("://");
+    const bool ok = sep != std::string::npos && sep > 0 && sep + 3 < origin.size() &&
+                    origin.find('/', sep + 3) == std::string::npos &&
+                    origin.find_first_of(" \t,", 0) == std::string::npos;
+    if (!ok)
+      return r.error(*r.lookup(key), key)
+             << "'" << origin << "' is not an origin (scheme://host[:port], e.g. "
+             << "https://app.example.com) or *";
+  }
+  return Status::ok();
+}
+
 std::string fieldText(const KeySpec &spec, FieldRef f) {
   const std::string unset(spec.unset_text);
   return std::visit(

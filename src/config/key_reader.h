@@ -83,6 +83,12 @@ private:
   bool lenient_env_booleans_;
 };
 
+/// Checks the CORS origins read from key `key` (a list): each is `*` or a serialized origin
+/// (RFC 6454 section 6.1: scheme "://" host [":" port], no path, no trailing '/'), else
+/// InvalidArgument at the key naming the origin.
+Status checkOrigins(const KeyReader &r, std::string_view key,
+                    const std::vector<std::string> &origins);
+
 /// The effective-settings text of field `f`: lists "[a, b]", maps "{k: v}", booleans
 /// "true"/"false", numbers as numberText, unset optionals `spec.unset_text`.
 std::string fieldText(const KeySpec &spec, FieldRef f);

@@ -56,24 +56,6 @@ Status checkSharedMemory(const KeyReader &b, EndpointsConfig &e) {
   return Status::ok();
 }
 
-/// endpoints.cors_allowed_origins are `*` or serialized origins (RFC 6454 section 6.1:
-/// scheme "://" host [":" port], no path, no trailing '/').
-Status checkCorsOrigins(const KeyReader &b, const EndpointsConfig &e) {
-  for (const std::string &origin : e.cors_allowed_origins) {
-    if (origin == "*")
-      continue;
-    const size_t sep = origin.find("://");
-    const bool ok = sep != std::string::npos && sep > 0 && sep + 3 < origin.size() &&
-                    origin.find('/', sep + 3) == std::string::npos &&
-                    origin.find_first_of(" \t,", 0) == std::string::npos;
-    if (!ok)
-      return b.error(*b.lookup("endpoints.cors_allowed_origins"), "endpoints.cors_allowed_origins")
-             << "'" << origin << "' is not an origin (scheme://host[:port], e.g. "
-             << "https://app.example.com) or *";
-  }
-  return Status::ok();
-}
-
 /// The ports of one worker must differ (0 turns metrics and HTTP off).
 Status checkPorts(const KeyReader &b, const EndpointsConfig &e) {
   if (e.metrics_port != 0 && e.metrics_port == e.port)
@@ -155,7 +137,8 @@ Status buildWorker(const yaml::Value &raw, std::string_view file, WorkerConfig &
       m.residency = Residency::kPinnedDevice; // alias (reference-system.md §2.2)
   RS_RETURN_IF_ERROR(checkPorts(b, out.endpoints));
   RS_RETURN_IF_ERROR(checkSharedMemory(b, out.endpoints));
-  RS_RETURN_IF_ERROR(checkCorsOrigins(b, out.endpoints));
+  RS_RETURN_IF_ERROR(
+      checkOrigins(b, "endpoints.cors_allowed_origins", out.endpoints.cors_allowed_origins));
   if (out.grpc.busy_poll_us < 0) // unset: poll on a GPU worker, whose cores wait on the device
     out.grpc.busy_poll_us = out.runtime.backend == Backend::kCuda ? 20000 : 0;
   RS_RETURN_IF_ERROR(checkTls(b, out.tls));

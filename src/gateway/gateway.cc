@@ -1,6 +1,7 @@
 //===- gateway/gateway.cc - KServe V2 reverse proxy over many workers -------===//
 #include "gateway/gateway.h"
 
+#include "frontend/grpc_health.h"
 #include "frontend/http_server.h"
 #include "frontend/metrics_health_server.h"
 #include "gateway/gateway_impl.h"
@@ -8,7 +9,9 @@
 #include "protocol/evidence.h"
 
 #include <fmt/ranges.h>
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -20,6 +23,8 @@ namespace rs::gateway {
 namespace {
 
 constexpr auto kScrapeTimeout = std::chrono::seconds(5);
+/// How often the grpc.health.v1 statuses are set from the router (as a worker's).
+constexpr auto kHealthRefresh = std::chrono::milliseconds(500);
 
 double secondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -71,6 +76,12 @@ Status Gateway::Impl::start() {
   grpc_frontend_ = std::make_unique<GrpcFrontend>(*this);
   control_frontend_ = std::make_unique<ControlFrontend>(*this);
   evidence_frontend_ = std::make_unique<EvidenceFrontend>(*this);
+  rest_service_ = std::make_unique<RestService>(*this);
+  // grpc.health.v1.Health (grpc++'s implementation, fed by GrpcHealthPublisher from the
+  // router) and server reflection on the same port, as a worker serves them; both read
+  // process-wide switches when the server is built.
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   auto clampInt = [](int64_t v) { return static_cast<int>(std::clamp<int64_t>(v, 0, INT_MAX)); };
   grpc::ServerBuilder builder;
   builder.AddListeningPort(config_.listen_grpc.text(), grpc::InsecureServerCredentials(),
@@ -89,13 +100,16 @@ Status Gateway::Impl::start() {
     grpc_port_ = 0;
     return unavailable() << "gateway: cannot bind grpc " << config_.listen_grpc.text();
   }
+  if (grpc::HealthCheckServiceInterface *health = grpc_server_->GetHealthCheckService())
+    health_ = std::make_unique<frontend::GrpcHealthPublisher>(*health, *rest_service_,
+                                                              *rest_service_, kHealthRefresh);
   if (config_.listen_http.enabled()) {
-    rest_service_ = std::make_unique<RestService>(*this);
     frontend::HttpServerOptions o;
     o.host = config_.listen_http.host;
     o.port = config_.listen_http.port;
     o.max_body_bytes = std::min(o.max_body_bytes, config_.max_recv_msg_bytes);
     o.evidence = [this] { return evidenceJson(); };
+    o.cors_allowed_origins = config_.cors_allowed_origins;
     http_ = std::make_unique<frontend::HttpServer>(o, *rest_service_, *rest_service_);
     RS_RETURN_IF_ERROR(http_->start());
   }
@@ -150,7 +164,8 @@ void Gateway::Impl::shutdown(std::chrono::milliseconds grace) {
     return;
   shut_down_ = true;
   spdlog::info("gateway draining");
-  // Stop taking calls; in-flight ones finish (their worker calls complete first).
+  // Stop taking calls; in-flight ones finish (their worker calls complete first). grpc++
+  // turns every health status NOT_SERVING as the server shuts down, and keeps them so.
   if (grpc_server_) {
     grpc_server_->Shutdown(std::chrono::system_clock::now() + grace);
     grpc_server_->Wait();
@@ -172,6 +187,7 @@ void Gateway::Impl::shutdown(std::chrono::milliseconds grace) {
   }
   for (auto &f : pending)
     f();
+  health_.reset(); // after the prober, which refreshes it
   {
     std::unique_lock lock(calls_mu_);
     calls_cv_.wait_for(lock, grace, [this] { return calls_ == 0; });

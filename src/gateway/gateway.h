@@ -7,17 +7,23 @@
 // - gRPC (listen.grpc): inference.GRPCInferenceService and, on the same port,
 //   reactant_control.GatewayControlService. ModelInfer is forwarded as the client sent it
 //   (the protobuf message, never decoded into tensors) to the worker the router picks;
-//   ModelReady and ModelMetadata are forwarded to a worker that serves the model;
+//   ModelStreamInfer forwards each request of the stream as such a ModelInfer and answers
+//   them in order (gateway_stream.cc); ModelReady, ModelMetadata and ModelConfig are
+//   forwarded to a worker that serves the model;
 //   ServerLive, ServerReady (some worker ready), ServerMetadata (name
 //   "ReactantServerGateway") and RepositoryIndex (the union of the workers' models, READY
 //   when some ready worker serves it) are answered by the gateway. The repository
 //   load/unload and shared-memory RPCs answer UNIMPLEMENTED. Also on this port,
 //   reactant_evidence.EvidenceService/DeploymentEvidence: the gateway's identity and every
 //   worker's own document, asked for when the RPC comes (gateway_evidence.cc; GET
-//   /v2/evidence on the HTTP port serves the same document).
+//   /v2/evidence on the HTTP port serves the same document). grpc.health.v1.Health (service
+//   "" SERVING while some worker is ready, a model while a ready worker serves it;
+//   frontend/grpc_health.h, refreshed after every probe round) and server reflection, as on
+//   a worker.
 // - HTTP/REST (listen.http, ours): the KServe V2 REST API of frontend/http_server.h; an
 //   inference body is decoded with the protocol codecs, forwarded as gRPC ModelInfer, and
-//   the reply re-encoded (JSON or binary as the client asked).
+//   the reply re-encoded (JSON or binary as the client asked); GET /v2/models/{m}/config is
+//   forwarded as ModelConfig; CORS from http.cors_allowed_origins.
 // - admin (listen.metrics): /healthz, /readyz (200 once some worker's last probe said
 //   ready), /metrics (the gateway's series merged with every worker's /metrics, each
 //   sample labelled with its `worker`; metrics_merge.h).

@@ -213,57 +213,63 @@ Gateway::Impl::unaryInvoke(Start start) {
   };
 }
 
-void Gateway::Impl::forwardMetadata(const inference::ModelMetadataRequest *req,
-                                    inference::ModelMetadataResponse *resp,
-                                    std::function<void(const grpc::Status &)> done) {
+template <typename Req, typename Resp>
+void Gateway::Impl::forwardToModel(const char *rpc, const Req *req, Resp *resp,
+                                   AsyncMethod<Req, Resp> method,
+                                   std::function<grpc::Status()> unrouted,
+                                   std::function<void(const grpc::Status &)> done) {
   const Clock::time_point started = Clock::now();
   const std::string model = req->name();
-  auto reply = [this, model, started, done](const grpc::Status &s) {
-    recordDone("ModelMetadata", model, s, started);
+  auto reply = [this, rpc = std::string(rpc), model, started, done](const grpc::Status &s) {
+    recordDone(rpc, model, s, started);
     done(s);
   };
   if (model.empty())
     return reply(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "model name is empty"));
   std::vector<size_t> cands = router_.workersFor(model);
-  if (cands.empty()) {
-    if (std::optional<inference::ModelMetadataResponse> md = cachedMetadata(model);
-        md && router_.knowsModel(model)) {
-      *resp = *md;
-      return reply(grpc::Status::OK);
-    }
-    return reply(grpc::Status(grpc::StatusCode::NOT_FOUND,
-                              "model '" + model + "' is not served by any worker"));
-  }
-  tryInOrder(cands, 0, unaryInvoke([req, resp](auto *async, grpc::ClientContext *ctx, auto done) {
-               async->ModelMetadata(ctx, req, resp, std::move(done));
-             }),
-             reply);
+  if (cands.empty())
+    return reply(router_.knowsModel(model)
+                     ? unrouted()
+                     : grpc::Status(grpc::StatusCode::NOT_FOUND,
+                                    "model '" + model + "' is not served by any worker"));
+  auto start = [method, req, resp](auto *async, grpc::ClientContext *ctx, auto cb) {
+    (async->*method)(ctx, req, resp, std::move(cb));
+  };
+  tryInOrder(cands, 0, unaryInvoke(start), reply);
+}
+
+void Gateway::Impl::forwardMetadata(const inference::ModelMetadataRequest *req,
+                                    inference::ModelMetadataResponse *resp,
+                                    std::function<void(const grpc::Status &)> done) {
+  auto cached = [this, req, resp] {
+    std::optional<inference::ModelMetadataResponse> md = cachedMetadata(req->name());
+    if (!md)
+      return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                          "model '" + req->name() + "' is not served by any worker");
+    *resp = std::move(*md);
+    return grpc::Status::OK;
+  };
+  forwardToModel("ModelMetadata", req, resp, &AsyncStub::ModelMetadata, cached, std::move(done));
 }
 
 void Gateway::Impl::forwardModelReady(const inference::ModelReadyRequest *req,
                                       inference::ModelReadyResponse *resp,
                                       std::function<void(const grpc::Status &)> done) {
-  const Clock::time_point started = Clock::now();
-  const std::string model = req->name();
-  auto reply = [this, model, started, done](const grpc::Status &s) {
-    recordDone("ModelReady", model, s, started);
-    done(s);
+  auto not_ready = [resp] {
+    resp->set_ready(false);
+    return grpc::Status::OK;
   };
-  if (model.empty())
-    return reply(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "model name is empty"));
-  std::vector<size_t> cands = router_.workersFor(model);
-  if (cands.empty()) {
-    if (router_.knowsModel(model)) {
-      resp->set_ready(false);
-      return reply(grpc::Status::OK);
-    }
-    return reply(grpc::Status(grpc::StatusCode::NOT_FOUND,
-                              "model '" + model + "' is not served by any worker"));
-  }
-  tryInOrder(cands, 0, unaryInvoke([req, resp](auto *async, grpc::ClientContext *ctx, auto done) {
-               async->ModelReady(ctx, req, resp, std::move(done));
-             }),
-             reply);
+  forwardToModel("ModelReady", req, resp, &AsyncStub::ModelReady, not_ready, std::move(done));
+}
+
+void Gateway::Impl::forwardModelConfig(const inference::ModelConfigRequest *req,
+                                       inference::ModelConfigResponse *resp,
+                                       std::function<void(const grpc::Status &)> done) {
+  const grpc::Status unavailable(grpc::StatusCode::UNAVAILABLE,
+                                 "model '" + req->name() + "' is not served by any ready worker");
+  forwardToModel(
+      "ModelConfig", req, resp, &AsyncStub::ModelConfig, [unavailable] { return unavailable; },
+      std::move(done));
 }
 
 } // namespace rs::gateway

@@ -1,7 +1,8 @@
 //===- gateway/gateway_impl.h - Gateway internals (private) -----------------===//
 //
-// Shared by gateway.cc (lifecycle, prober, forwarding) and gateway_services.cc (the gRPC
-// and REST front-ends). Not part of the API.
+// Shared by gateway.cc (lifecycle), gateway_prober.cc, gateway_forward.cc (forwarding),
+// gateway_services.cc and gateway_stream.cc (the gRPC and REST front-ends). Not part of the
+// API.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -25,6 +26,7 @@ class Server;
 }
 
 namespace rs::frontend {
+class GrpcHealthPublisher;
 class HttpServer;
 class MetricsHealthServer;
 } // namespace rs::frontend
@@ -51,6 +53,12 @@ struct InferCall {
   grpc::Status last_error;
 };
 
+/// The asynchronous stub methods of inference.GRPCInferenceService, and one unary method.
+using AsyncStub = inference::GRPCInferenceService::StubInterface::async_interface;
+template <typename Req, typename Resp>
+using AsyncMethod = void (AsyncStub::*)(grpc::ClientContext *, const Req *, Resp *,
+                                        std::function<void(grpc::Status)>);
+
 class GrpcFrontend;
 class ControlFrontend;
 class EvidenceFrontend;
@@ -69,13 +77,19 @@ public:
 
   /// Admits and forwards a ModelInfer (see gateway.h); `call->done` runs exactly once.
   void forward(std::shared_ptr<InferCall> call);
-  /// Forwards ModelMetadata / ModelReady to a worker serving the model.
+  /// Forwards ModelMetadata / ModelReady / ModelConfig to a worker serving the model
+  /// (NOT_FOUND "model '<m>' is not served by any worker" for a model no worker reported).
+  /// A known model no ready worker serves: its cached metadata, ready false, UNAVAILABLE
+  /// "model '<m>' is not served by any ready worker" for the configuration.
   void forwardMetadata(const inference::ModelMetadataRequest *req,
                        inference::ModelMetadataResponse *resp,
                        std::function<void(const grpc::Status &)> done);
   void forwardModelReady(const inference::ModelReadyRequest *req,
                          inference::ModelReadyResponse *resp,
                          std::function<void(const grpc::Status &)> done);
+  void forwardModelConfig(const inference::ModelConfigRequest *req,
+                          inference::ModelConfigResponse *resp,
+                          std::function<void(const grpc::Status &)> done);
   /// The cached ModelMetadata of `model` (from discovery), if any.
   std::optional<inference::ModelMetadataResponse> cachedMetadata(const std::string &model) const;
   /// Runs `then` after a fresh probe round (at most one round per second; single-flight).
@@ -113,6 +127,14 @@ private:
   /// metadata deadline, counted in flight until `done` runs.
   template <typename Start>
   std::function<void(size_t, std::function<void(grpc::Status)>)> unaryInvoke(Start start);
+  /// A unary RPC `rpc` about model `req->name()` (gateway_forward.cc): INVALID_ARGUMENT for
+  /// an empty name, NOT_FOUND for a model no worker reported, `unrouted()` for a known model
+  /// no ready worker serves, else `method` on the model's workers in order (unaryInvoke);
+  /// `done` once.
+  template <typename Req, typename Resp>
+  void forwardToModel(const char *rpc, const Req *req, Resp *resp, AsyncMethod<Req, Resp> method,
+                      std::function<grpc::Status()> unrouted,
+                      std::function<void(const grpc::Status &)> done);
   int64_t itemsOf(const inference::ModelInferRequest &req) const;
 
   const config::GatewayConfig config_;
@@ -130,6 +152,7 @@ private:
   std::string started_at_; // UTC, set by start()
   std::unique_ptr<grpc::Server> grpc_server_;
   std::unique_ptr<RestService> rest_service_;
+  std::unique_ptr<frontend::GrpcHealthPublisher> health_;
   std::unique_ptr<frontend::HttpServer> http_;
   std::unique_ptr<frontend::MetricsHealthServer> admin_;
 
@@ -183,9 +206,15 @@ public:
   grpc::ServerUnaryReactor *ModelMetadata(grpc::CallbackServerContext *ctx,
                                           const inference::ModelMetadataRequest *req,
                                           inference::ModelMetadataResponse *resp) override;
+  grpc::ServerUnaryReactor *ModelConfig(grpc::CallbackServerContext *ctx,
+                                        const inference::ModelConfigRequest *req,
+                                        inference::ModelConfigResponse *resp) override;
   grpc::ServerUnaryReactor *ModelInfer(grpc::CallbackServerContext *ctx,
                                        const inference::ModelInferRequest *req,
                                        inference::ModelInferResponse *resp) override;
+  /// Each request of the stream forwarded as a ModelInfer (gateway_stream.cc).
+  grpc::ServerBidiReactor<inference::ModelInferRequest, inference::ModelStreamInferResponse> *
+  ModelStreamInfer(grpc::CallbackServerContext *ctx) override;
   grpc::ServerUnaryReactor *RepositoryIndex(grpc::CallbackServerContext *ctx,
                                             const inference::RepositoryIndexRequest *req,
                                             inference::RepositoryIndexResponse *resp) override;
@@ -244,6 +273,8 @@ public:
   protocol::ServerMetadata serverMetadata() const override;
   Result<protocol::ModelMetadata> modelMetadata(const std::string &model_name) const override;
   Result<protocol::ModelReadiness> modelReady(const std::string &model_name) const override;
+  /// Forwarded as ModelConfig (Gateway::Impl::forwardModelConfig) and waited for.
+  Result<protocol::ModelConfiguration> modelConfig(const std::string &model_name) const override;
   void infer(protocol::InferRequest request, protocol::InferCallback done) override;
   std::vector<protocol::ModelIndexEntry> listModels() const override;
 

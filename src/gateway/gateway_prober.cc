@@ -1,6 +1,8 @@
 //===- gateway/gateway_prober.cc - Discovery, health and repacks ------------===//
 #include "gateway/gateway_impl.h"
 
+#include "frontend/grpc_health.h"
+
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
@@ -116,6 +118,8 @@ void Gateway::Impl::probeRound() {
     if (on_fatal_)
       on_fatal_(s);
   }
+  if (health_) // the statuses follow this round's view at once
+    health_->refresh();
   if (std::optional<RepackOutcome> outcome = router_.tick(Clock::now()))
     afterRepack(*outcome);
   if (!startup_checked_ &&

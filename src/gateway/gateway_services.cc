@@ -2,6 +2,7 @@
 #include "gateway/gateway_impl.h"
 
 #include "protocol/grpc_codec.h"
+#include "protocol/proto/model_config.pb.h"
 #include "protocol/status_mapping.h"
 #include "support/dtype.h"
 
@@ -18,6 +19,16 @@ namespace {
 grpc::ServerUnaryReactor *finishNow(grpc::CallbackServerContext *ctx, const grpc::Status &s) {
   grpc::ServerUnaryReactor *reactor = ctx->DefaultReactor();
   reactor->Finish(s);
+  return reactor;
+}
+
+/// The call's reactor, finished when the gateway answers: `forward(finish)` starts the
+/// forwarding, which calls `finish` once.
+template <typename Forward>
+grpc::ServerUnaryReactor *forwarded(grpc::CallbackServerContext *ctx, Forward forward) {
+  grpc::ServerUnaryReactor *reactor = ctx->DefaultReactor();
+  forward(std::function<void(const grpc::Status &)>(
+      [reactor](const grpc::Status &s) { reactor->Finish(s); }));
   return reactor;
 }
 
@@ -59,17 +70,19 @@ grpc::ServerUnaryReactor *GrpcFrontend::ServerMetadata(grpc::CallbackServerConte
 grpc::ServerUnaryReactor *GrpcFrontend::ModelReady(grpc::CallbackServerContext *ctx,
                                                    const inference::ModelReadyRequest *req,
                                                    inference::ModelReadyResponse *resp) {
-  grpc::ServerUnaryReactor *reactor = ctx->DefaultReactor();
-  gw_.forwardModelReady(req, resp, [reactor](const grpc::Status &s) { reactor->Finish(s); });
-  return reactor;
+  return forwarded(ctx, [&](auto finish) { gw_.forwardModelReady(req, resp, std::move(finish)); });
 }
 
 grpc::ServerUnaryReactor *GrpcFrontend::ModelMetadata(grpc::CallbackServerContext *ctx,
                                                       const inference::ModelMetadataRequest *req,
                                                       inference::ModelMetadataResponse *resp) {
-  grpc::ServerUnaryReactor *reactor = ctx->DefaultReactor();
-  gw_.forwardMetadata(req, resp, [reactor](const grpc::Status &s) { reactor->Finish(s); });
-  return reactor;
+  return forwarded(ctx, [&](auto finish) { gw_.forwardMetadata(req, resp, std::move(finish)); });
+}
+
+grpc::ServerUnaryReactor *GrpcFrontend::ModelConfig(grpc::CallbackServerContext *ctx,
+                                                    const inference::ModelConfigRequest *req,
+                                                    inference::ModelConfigResponse *resp) {
+  return forwarded(ctx, [&](auto finish) { gw_.forwardModelConfig(req, resp, std::move(finish)); });
 }
 
 grpc::ServerUnaryReactor *GrpcFrontend::ModelInfer(grpc::CallbackServerContext *ctx,
@@ -214,6 +227,20 @@ Result<protocol::ModelReadiness> RestService::modelReady(const std::string &mode
   if (gw_.router().knowsModel(model_name))
     return protocol::ModelReadiness{false, "no ready worker serves the model"};
   return notFound() << "model '" << model_name << "' is not served by any worker";
+}
+
+Result<protocol::ModelConfiguration> RestService::modelConfig(const std::string &model_name) const {
+  inference::ModelConfigRequest req;
+  req.set_name(model_name);
+  inference::ModelConfigResponse resp;
+  std::promise<grpc::Status> answered;
+  std::future<grpc::Status> status = answered.get_future();
+  gw_.forwardModelConfig(&req, &resp,
+                         [&answered](const grpc::Status &s) { answered.set_value(s); });
+  const grpc::Status s = status.get();
+  if (!s.ok())
+    return protocol::fromGrpcStatus(s);
+  return protocol::decodeModelConfig(resp.config());
 }
 
 std::vector<protocol::ModelIndexEntry> RestService::listModels() const {

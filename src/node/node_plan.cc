@@ -169,6 +169,7 @@ Result<config::GatewayConfig> planGateway(const PlanInputs &in,
     values.metrics_endpoints = std::move(metrics);
   values.max_recv_msg_bytes = resolved.front().grpc.max_recv_msg_bytes;
   values.max_send_msg_bytes = resolved.front().grpc.max_send_msg_bytes;
+  values.cors_allowed_origins = resolved.front().endpoints.cors_allowed_origins;
   const std::string file = config::gatewayFilePath(in.env);
   return file.empty() ? config::parseGatewayConfig("", "", in.env, &values)
                       : config::loadGatewayConfig(file, in.env, &values);

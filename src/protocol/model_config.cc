@@ -119,6 +119,40 @@ void encodeModelConfig(const ModelConfiguration &config, inference::ModelConfig 
   out->mutable_response_cache()->set_enable(false);
 }
 
+ModelConfiguration decodeModelConfig(const inference::ModelConfig &message) {
+  ModelConfiguration out;
+  out.name = message.name();
+  out.platform = message.platform();
+  out.backend = message.backend();
+  out.max_batch_size = message.max_batch_size();
+  auto specs = [](const auto &list, std::vector<TensorSpec> *dst) {
+    for (const auto &t : list) {
+      // The config name is the wire name with a TYPE_ prefix (configDataTypeName).
+      std::string_view name = inference::DataType_Name(t.data_type());
+      name.remove_prefix(std::min<size_t>(name.size(), 5));
+      TensorSpec spec;
+      spec.name = t.name();
+      spec.dtype = dtypeFromWireName(name).value_or(DType::kInvalid);
+      spec.shape.assign(t.dims().begin(), t.dims().end());
+      dst->push_back(std::move(spec));
+    }
+  };
+  specs(message.input(), &out.inputs);
+  specs(message.output(), &out.outputs);
+  out.dynamic_batching = message.has_dynamic_batching();
+  out.preferred_batch_sizes.assign(message.dynamic_batching().preferred_batch_size().begin(),
+                                   message.dynamic_batching().preferred_batch_size().end());
+  out.max_queue_delay_us =
+      static_cast<int64_t>(message.dynamic_batching().max_queue_delay_microseconds());
+  if (message.instance_group_size() > 0 &&
+      message.instance_group(0).kind() == inference::ModelInstanceGroup::KIND_GPU) {
+    out.instance_kind = InstanceKind::kGpu;
+    if (message.instance_group(0).gpus_size() > 0)
+      out.device_ordinal = message.instance_group(0).gpus(0);
+  }
+  return out;
+}
+
 std::string modelConfigJson(const ModelConfiguration &config) {
   inference::ModelConfig message;
   encodeModelConfig(config, &message);

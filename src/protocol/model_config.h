@@ -78,6 +78,13 @@ std::string configDataTypeName(DType dtype);
 /// group named `<model>_0`, not decoupled, no response cache).
 void encodeModelConfig(const ModelConfiguration &config, inference::ModelConfig *out);
 
+/// Reads back a message encodeModelConfig wrote (the gateway's REST front-end turns a
+/// worker's ModelConfig answer into the JSON of GET /v2/models/{m}/config):
+/// encodeModelConfig(decodeModelConfig(m)) is `m` for every such message. A data type
+/// the wire has no numeric name for (TYPE_STRING among them) reads as DType::kInvalid; fields
+/// encodeModelConfig never sets are ignored.
+ModelConfiguration decodeModelConfig(const inference::ModelConfig &message);
+
 /// The JSON body of GET /v2/models/{m}/config (see the file comment).
 std::string modelConfigJson(const ModelConfiguration &config);
 

@@ -14,7 +14,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "harness.h"
-#include "raw_grpc.h"
+
+#include "common/model_stream.h"
+#include "common/raw_grpc.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -24,6 +26,14 @@
 
 namespace rs::e2e {
 namespace {
+
+using rs::testing::healthCheck;
+using rs::testing::HealthWatch;
+using rs::testing::pipelineStream;
+using rs::testing::reflectionFilesOf;
+using rs::testing::reflectionServices;
+using rs::testing::ServingStatus;
+using rs::testing::StreamAnswers;
 
 class TritonExtensionsTest : public ::testing::Test {
 protected:
@@ -291,34 +301,24 @@ TEST_F(TritonExtensionsTest, StreamAnswersEachRequestInOrder) {
     grpc::ClientContext ctx;
     ASSERT_TRUE(server_->stub().ModelInfer(&ctx, requests[i], &unary[i]).ok());
   }
-  grpc::ClientContext ctx;
-  auto stream = server_->stub().ModelStreamInfer(&ctx);
   // Twice over, all written before any is read: the stream pipelines.
-  for (int round = 0; round < 2; ++round)
-    for (const inference::ModelInferRequest &r : requests)
-      ASSERT_TRUE(stream->Write(r));
-  stream->WritesDone();
-  for (int round = 0; round < 2; ++round) {
-    for (int i = 0; i < 3; ++i) {
-      inference::ModelStreamInferResponse resp;
-      ASSERT_TRUE(stream->Read(&resp)) << round << " " << i;
-      EXPECT_EQ(resp.infer_response().id(), requests[i].id());
-      if (i == 1) {
-        EXPECT_EQ(
-            resp.error_message(),
-            "model 'digits_cnn', request 'b': input 'image': raw content has 256 bytes but shape "
-            "[1,7,8,1] of FP32 needs 224 bytes");
-        EXPECT_EQ(resp.infer_response().outputs_size(), 0);
-      } else {
-        EXPECT_EQ(resp.error_message(), "");
-        EXPECT_EQ(resp.infer_response().SerializeAsString(), unary[i].SerializeAsString());
-      }
+  const StreamAnswers got = pipelineStream(server_->stub(), requests, 2);
+  ASSERT_EQ(got.answers.size(), 6u);
+  for (size_t k = 0; k < got.answers.size(); ++k) {
+    const size_t i = k % requests.size();
+    const inference::ModelStreamInferResponse &resp = got.answers[k];
+    EXPECT_EQ(resp.infer_response().id(), requests[i].id()) << k;
+    if (i == 1) {
+      EXPECT_EQ(resp.error_message(),
+                "model 'digits_cnn', request 'b': input 'image': raw content has 256 bytes but "
+                "shape [1,7,8,1] of FP32 needs 224 bytes");
+      EXPECT_EQ(resp.infer_response().outputs_size(), 0);
+    } else {
+      EXPECT_EQ(resp.error_message(), "");
+      EXPECT_EQ(resp.infer_response().SerializeAsString(), unary[i].SerializeAsString());
     }
   }
-  inference::ModelStreamInferResponse extra;
-  EXPECT_FALSE(stream->Read(&extra));
-  grpc::Status s = stream->Finish();
-  EXPECT_TRUE(s.ok()) << s.error_message();
+  EXPECT_TRUE(got.finished.ok()) << got.finished.error_message();
 }
 
 TEST_F(TritonExtensionsTest, StreamOfNoRequestsEndsOk) {

@@ -3,6 +3,7 @@
 
 #include "common/test_worker.h"
 #include "config/node_config.h"
+#include "protocol/http_codec.h"
 
 #include <grpcpp/grpcpp.h>
 #include <httplib.h>
@@ -165,6 +166,18 @@ TestGateway::inferAsync(const std::string &model, int64_t rows, float fill) {
 
 std::string TestGateway::adminGet(const std::string &path, int *status) {
   return httpGet(gateway_->metricsPort(), path, status);
+}
+
+Result<protocol::InferResponse> inferReply(const httplib::Result &reply) {
+  if (!reply)
+    return unavailable() << "no HTTP reply: " << httplib::to_string(reply.error());
+  if (reply->status != 200)
+    return internalError() << "HTTP " << reply->status << ": " << reply->body;
+  std::optional<std::string_view> length;
+  const std::string header = reply->get_header_value(protocol::kInferenceHeaderContentLength);
+  if (reply->has_header(protocol::kInferenceHeaderContentLength))
+    length = header;
+  return protocol::decodeHttpInferResponse(reply->body, length);
 }
 
 std::string httpGet(int port, const std::string &path, int *status) {

@@ -3,7 +3,8 @@
 // A fleet for gateway tests: N real workers (server::Worker, every port a free loopback
 // port) on examples/model_repo, each reached by the gateway through a Gate: an
 // InferenceService in front of the worker's own service that passes calls through, or
-// holds them while closed, so a test decides exactly what is in flight where. The
+// holds them while closed, so a test decides exactly what is in flight where (a gate may
+// also serve a BYTES echo model of its own, which no executable could). The
 // gateway talks gRPC to the gates' servers; per-worker counters come from each worker's
 // /metrics (worker_requests_total).
 //
@@ -26,11 +27,14 @@
 #include <string>
 #include <vector>
 
+namespace httplib {
+class Result;
+} // namespace httplib
+
 namespace rs::gateway::testing {
 
 inline const std::string kModelRepo = std::string(RS_SOURCE_DIR) + "/examples/model_repo";
 
-/// Passes calls to `inner`, or holds ModelInfer calls while closed.
 /// Counts the calls that reached any gate of a fleet, so that a test waits for the next one
 /// whichever gate it reaches.
 class Arrivals {
@@ -56,6 +60,8 @@ private:
   int64_t count_ = 0;
 };
 
+/// Passes calls to `inner`, or holds ModelInfer calls while closed; may also serve a BYTES
+/// echo model of its own (echoBytes()).
 class Gate final : public protocol::InferenceService, public protocol::ModelControl {
 public:
   /// `arrivals` (may be null) counts this gate's calls too.
@@ -63,23 +69,49 @@ public:
        Arrivals *arrivals = nullptr)
       : inner_(inner), inner_control_(inner_control), arrivals_(arrivals) {}
 
+  /// Serves model `name` besides the worker's: input "text" BYTES [-1] answered as output
+  /// "text" with the same elements (the gateway learns of it at its next probe).
+  void echoBytes(const std::string &name) {
+    std::lock_guard lock(mu_);
+    echo_ = name;
+  }
+
   bool serverLive() const override { return inner_.serverLive(); }
   bool serverReady() const override { return inner_.serverReady(); }
   protocol::ServerMetadata serverMetadata() const override { return inner_.serverMetadata(); }
   Result<protocol::ModelMetadata> modelMetadata(const std::string &m) const override {
+    if (isEcho(m)) // BYTES has no DType: the metadata names no datatype
+      return protocol::ModelMetadata{
+          m, {"1"}, "cpu", {{"text", DType::kInvalid, {-1}}}, {{"text", DType::kInvalid, {-1}}}};
     return inner_.modelMetadata(m);
   }
   Result<protocol::ModelReadiness> modelReady(const std::string &m) const override {
+    if (isEcho(m))
+      return protocol::ModelReadiness{true, ""};
     return inner_.modelReady(m);
   }
+  Result<protocol::ModelConfiguration> modelConfig(const std::string &m) const override {
+    return inner_.modelConfig(m);
+  }
   std::vector<protocol::ModelIndexEntry> listModels() const override {
-    return inner_control_.listModels();
+    std::vector<protocol::ModelIndexEntry> models = inner_control_.listModels();
+    std::lock_guard lock(mu_);
+    if (!echo_.empty())
+      models.push_back({echo_, true, ""});
+    return models;
   }
   Result<protocol::ControlStatus> controlStatus() const override {
     return inner_control_.controlStatus();
   }
 
   void infer(protocol::InferRequest request, protocol::InferCallback done) override {
+    if (isEcho(request.model_name)) {
+      protocol::InferResponse echoed{request.model_name, request.model_version, request.id, {}};
+      for (protocol::NamedTensor &in : request.inputs)
+        echoed.outputs.push_back(std::move(in));
+      done(std::move(echoed));
+      return;
+    }
     std::unique_lock lock(mu_);
     ++arrived_;
     cv_.notify_all();
@@ -120,6 +152,11 @@ public:
   }
 
 private:
+  bool isEcho(const std::string &model) const {
+    std::lock_guard lock(mu_);
+    return !echo_.empty() && model == echo_;
+  }
+
   struct Held {
     protocol::InferRequest request;
     protocol::InferCallback done;
@@ -132,6 +169,7 @@ private:
   bool open_ = true;
   int64_t arrived_ = 0;
   std::deque<Held> held_;
+  std::string echo_; // GUARDED_BY(mu_): the BYTES echo model, "" for none
 };
 
 struct FleetWorker {
@@ -206,6 +244,11 @@ inference::ModelInferRequest makeRequest(const std::string &model, int64_t rows,
 /// match), summed over matching samples; 0 if none.
 double sampleValue(const std::string &text, const std::string &name,
                    const std::map<std::string, std::string> &labels);
+
+/// The InferResponse of an HTTP infer reply (JSON, or binary with
+/// Inference-Header-Content-Length); Unavailable when there is no reply, Internal naming the
+/// status and body when it is not 200, the decoder's error when it does not decode.
+Result<protocol::InferResponse> inferReply(const httplib::Result &reply);
 
 /// GET http://127.0.0.1:port/path; the body ("" on failure).
 std::string httpGet(int port, const std::string &path, int *status = nullptr);

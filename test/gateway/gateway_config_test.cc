@@ -150,6 +150,39 @@ TEST(GatewayConfigTest, EnvironmentOverrides) {
   EXPECT_EQ(bare->endpoints.size(), 2u);
 }
 
+TEST(GatewayConfigTest, CorsAllowedOriginsFromTheFileTheEnvironmentOrTheNode) {
+  Result<config::GatewayConfig> c = config::parseGatewayConfig(kEndpoints, "gateway.yml", {});
+  ASSERT_TRUE(c.isOk()) << c.status().toString();
+  EXPECT_TRUE(c->cors_allowed_origins.empty());
+  const std::string file = std::string(kEndpoints) +
+                           "http: {cors_allowed_origins: [\"https://app.example.com\", \"*\"]}\n";
+  c = config::parseGatewayConfig(file, "gateway.yml", {});
+  ASSERT_TRUE(c.isOk()) << c.status().toString();
+  EXPECT_EQ(c->cors_allowed_origins, (std::vector<std::string>{"https://app.example.com", "*"}));
+  const config::Environment env = {
+      {"REACTANT_GATEWAY_HTTP_CORS_ALLOWED_ORIGINS", "http://localhost:3000,https://b.example"}};
+  c = config::parseGatewayConfig(file, "gateway.yml", env);
+  ASSERT_TRUE(c.isOk()) << c.status().toString();
+  EXPECT_EQ(c->cors_allowed_origins,
+            (std::vector<std::string>{"http://localhost:3000", "https://b.example"}));
+  // Under a node: the workers' list, unless the file or the variable sets one.
+  config::NodeGatewayValues node;
+  node.endpoints = {"127.0.0.1:8001"};
+  node.worker_names = {"w0"};
+  node.max_recv_msg_bytes = node.max_send_msg_bytes = 1024;
+  node.cors_allowed_origins = {"https://node.example"};
+  c = config::parseGatewayConfig("", "", {}, &node);
+  ASSERT_TRUE(c.isOk()) << c.status().toString();
+  EXPECT_EQ(c->cors_allowed_origins, (std::vector<std::string>{"https://node.example"}));
+  c = config::parseGatewayConfig(file, "gateway.yml", {}, &node);
+  ASSERT_TRUE(c.isOk()) << c.status().toString();
+  EXPECT_EQ(c->cors_allowed_origins, (std::vector<std::string>{"https://app.example.com", "*"}));
+  c = config::parseGatewayConfig("", "", env, &node);
+  ASSERT_TRUE(c.isOk()) << c.status().toString();
+  EXPECT_EQ(c->cors_allowed_origins,
+            (std::vector<std::string>{"http://localhost:3000", "https://b.example"}));
+}
+
 TEST(GatewayConfigTest, HealthCheckMetricsPortIsAccepted) {
   // The reference's container health check reads REACTANT_GATEWAY_METRICS_PORT; the gateway
   // validates it and keeps listening where listen.metrics says.
@@ -213,6 +246,14 @@ TEST(GatewayConfigTest, ErrorsNameTheKeyAndValue) {
       {std::string(kEndpoints) + "worker_names: [a, a]\n",
        {},
        "gateway.yml:2:1: duplicate worker name 'a'"},
+      {std::string(kEndpoints) + "http: {cors_allowed_origins: [\"app.example.com\"]}\n",
+       {},
+       "gateway.yml:2:8: http.cors_allowed_origins: 'app.example.com' is not an origin "
+       "(scheme://host[:port], e.g. https://app.example.com) or *"},
+      {kEndpoints,
+       {{"REACTANT_GATEWAY_HTTP_CORS_ALLOWED_ORIGINS", "https://a.example/"}},
+       "environment override REACTANT_GATEWAY_HTTP_CORS_ALLOWED_ORIGINS: 'https://a.example/' is "
+       "not an origin (scheme://host[:port], e.g. https://app.example.com) or *"},
       {kEndpoints,
        {{"REACTANT_GATEWAY_SCHEDULING_MODEE", "x"}},
        "environment: unknown variable REACTANT_GATEWAY_SCHEDULING_MODEE (not a configuration "

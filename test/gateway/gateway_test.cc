@@ -278,10 +278,7 @@ TEST_F(GatewayTest, RegulatedProfileGivesIdenticalBytesFromEveryWorker) {
       {protocol::kInferenceHeaderContentLength, std::to_string(*body.json_length)}};
   httplib::Result res =
       cli.Post("/v2/models/iris_mlp/infer", headers, body.body, "application/octet-stream");
-  ASSERT_TRUE(res);
-  ASSERT_EQ(res->status, 200) << res->body;
-  const std::string length = res->get_header_value(protocol::kInferenceHeaderContentLength);
-  Result<protocol::InferResponse> http = protocol::decodeHttpInferResponse(res->body, length);
+  Result<protocol::InferResponse> http = inferReply(res);
   ASSERT_TRUE(http.isOk()) << http.status().toString();
   ASSERT_EQ(http->outputs.size(), 1u);
   const auto span = http->outputs[0].tensor.bytes();

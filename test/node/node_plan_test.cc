@@ -137,6 +137,23 @@ TEST(NodePlanTest, InheritedPortVariablesDoNotGiveWorkersOnePort) {
             (Strings{"127.0.0.1:8080", "127.0.0.1:8081", "127.0.0.1:8082"}));
 }
 
+TEST(NodePlanTest, TheGatewayTakesTheWorkersCorsOrigins) {
+  const std::string yaml =
+      std::string(kCpu3) +
+      "global:\n  endpoints: {cors_allowed_origins: [https://app.example.com]}\n";
+  PlanInputs in;
+  in.cpus = {0, 1, 2};
+  Result<NodePlan> plan = planNode(node(yaml), in);
+  ASSERT_TRUE(plan.isOk()) << plan.status().toString();
+  ASSERT_TRUE(plan->gateway.has_value());
+  EXPECT_EQ(plan->gateway->cors_allowed_origins, (Strings{"https://app.example.com"}));
+  // The gateway's own variable wins.
+  in.env = {{"REACTANT_GATEWAY_HTTP_CORS_ALLOWED_ORIGINS", "http://localhost:3000"}};
+  plan = planNode(node(yaml), in);
+  ASSERT_TRUE(plan.isOk()) << plan.status().toString();
+  EXPECT_EQ(plan->gateway->cors_allowed_origins, (Strings{"http://localhost:3000"}));
+}
+
 TEST(NodePlanTest, SoleWorkerBindsThePublicPorts) {
   PlanInputs in;
   in.cpus = {0, 1};

@@ -69,6 +69,38 @@ TEST(ModelConfigTest, UnbatchedModelOnAGpuJson) {
     "response_cache": {"enable": false}})"));
 }
 
+TEST(ModelConfigTest, DecodeReadsBackWhatEncodeWrote) {
+  ModelConfiguration batched;
+  batched.name = "b";
+  batched.platform = "reactant_stablehlo";
+  batched.backend = "reactant";
+  batched.max_batch_size = 8;
+  batched.inputs = {{"mask", DType::kBool, {-1}}, {"ids", DType::kI32, {4}}};
+  batched.outputs = {{"probs", DType::kF32, {10}}};
+  batched.dynamic_batching = true;
+  batched.preferred_batch_sizes = {1, 4, 8};
+  batched.max_queue_delay_us = 250;
+  for (const ModelConfiguration &c : {unbatchedOnGpu(), batched}) {
+    inference::ModelConfig m;
+    encodeModelConfig(c, &m);
+    const ModelConfiguration back = decodeModelConfig(m);
+    inference::ModelConfig again;
+    encodeModelConfig(back, &again);
+    EXPECT_EQ(again.SerializeAsString(), m.SerializeAsString()) << c.name;
+    EXPECT_EQ(modelConfigJson(back), modelConfigJson(c)) << c.name;
+  }
+  inference::ModelConfig m;
+  encodeModelConfig(batched, &m);
+  const ModelConfiguration back = decodeModelConfig(m);
+  ASSERT_EQ(back.inputs.size(), 2u);
+  EXPECT_EQ(back.inputs[0].dtype, DType::kBool);
+  EXPECT_EQ(back.inputs[1].dtype, DType::kI32);
+  EXPECT_EQ(back.preferred_batch_sizes, (std::vector<int64_t>{1, 4, 8}));
+  EXPECT_EQ(back.max_queue_delay_us, 250);
+  EXPECT_EQ(back.instance_kind, InstanceKind::kCpu);
+  EXPECT_EQ(decodeModelConfig(inference::ModelConfig()).inputs.size(), 0u);
+}
+
 TEST(ModelConfigTest, VersionRule) {
   EXPECT_TRUE(checkModelVersion("m", "").isOk());
   EXPECT_TRUE(checkModelVersion("m", "1").isOk());

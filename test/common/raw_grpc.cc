@@ -1,5 +1,5 @@
-//===- test/e2e/raw_grpc.cc - Calls of standard gRPC services without their stubs ===//
-#include "raw_grpc.h"
+//===- test/common/raw_grpc.cc - Calls of standard gRPC services without their stubs ===//
+#include "common/raw_grpc.h"
 
 #include <google/protobuf/descriptor.pb.h>
 #include <google/protobuf/unknown_field_set.h>
@@ -7,7 +7,7 @@
 #include <grpcpp/impl/codegen/rpc_method.h>
 #include <grpcpp/impl/codegen/sync_stream.h>
 
-namespace rs::e2e {
+namespace rs::testing {
 namespace {
 
 using google::protobuf::UnknownField;
@@ -154,4 +154,4 @@ grpc::Status reflectionFilesOf(const std::shared_ptr<grpc::Channel> &channel,
   return s;
 }
 
-} // namespace rs::e2e
+} // namespace rs::testing

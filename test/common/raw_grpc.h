@@ -1,4 +1,4 @@
-//===- test/e2e/raw_grpc.h - Calls of standard gRPC services without their stubs ===//
+//===- test/common/raw_grpc.h - Calls of standard gRPC services without their stubs ===//
 //
 // The standard grpc.health.v1.Health and grpc.reflection.v1alpha.ServerReflection services
 // called the way grpcurl and Kubernetes probes call them, without generated stubs (the
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace rs::e2e {
+namespace rs::testing {
 
 /// grpc.health.v1.HealthCheckResponse.ServingStatus.
 enum class ServingStatus { kUnknown = 0, kServing = 1, kNotServing = 2, kServiceUnknown = 3 };
@@ -49,4 +49,4 @@ grpc::Status reflectionServices(const std::shared_ptr<grpc::Channel> &channel,
 grpc::Status reflectionFilesOf(const std::shared_ptr<grpc::Channel> &channel,
                                const std::string &symbol, std::vector<std::string> *files);
 
-} // namespace rs::e2e
+} // namespace rs::testing

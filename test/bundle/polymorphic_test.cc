@@ -4,7 +4,8 @@
 // program per compiled batch size and shape variant, each with the manifest's shapes; and
 // the load errors: a manifest size that violates the module's shape_assertion, a manifest
 // that does not fit the declared static dims, a batched manifest without compiled sizes, a
-// static model.mlir in a multi-shape bundle, model.mlir beside per-variant files.
+// static model.mlir in a multi-shape bundle, model.mlir beside per-variant files, a main
+// with a dimension argument.
 //
 //===----------------------------------------------------------------------===//
 #include "bundle/bundle.h"
@@ -152,6 +153,25 @@ TEST(PolymorphicBundleTest, ModelMlirBesidePerVariantFilesIsALoadError) {
   EXPECT_EQ(loadError(dir),
             dir + ": both model.mlir and model.v0.b1.mlir exist (use one shape-polymorphic "
                   "model.mlir or the model.v{i}.b{N}.mlir / model.v{i}.mlir files)");
+}
+
+TEST(PolymorphicBundleTest, DimensionArgumentsAreALoadError) {
+  TempDir tmp("rs_poly_");
+  const std::string dir = copyFixture(tmp, kMlp.polyDir());
+  // Older jax.export: one i64 dimension argument before the inputs.
+  writeFile(dir + "/model.mlir", R"(func.func public @main(%b: tensor<i64>, %x: tensor<?x8xf32>,
+    %w1: tensor<8x16xf32>, %b1: tensor<16xf32>, %w2: tensor<16x4xf32>, %b2: tensor<4xf32>)
+    -> tensor<?x4xf32> {
+  %0 = stablehlo.dot_general %x, %w1, contracting_dims = [1] x [0]
+      : (tensor<?x8xf32>, tensor<8x16xf32>) -> tensor<?x16xf32>
+  %1 = stablehlo.dot_general %0, %w2, contracting_dims = [1] x [0]
+      : (tensor<?x16xf32>, tensor<16x4xf32>) -> tensor<?x4xf32>
+  return %1 : tensor<?x4xf32>
+}
+)");
+  EXPECT_EQ(loadError(dir), dir + "/model.mlir: main takes 6 arguments but the manifest has 1 "
+                                  "input and the weights file 4 weights (5 expected; dimension "
+                                  "arguments are not supported)");
 }
 
 TEST(PolymorphicBundleTest, RefinedProgramNames) {

@@ -3,8 +3,9 @@
 // The polymorphic fixtures (test/bundle/polymorphic_fixture.h) through the ModelRepository
 // on the CPU backend: one compiled program per refinement, each with its own executable
 // cache entry (`model.mlir@v1.b3-<key>.rsexe`) and log line, loaded from the cache on a
-// second start; the file hash of model.mlir and a distinct refined-module hash per program;
-// a refinement failure fails the model's load with the file named.
+// second start; `refined_from=model.mlir` on the `model loaded` line; the file hash of
+// model.mlir and a distinct refined-module hash per program; a refinement failure fails the
+// model's load with the file named.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/model_repository.h"
@@ -74,6 +75,11 @@ TEST(PolymorphicRepository, CompilesAndCachesEachRefinedProgram) {
       EXPECT_EQ(log.count(line), 1u) << log.text();
     }
     EXPECT_EQ(refined.size(), 4u);
+    EXPECT_EQ(log.count("model loaded name=encoder_poly source=startup inputs=[x: f32[-1,-1,8]] "
+                        "outputs=[y: f32[-1,-1,8]] batch_sizes=[1, 3] shape_variants=[{s=4}, "
+                        "{s=8}] refined_from=model.mlir weights=13 "),
+              1u)
+        << log.text();
   }
 }
 

@@ -1,6 +1,7 @@
 //===- bundle/bundle.cc - Load and validate a model bundle ----------------===//
 #include "bundle/bundle.h"
 
+#include "bundle/polymorphic.h"
 #include "bundle/safetensors.h"
 #include "bundle/shape_variant.h"
 #include "ir/parser.h"
@@ -179,6 +180,31 @@ Result<Bundle> loadBundle(const std::string &dir_in) {
     RS_RETURN_IF_ERROR(loadWeights(weights_path, bundle));
   }
 
+  if (files.paths.size() == 1 && files.paths.begin()->first == ProgramKey{0, 0}) {
+    const std::string &path = files.paths.begin()->second;
+    RS_ASSIGN_OR_RETURN(ir::Module module, ir::parseModuleFile(path));
+    bundle.dynamic_axes = dynamicAxes(module, m.executable_inputs);
+    if (bundle.dynamic_axes.empty() && files.shared_program)
+      return invalidArgument() << path << ": the manifest has input_shapes ("
+                               << m.input_shapes.size() << " shape variants) but main takes "
+                               << "static inputs (a model.mlir for every variant must be "
+                               << "shape-polymorphic; otherwise use model.v{i}.b{N}.mlir or "
+                               << "model.v{i}.mlir per variant)";
+    if (!bundle.dynamic_axes.empty()) {
+      RS_ASSIGN_OR_RETURN(std::vector<ProgramKey> keys, refinementKeys(m, path));
+      for (const ProgramKey &key : keys) {
+        Program program;
+        program.batch_size = key.batch_size;
+        program.variant = key.variant;
+        program.path = path;
+        program.refined = true;
+        RS_ASSIGN_OR_RETURN(program.module, refineForProgram(module, path, m, bundle.weights, key));
+        RS_RETURN_IF_ERROR(checkSignature(program, bundle, has_weights_file));
+        bundle.programs.emplace(key, std::move(program));
+      }
+      return bundle;
+    }
+  }
   for (const auto &[key, path] : files.paths) {
     Program program;
     program.batch_size = key.batch_size;

@@ -4,7 +4,9 @@
 // named after the model holding:
 //   manifest.yaml            format 2.0 (bundle/manifest.h)
 //   model.b{N}.mlir          one program per compiled batch size N, or
-//   model.mlir               a single unbatched program (key 0: serves any size)
+//   model.mlir               a single unbatched program (key 0: serves any size), or a
+//                            shape-polymorphic one (`?` dims in main's inputs) refined
+//                            per compiled batch size and variant (bundle/polymorphic.h)
 //   weights.safetensors      weights; __metadata__.argument_order (a JSON list of names)
 //                            gives their order as trailing arguments of main
 // A multi-shape bundle (the manifest has `input_shapes`) holds one program per shape
@@ -43,6 +45,7 @@
 #pragma once
 
 #include "bundle/manifest.h"
+#include "bundle/polymorphic.h"
 #include "bundle/program_files.h"
 #include "ir/ir.h"
 #include "support/status.h"
@@ -60,6 +63,9 @@ struct Program {
   int64_t batch_size = 0; // 0: the unbatched model.mlir (model.v{i}.mlir)
   size_t variant = 0;     // index into Manifest::input_shapes; 0 for a single-shape bundle
   std::string path;       // full path of the .mlir file
+  /// Made from a shape-polymorphic model.mlir (`path`) by refining it for this key
+  /// (bundle/polymorphic.h); `module` is the refined, static module.
+  bool refined = false;
   ir::Module module;
 };
 
@@ -78,6 +84,9 @@ struct Bundle {
   /// Things that do not stop the load but deserve a log line (stray program files,
   /// unlisted weight tensors), in a fixed order.
   std::vector<std::string> warnings;
+  /// The dynamic axes of a shape-polymorphic model.mlir's main (empty for static
+  /// programs); its programs are the refined ones (Program::refined).
+  std::vector<DynamicAxis> dynamic_axes;
 
   /// The compiled batch sizes actually present (programs' batch sizes, ascending, each
   /// once: every variant has the same sizes).

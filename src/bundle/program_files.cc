@@ -107,6 +107,7 @@ Result<ProgramSelection> selectProgramFiles(const std::string &dir, const Manife
   const std::string unbatched_form = multi_shape ? "model.v{i}.mlir" : "model.mlir";
   ProgramSelection out;
   std::map<ProgramKey, std::string> batched, unbatched; // present files by program
+  std::string polymorphic;                              // model.mlir of a multi-shape bundle
   for (const std::string &name : names) {
     std::optional<ProgramFileName> parsed = parseProgramFileName(name);
     const std::string path = dir + "/" + name;
@@ -115,6 +116,10 @@ Result<ProgramSelection> selectProgramFiles(const std::string &dir, const Manife
         out.warnings.push_back(path + ": not a program file name (" + batched_form + " or " +
                                unbatched_form +
                                ", numbers in decimal without leading zeros); not loaded");
+      continue;
+    }
+    if (multi_shape && !parsed->variant && parsed->batch_size == 0) {
+      polymorphic = path; // one shape-polymorphic program for every variant
       continue;
     }
     if (parsed->variant.has_value() != multi_shape) {
@@ -136,6 +141,16 @@ Result<ProgramSelection> selectProgramFiles(const std::string &dir, const Manife
     (key.batch_size == 0 ? unbatched : batched)[key] = path;
   }
 
+  if (!polymorphic.empty()) {
+    if (!batched.empty() || !unbatched.empty())
+      return invalidArgument() << dir << ": both model.mlir and "
+                               << fileName((batched.empty() ? unbatched : batched).begin()->second)
+                               << " exist (use one shape-polymorphic model.mlir or the "
+                               << batched_form << " / " << unbatched_form << " files)";
+    out.paths[{0, 0}] = polymorphic;
+    out.shared_program = true;
+    return out;
+  }
   if (!batched.empty()) {
     if (!unbatched.empty())
       return invalidArgument() << dir << ": both " << fileName(unbatched.begin()->second) << " and "

@@ -15,7 +15,9 @@
 // `model.*.mlir` name that is none of the forms (model.b08.mlir: numbers have no leading
 // zeros; model.b0.mlir) is not loaded and is reported as a warning. Program files of the
 // other naming (model.b{N}.mlir in a multi-shape
-// bundle, model.v{i}.*.mlir in a single-shape one) are errors.
+// bundle, model.v{i}.*.mlir in a single-shape one) are errors,
+// except one model.mlir alone in a multi-shape bundle: a shape-polymorphic program that
+// loading refines per variant (bundle/polymorphic.h); beside model.v{i}.* files it is an error.
 //
 // Errors name the file (full path) and say what was expected: NotFound for a missing
 // program ("<dir>/model.v1.b4.mlir: missing (shape variant 1 {s=16}, batch size 4 is listed in
@@ -73,6 +75,10 @@ struct ProgramSelection {
   /// Files not loaded: names that are no program form and variants outside input_shapes
   /// (by name), then batch sizes not listed (by program).
   std::vector<std::string> warnings;
+  /// A multi-shape bundle holding one model.mlir (paths has it as key {0, 0}) and no
+  /// model.v{i}.* files: it must be shape-polymorphic, and loading refines it per variant
+  /// (bundle/polymorphic.h).
+  bool shared_program = false;
 };
 
 /// Lists `dir` and chooses its program files for `manifest` (the file comment's rules).

@@ -2,7 +2,9 @@
 #include "runtime/model_repository.h"
 
 #include "bundle/bundle.h"
+#include "bundle/polymorphic.h"
 #include "bundle/shape_variant.h"
+#include "ir/printer.h"
 #include "runtime/numerics_gate.h"
 #include "support/digest.h"
 #include "support/text.h"
@@ -124,8 +126,16 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
       parts.device = device;
       parts.server_build = options_.server_build;
       const std::string file = std::filesystem::path(program.path).filename().string();
-      RS_RETURN_IF_ERROR(hashBundleFile(dir, file, model->file_sha256));
-      Result<CachedProgram> compiled = cache.loadOrCompile(*backend_, program.module, file, parts);
+      if (!model->file_sha256.count(file)) // a polymorphic model.mlir serves every key
+        RS_RETURN_IF_ERROR(hashBundleFile(dir, file, model->file_sha256));
+      model->program_files[key] = file;
+      // A refined program has its own name, so that its cache entry and log lines tell the
+      // programs of one model.mlir apart ("model.mlir@b8").
+      const std::string label =
+          program.refined ? bundle::refinedProgramName(key, b.multiShape()) : file;
+      if (program.refined)
+        model->refined_sha256[key] = sha256Hex(ir::printGeneric(program.module));
+      Result<CachedProgram> compiled = cache.loadOrCompile(*backend_, program.module, label, parts);
       if (!compiled.isOk()) { // a compiler message starts with the op's file:line:col already
         const Status &failed = compiled.status();
         return failed.message().rfind(program.path, 0) == 0 ? failed
@@ -135,11 +145,11 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
       if (outcome.hit) {
         ++cache_hits_;
         spdlog::info("executable cache: hit model={} batch_size={} program={} key={}", name, size,
-                     file, outcome.key.substr(0, 16));
+                     label, outcome.key.substr(0, 16));
       } else {
         ++cache_misses_;
         spdlog::info("executable cache: miss model={} batch_size={} program={} reason={}{}", name,
-                     size, file, outcome.miss_reason,
+                     size, label, outcome.miss_reason,
                      outcome.key.empty() ? "" : " key=" + outcome.key.substr(0, 16));
       }
       if (!outcome.write_warning.empty() && !warned) {
@@ -173,11 +183,13 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
         m.manifest.input_shapes.empty()
             ? ""
             : " shape_variants=" + bundle::variantsText(m.manifest.input_shapes);
-    spdlog::info("model loaded name={} source={} inputs=[{}] outputs=[{}] batch_sizes={}{} "
+    const std::string refined = m.refined_sha256.empty() ? "" : " refined_from=model.mlir";
+    spdlog::info("model loaded name={} source={} inputs=[{}] outputs=[{}] batch_sizes={}{}{} "
                  "weights={} weight_bytes={} platform={} load_seconds={:.3f} numerics={}",
                  name, source, specsText(m.manifest.executable_inputs),
                  specsText(m.manifest.executable_outputs), batchSizesText(m.batch_sizes), variants,
-                 m.weights.size(), weight_bytes, m.platform, seconds, m.numerics.outcome());
+                 refined, m.weights.size(), weight_bytes, m.platform, seconds,
+                 m.numerics.outcome());
     return loaded;
   }
   spdlog::error("model load failed name={} dir={} source={} reason={}", name, dir, source,

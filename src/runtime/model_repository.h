@@ -15,8 +15,14 @@
 // or compiles it; each program logs `executable cache: hit` or `executable cache: miss`
 // with model, batch size, program file and reason. The `model loaded` line lists the batch
 // sizes actually loaded, for a multi-shape bundle its shape variants
-// (`shape_variants=[{s=8}, {s=16}]`), and ends with the numerics outcome (`numerics=f32
-// (pinned 1 dot_general, pinned 2 convolution)`, reference-system.md §3.2).
+// (`shape_variants=[{s=8}, {s=16}]`), for programs refined from a shape-polymorphic model.mlir
+// `refined_from=model.mlir`, and ends with the numerics outcome (`numerics=f32 (pinned 1
+// dot_general, pinned 2 convolution)`, reference-system.md §3.2).
+//
+// A shape-polymorphic model.mlir arrives as one refined, static program per key
+// (bundle/polymorphic.h); each is compiled and cached like a per-size file, its cache entry
+// and log lines named `model.mlir@b8` (`model.mlir@v1.b8`), its file hash that of model.mlir,
+// and the refined module's hash kept in LoadedModel::refined_sha256.
 //
 // Thread safety: all methods may be called concurrently; a LoadedModel is immutable
 // and shared (std::shared_ptr), so a dispatch keeps the model it started with alive.
@@ -74,6 +80,13 @@ struct LoadedModel {
   /// every loaded program ("model.b8.mlir", "model.v1.b8.mlir"). Deployment evidence
   /// (server/evidence.h).
   std::map<std::string, std::string> file_sha256;
+  /// The bundle file each loaded program was read from ("model.b8.mlir"; "model.mlir" for
+  /// every program refined from a shape-polymorphic model.mlir).
+  std::map<bundle::ProgramKey, std::string> program_files;
+  /// For programs refined from a shape-polymorphic model.mlir (bundle/polymorphic.h): the
+  /// SHA-256 of the refined module in generic form (ir/printer.h), the text the executable
+  /// cache keys on. Empty for a bundle of per-size files.
+  std::map<bundle::ProgramKey, std::string> refined_sha256;
   /// The bundle's warnings (bundle::Bundle::warnings: files not loaded, weights not used),
   /// each starting with the file's path; loading logs each as `model bundle warning`.
   std::vector<std::string> warnings;

@@ -58,13 +58,19 @@ json modelJson(const runtime::LoadedModel &m) {
   json programs = json::object();
   for (const auto &[key, exe] : m.programs) {
     (void)exe;
-    const std::string file = bundle::programFileName(key, multi_shape);
+    auto f = m.program_files.find(key);
+    const std::string file =
+        f == m.program_files.end() ? bundle::programFileName(key, multi_shape) : f->second;
     auto c = m.cache.find(key);
-    programs[programKeyText(key, multi_shape)] = {
-        {"file", file},
-        {"sha256", sha256Of(m, file)},
-        {"cache_key", c == m.cache.end() ? "" : c->second.key},
-        {"cache_payload_sha256", c == m.cache.end() ? "" : c->second.payload_sha256}};
+    json entry = {{"file", file},
+                  {"sha256", sha256Of(m, file)},
+                  {"cache_key", c == m.cache.end() ? "" : c->second.key},
+                  {"cache_payload_sha256", c == m.cache.end() ? "" : c->second.payload_sha256}};
+    // A program refined from a shape-polymorphic model.mlir: the hash of the refined module
+    // beside the hash of the file it was refined from.
+    if (auto r = m.refined_sha256.find(key); r != m.refined_sha256.end())
+      entry["refined_sha256"] = r->second;
+    programs[programKeyText(key, multi_shape)] = std::move(entry);
   }
   json model = {{"state", "ready"},
                 {"manifest_sha256", sha256Of(m, "manifest.yaml")},

@@ -64,8 +64,11 @@ int validateBundles(const std::vector<std::string> &dirs, std::ostream &out) {
               ? ""
               : " shape_variants=" + bundle::variantsText(m.manifest.input_shapes) +
                     " programs=" + std::to_string(m.programs.size());
+      // Programs refined from one shape-polymorphic model.mlir (bundle/polymorphic.h).
+      const std::string refined = m.refined_sha256.empty() ? "" : " refined_from=model.mlir";
       out << "ok " << m.name << " batch_sizes=[" << (sizes.empty() ? "unbatched" : sizes) << "]"
-          << variants << " inputs=[" << inputs << "] weights=" << m.weights.size() << "\n";
+          << variants << refined << " inputs=[" << inputs << "] weights=" << m.weights.size()
+          << "\n";
     }
   }
   return failures == 0 ? 0 : 1;

@@ -2,6 +2,7 @@
 #include "tools/bundle_inspect.h"
 
 #include "bundle/manifest.h"
+#include "bundle/polymorphic.h"
 #include "bundle/safetensors.h"
 #include "bundle/shape_variant.h"
 #include "tools/bundle_programs.h"
@@ -56,8 +57,10 @@ std::string formatText(const ProgramFile &p) {
 
 /// The block of one program file, its header line indented by `indent` spaces and its
 /// fields by two more; false after an error line.
+/// `inputs` (the bundle's executable inputs, empty for a lone file) name the arguments in
+/// the `dynamic axes` line of a shape-polymorphic main.
 bool describeProgram(const std::string &path, std::string_view label, int indent,
-                     std::ostream &out) {
+                     const std::vector<bundle::TensorSpec> &inputs, std::ostream &out) {
   Result<ProgramFile> program = detail::readProgramFile(path);
   if (!program.isOk()) {
     printError(out, path, program.status());
@@ -74,18 +77,24 @@ bool describeProgram(const std::string &path, std::string_view label, int indent
   out << field << "format: " << formatText(*program) << "\n";
   out << field << "size: " << program->size_bytes << " bytes\n";
   out << field << "main: " << (main ? signature(ir::functionType(*main)) : "none") << "\n";
+  const std::vector<bundle::DynamicAxis> dynamic = bundle::dynamicAxes(m, inputs);
+  if (!dynamic.empty())
+    out << field << "dynamic axes: " << bundle::dynamicAxesText(dynamic)
+        << " (shape-polymorphic: refined per compiled batch size and shape variant at load)\n";
   out << field << "functions: " << functions << "\n";
   out << field << "ops: " << countOps(m.ops) << "\n";
   return true;
 }
 
 /// The manifest and weights lines of bundle `dir`; false after an error line.
-bool describeBundleFiles(const std::string &dir, std::ostream &out) {
+bool describeBundleFiles(const std::string &dir, std::vector<bundle::TensorSpec> &inputs,
+                         std::ostream &out) {
   bool ok = true;
   const std::string manifest_path = dir + "/manifest.yaml";
   const std::string model_name = std::filesystem::path(dir).filename().string();
   Result<bundle::Manifest> manifest = bundle::loadManifest(manifest_path, model_name);
   if (manifest.isOk()) {
+    inputs = manifest->executable_inputs;
     std::string sizes;
     for (int64_t b : manifest->compiled_batch_sizes)
       sizes += (sizes.empty() ? "" : ", ") + std::to_string(b);
@@ -124,7 +133,8 @@ bool describeBundleFiles(const std::string &dir, std::ostream &out) {
 
 bool describeBundle(const std::string &dir, std::ostream &out) {
   out << "bundle " << dir << "\n";
-  bool ok = describeBundleFiles(dir, out);
+  std::vector<bundle::TensorSpec> inputs;
+  bool ok = describeBundleFiles(dir, inputs, out);
   Result<std::vector<std::string>> names = detail::listProgramFiles(dir);
   if (!names.isOk()) {
     printError(out, dir, names.status());
@@ -135,7 +145,7 @@ bool describeBundle(const std::string &dir, std::ostream &out) {
     return false;
   }
   for (const std::string &name : *names)
-    ok = describeProgram(dir + "/" + name, name, 2, out) && ok;
+    ok = describeProgram(dir + "/" + name, name, 2, inputs, out) && ok;
   return ok;
 }
 
@@ -149,7 +159,7 @@ int inspectBundles(const std::vector<std::string> &paths, std::ostream &out) {
     if (detail::isDirectory(path))
       ok = describeBundle(path, out) && ok;
     else
-      ok = describeProgram(path, path, 0, out) && ok;
+      ok = describeProgram(path, path, 0, {}, out) && ok;
   }
   return ok ? 0 : 1;
 }

@@ -3,7 +3,8 @@
 // The real binary's exact output for iris_mlp as StableHLO text (the fixture) and as
 // portable artifacts (a copy whose programs are portable/model.b{N}.mlirbc), for a single
 // file, and for an artifact cut short (an error line in place of its block, exit 1, the
-// other programs still described); usage errors exit 2.
+// other programs still described); the dynamic axes of a shape-polymorphic model.mlir;
+// usage errors exit 2.
 //
 //===----------------------------------------------------------------------===//
 #include "tools_test_util.h"
@@ -135,6 +136,24 @@ TEST(BundleInspect, AMultiShapeBundleListsItsShapeVariants) {
                 "  weights: 10",
                 "  program model.v0.b1.mlir",
             }));
+}
+
+TEST(BundleInspect, APolymorphicProgramListsItsDynamicAxes) {
+  const fs::path dir = fs::path(RS_SOURCE_DIR) / "test/data/bundles/encoder_poly";
+  RunResult r = runServer({"bundle", "inspect", dir.string()});
+  EXPECT_EQ(r.status, 0) << r.err;
+  const std::vector<std::string> out = lines(r.out);
+  ASSERT_GE(out.size(), 15u) << r.out;
+  EXPECT_EQ(out[9], "  program model.mlir");
+  EXPECT_EQ(out[13], "    dynamic axes: input 'x' axis 0 (n), input 'x' axis 1 (s) "
+                     "(shape-polymorphic: refined per compiled batch size and shape variant at "
+                     "load)");
+  // A lone file has no manifest to name the inputs.
+  RunResult file = runServer({"bundle", "inspect", (dir / "model.mlir").string()});
+  EXPECT_EQ(file.status, 0) << file.err;
+  EXPECT_NE(file.out.find("\n  dynamic axes: argument 0 axis 0, argument 0 axis 1 ("),
+            std::string::npos)
+      << file.out;
 }
 
 TEST(BundleInspect, UsageErrorsExitTwo) {

@@ -4,7 +4,8 @@
 // would: on the multi-shape fixture every shape variant's programs; a broken variant fails
 // with the file and the reason, a single-shape bundle prints its line as before. The
 // worker's evidence document lists every variant's program (file, sha256, cache key) and
-// the variants themselves; a changed variant program is a bundle-hash change.
+// the variants themselves; a changed variant program is a bundle-hash change. Polymorphic
+// bundles are refined into every program, each compiled and cached under its own name.
 //
 //===----------------------------------------------------------------------===//
 #include "tools/bundle_command.h"
@@ -37,6 +38,33 @@ TEST(BundleValidate, MultiShapeBundleCoversEveryVariant) {
   for (const auto &e : fs::directory_iterator(dir + "/.cache"))
     entries += e.path().extension() == ".rsexe" ? 1 : 0;
   EXPECT_EQ(entries, 4u);
+}
+
+TEST(BundleValidate, PolymorphicBundlesRefineAndCompileEveryProgram) {
+  TempDir tmp;
+  std::vector<std::string> dirs;
+  for (const std::string name : {"mlp_poly", "encoder_poly"}) {
+    dirs.push_back(tmp.str() + "/" + name);
+    multishape::copyBundleDir(multishape::kTestData + "/bundles/" + name, dirs.back());
+  }
+  std::ostringstream out;
+  EXPECT_EQ(tools::validateBundles(dirs, out), 0) << out.str();
+  EXPECT_EQ(out.str(), "ok mlp_poly batch_sizes=[1, 2, 4, 8] refined_from=model.mlir "
+                       "inputs=[x: f32[-1,8]] weights=4\n"
+                       "ok encoder_poly batch_sizes=[1, 3] shape_variants=[{s=4}, {s=8}] "
+                       "programs=4 refined_from=model.mlir inputs=[x: f32[-1,-1,8]] weights=13\n");
+  for (const std::string &dir : dirs) {
+    std::set<std::string> entries;
+    for (const auto &e : fs::directory_iterator(dir + "/.cache"))
+      entries.insert(
+          e.path().filename().string().substr(0, e.path().filename().string().find('-')));
+    EXPECT_EQ(entries, dir.ends_with("mlp_poly")
+                           ? (std::set<std::string>{"model.mlir@b1", "model.mlir@b2",
+                                                    "model.mlir@b4", "model.mlir@b8"})
+                           : (std::set<std::string>{"model.mlir@v0.b1", "model.mlir@v0.b3",
+                                                    "model.mlir@v1.b1", "model.mlir@v1.b3"}))
+        << dir;
+  }
 }
 
 TEST(BundleValidate, BrokenVariantFailsNamingTheFile) {

@@ -43,6 +43,8 @@ for _ in $(seq 1 600); do
   kill -0 "$pid" 2>/dev/null || { cat "$work/server.log"; exit 1; }
   sleep 0.1
 done
+curl -fs "http://127.0.0.1:$metrics_port/readyz" >/dev/null ||
+  { echo "soak: the server is not ready after 60 s" >&2; cat "$work/server.log" >&2; exit 1; }
 status=0
 load() {
   "$bin" loadgen --model iris_mlp --protocol both --http-url "127.0.0.1:$port" \

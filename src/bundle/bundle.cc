@@ -6,6 +6,7 @@
 #include "bundle/shape_variant.h"
 #include "ir/parser.h"
 
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -206,6 +207,17 @@ Result<Bundle> loadBundle(const std::string &dir_in) {
     }
   }
   for (const auto &[key, path] : files.paths) {
+    // An unbatched program runs requests as they come, whole; inputs with a batch axis need a
+    // program per compiled size (or one refined per size), which the scheduler splits into.
+    if (key.batch_size == 0 && m.batched())
+      return invalidArgument()
+             << path << ": main takes static inputs, but the manifest's inputs have a batch axis "
+             << "(letter n; batching.compiled_batch_sizes "
+             << fmt::format("[{}]", fmt::join(m.compiled_batch_sizes, ", "))
+             << "): export it with a symbolic batch axis (a shape-polymorphic "
+             << fs::path(path).filename().string() << ") or as one "
+             << (m.input_shapes.empty() ? "model.b{N}.mlir" : "model.v{i}.b{N}.mlir")
+             << " per compiled batch size";
     Program program;
     program.batch_size = key.batch_size;
     program.variant = key.variant;

@@ -143,7 +143,8 @@ void Scheduler::submit(const std::string &model, std::vector<Tensor> inputs,
   request->done = std::move(done);
   request->cancel = std::move(cancel);
 
-  bool batched = !b.compiled_batch_sizes.empty();
+  // A model whose only program is unbatched (size 0) runs each request whole.
+  bool batched = !b.compiled_batch_sizes.empty() && b.compiled_batch_sizes.back() > 0;
   bool outputs_batched = true;
   for (int64_t axis : b.output_batch_axes)
     outputs_batched = outputs_batched && axis >= 0;

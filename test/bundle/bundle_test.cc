@@ -382,6 +382,21 @@ TEST(Bundle, ProgramThatIsNoRegularFileOrEmptyIsNamedSo) {
               dir + "/model.b8.mlir: is empty (expected StableHLO text or a portable artifact)");
 }
 
+TEST(Bundle, AStaticModelMlirUnderABatchAxisIsRefused) {
+  // digits_cnn's inputs have a batch axis (n) and compiled sizes [1, 4, 8]: a static
+  // model.mlir could only run one batch size, and the scheduler would have none to split to.
+  TempDir tmp;
+  const std::string dir = copyBundle("digits_cnn", tmp);
+  fs::rename(dir + "/model.b4.mlir", dir + "/model.mlir");
+  fs::remove(dir + "/model.b1.mlir");
+  fs::remove(dir + "/model.b8.mlir");
+  expectError(loadBundle(dir), StatusCode::kInvalidArgument,
+              dir + "/model.mlir: main takes static inputs, but the manifest's inputs have a "
+                    "batch axis (letter n; batching.compiled_batch_sizes [1, 4, 8]): export it "
+                    "with a symbolic batch axis (a shape-polymorphic model.mlir) or as one "
+                    "model.b{N}.mlir per compiled batch size");
+}
+
 TEST(Bundle, UnbatchedSingleProgram) {
   TempDir tmp;
   const std::string dir = copyBundle("op_zoo", tmp);

@@ -27,10 +27,16 @@ Result<Shape> rawInputShape(const TensorSpec &spec, uint64_t body_bytes) {
       step *= shape[d];
       continue;
     }
-    if (variable)
+    if (variable && spec.batch_axis)
       return invalidArgument() << what << ": a raw binary request needs at most one variable "
                                << "axis besides the batch axis, but the model's shape is "
                                << shapeToString(spec.shape);
+    if (variable) // metadata without a batch axis (the gateway's): every -1 counts
+      return invalidArgument() << what << ": a raw binary request needs at most one variable "
+                               << "axis here, where the model's batch axis is not known, but "
+                               << "the model's shape is " << shapeToString(spec.shape)
+                               << " (send it to a worker, or as a JSON or binary-extension "
+                               << "request)";
     variable = d;
   }
   if (!variable) {

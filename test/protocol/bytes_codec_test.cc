@@ -241,6 +241,10 @@ TEST(HttpRawRequest, RefusesWhatTheBodyCannotDescribe) {
   EXPECT_EQ(error(oneInput({-1, -1, -1}, 0), floats({1})),
             "model 'm': input 'x': a raw binary request needs at most one variable axis besides "
             "the batch axis, but the model's shape is [-1,-1,-1]");
+  EXPECT_EQ(error(oneInput({-1, -1, 8}, std::nullopt), floats({1})),
+            "model 'm': input 'x': a raw binary request needs at most one variable axis here, "
+            "where the model's batch axis is not known, but the model's shape is [-1,-1,8] "
+            "(send it to a worker, or as a JSON or binary-extension request)");
   ModelMetadata two = oneInput({2}, std::nullopt);
   two.inputs.push_back({"w", DType::kF32, {2}});
   EXPECT_EQ(error(two, floats({1, 2})),

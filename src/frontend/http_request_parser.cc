@@ -16,6 +16,19 @@ namespace http = boost::beast::http;
 
 namespace {
 
+/// Whether `head` holds an LF that does not end a CRLF or a CR not followed by LF: a line
+/// end some peers see and others don't (RFC 9112 section 2.2). With `complete` false the
+/// head is still arriving, so a CR as its last byte may be followed by an LF later.
+bool hasBareCrOrLf(std::string_view head, bool complete) {
+  for (size_t i = 0; i < head.size(); ++i) {
+    if (head[i] == '\n' && (i == 0 || head[i - 1] != '\r'))
+      return true;
+    if (head[i] == '\r' && (i + 1 < head.size() ? head[i + 1] != '\n' : complete))
+      return true;
+  }
+  return false;
+}
+
 /// Percent-decodes a path (RFC 3986 section 2.1); false on a bad escape.
 bool percentDecode(std::string_view in, std::string &out) {
   out.clear();
@@ -220,6 +233,11 @@ size_t HttpRequestParser::feedHead(std::string_view data) {
   }
   const size_t end = data.find("\r\n\r\n");
   if (end == std::string_view::npos) {
+    // A head of bare LF lines never ends in CRLF CRLF: refuse it now, not at the deadline.
+    if (hasBareCrOrLf(data, /*complete=*/false)) {
+      fail(400, "bare cr or lf in the request head");
+      return skipped;
+    }
     if (data.size() > limits_.max_head_bytes)
       fail(431, "request head exceeds " + std::to_string(limits_.max_head_bytes) + " bytes");
     return skipped;
@@ -236,14 +254,9 @@ size_t HttpRequestParser::feedHead(std::string_view data) {
       fail(400, "obsolete line folding in the request head");
       return skipped;
     }
-  if (head.find('\n') != std::string_view::npos) {
-    // Every LF must end a CRLF: a bare LF or CR is a line end some peers see and others don't.
-    for (size_t i = 0; i < head.size(); ++i)
-      if ((head[i] == '\n' && (i == 0 || head[i - 1] != '\r')) ||
-          (head[i] == '\r' && (i + 1 >= head.size() || head[i + 1] != '\n'))) {
-        fail(400, "bare cr or lf in the request head");
-        return skipped;
-      }
+  if (hasBareCrOrLf(head, /*complete=*/true)) {
+    fail(400, "bare cr or lf in the request head");
+    return skipped;
   }
   return skipped + feedBody(data);
 }

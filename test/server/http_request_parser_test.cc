@@ -118,6 +118,7 @@ TEST(HttpRequestParser, MalformedRequests) {
        "malformed request: bad Transfer-Encoding"},
       {post + "Transfer-Encoding: chunked\r\n\r\nzz\r\n", 400, "malformed request: bad chunk"},
       {"GET / HTTP/1.1\r\nHost: h\rX: y\r\n\r\n", 400, "bare cr or lf in the request head"},
+      {"GET / HTTP/1.1\nHost: h\n\n", 400, "bare cr or lf in the request head"},
       {"GET /a%zz HTTP/1.1\r\nHost: h\r\n\r\n", 400, "request target has a bad percent escape"},
       {"GET / HTTP/3.0\r\nHost: h\r\n\r\n", 505, "http version 3.0 is not supported; expected 1.1"},
       {post + "Expect: magic\r\n\r\n", 417, "expectation 'magic' is not supported"},
@@ -132,10 +133,12 @@ TEST(HttpRequestParser, MalformedRequests) {
   limits.max_body_bytes = 10;
   for (const Case &c : cases) {
     SCOPED_TRACE(c.bytes);
-    Parsed p = parse(c.bytes, 0, limits);
-    EXPECT_EQ(p.state, HttpRequestParser::State::kError);
-    EXPECT_EQ(p.status, c.status);
-    EXPECT_EQ(p.message, c.message);
+    for (size_t step : {size_t{0}, size_t{1}}) { // whole, then byte by byte
+      Parsed p = parse(c.bytes, step, limits);
+      EXPECT_EQ(p.state, HttpRequestParser::State::kError);
+      EXPECT_EQ(p.status, c.status);
+      EXPECT_EQ(p.message, c.message);
+    }
   }
 }
 

@@ -36,17 +36,20 @@ GrpcHealthPublisher::~GrpcHealthPublisher() {
 
 void GrpcHealthPublisher::refresh() {
   std::lock_guard<std::mutex> lock(refresh_mu_);
-  health_.SetServingStatus("", service_.serverReady());
-  std::map<std::string, bool> ready;
+  std::map<std::string, bool> now;
   for (const protocol::ModelIndexEntry &m : control_.listModels())
-    ready[m.name] = m.ready;
-  for (const auto &[name, serving] : ready) {
+    now[m.name] = m.ready;
+  for (auto &[name, serving] : published_)
+    if (name != "" && !now.count(name))
+      now[name] = false; // a model that left the index stops serving
+  now[""] = service_.serverReady();
+  for (const auto &[name, serving] : now) {
+    auto it = published_.find(name);
+    if (it != published_.end() && it->second == serving)
+      continue;
     health_.SetServingStatus(name, serving);
-    models_.insert(name);
+    published_[name] = serving;
   }
-  for (const std::string &name : models_)
-    if (!ready.count(name))
-      health_.SetServingStatus(name, false);
 }
 
 } // namespace rs::frontend

@@ -21,8 +21,8 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <mutex>
-#include <set>
 #include <string>
 #include <thread>
 
@@ -51,9 +51,11 @@ private:
   grpc::HealthCheckServiceInterface &health_;
   const protocol::InferenceService &service_;
   const protocol::ModelControl &control_;
-  std::mutex refresh_mu_;        // serializes refresh()
-  std::set<std::string> models_; // GUARDED_BY(refresh_mu_): names ever published
-  std::mutex stop_mu_;           // with stop_cv_
+  std::mutex refresh_mu_; // serializes refresh()
+  /// GUARDED_BY(refresh_mu_): every name published ("" the server) and its last status; a
+  /// status is set again only when it changes, since each set sends a Watch message.
+  std::map<std::string, bool> published_;
+  std::mutex stop_mu_; // with stop_cv_
   std::condition_variable stop_cv_;
   bool stop_ = false; // GUARDED_BY(stop_mu_)
   std::thread thread_;

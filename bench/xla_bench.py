@@ -24,7 +24,6 @@ device once; each timed execute waits for its results (block_until_ready).
   in calls/s: the device's rate with its transfers overlapped, as a server with K batches in
   flight would see it at best.
 """
-import json
 import os
 import statistics
 import sys
@@ -37,24 +36,8 @@ PLATFORM = sys.argv[sys.argv.index("--platform") + 1] if "--platform" in sys.arg
 os.environ.setdefault("JAX_PLATFORMS", PLATFORM)
 import jax  # noqa: E402
 import numpy as np  # noqa: E402
-from safetensors import safe_open  # noqa: E402
-from safetensors.numpy import load_file  # noqa: E402
 
-
-def manifest_inputs(bundle):
-    # The manifest is simple YAML; only executable_inputs' names are needed, in order.
-    names, in_inputs = [], False
-    for line in open(os.path.join(bundle, "manifest.yaml")):
-        if line.startswith("executable_inputs:"):
-            in_inputs = True
-            continue
-        if in_inputs:
-            if line.startswith("  - "):
-                name = line.split("name:", 1)[1].split(",", 1)[0].strip().strip('"')
-                names.append(name)
-            elif not line.startswith(" "):
-                break
-    return names
+from bench_inputs import Cell, load_file, manifest_inputs  # noqa: E402
 
 
 def compile_text(text, dev):
@@ -74,13 +57,8 @@ def main():
     bundle, golden_dir, batch = sys.argv[1], sys.argv[2], int(sys.argv[3])
     min_seconds = float(sys.argv[sys.argv.index("--min-seconds") + 1]) if "--min-seconds" in sys.argv else 2.0
     warmup = int(sys.argv[sys.argv.index("--warmup") + 1]) if "--warmup" in sys.argv else 3
-    name = os.path.basename(os.path.normpath(bundle))
-    text = open(os.path.join(bundle, f"model.b{batch}.mlir")).read()
-    wpath = os.path.join(bundle, "weights.safetensors")
-    with safe_open(wpath, framework="numpy") as f:
-        order = json.loads(f.metadata()["argument_order"])
-    weights = load_file(wpath)
-    golden = load_file(os.path.join(golden_dir, f"b{batch}.safetensors"))
+    cell = Cell(bundle, golden_dir, batch)
+    name, text = cell.name, cell.text
     transfers = "--transfers" in sys.argv
     dev = jax.devices(PLATFORM)[0]
     exe = compile_text(text, dev)
@@ -89,12 +67,12 @@ def main():
         shapes = [a.shape for a in exe.input_shapes] if hasattr(exe, "input_shapes") else None
     except Exception:
         shapes = None
-    host = [np.asarray(golden[n]) for n in manifest_inputs(bundle)] + [weights[n] for n in order]
+    host = list(cell.host)
     # Inputs stored as [1] for scalars or flattened: reshape to the program's shapes when known.
     if shapes:
         host = [h.reshape(s) if h.size == int(np.prod(s)) else h for h, s in zip(host, shapes)]
     args = [jax.device_put(h, dev) for h in host]
-    n_inputs = len(manifest_inputs(bundle))
+    n_inputs = cell.n_inputs
 
     def block(out):
         """Waits for every array of an execute result, whatever its jaxlib shape."""

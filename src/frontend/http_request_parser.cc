@@ -233,7 +233,7 @@ size_t HttpRequestParser::feedHead(std::string_view data) {
   }
   const size_t end = data.find("\r\n\r\n");
   if (end == std::string_view::npos) {
-    // A head of bare LF lines never ends in CRLF CRLF: refuse it now, not at the deadline.
+    // A head of bare LF lines never ends in CRLF CRLF: refuse it at once, not at the deadline.
     if (hasBareCrOrLf(data, /*complete=*/false)) {
       fail(400, "bare cr or lf in the request head");
       return skipped;

@@ -63,7 +63,7 @@ void LifoThreadPool::run(Worker *self) {
         idle_.push_back(self);
         self->wake.wait(lock, [&] { return self->task || stopping_; });
         if (!self->task)
-          return; // stopping; join() no longer hands out tasks.
+          return; // stopping: join() hands out no more tasks.
       }
     }
     std::function<void()> task = std::move(self->task);

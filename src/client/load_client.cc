@@ -115,7 +115,7 @@ Answer ClientThread::sendGrpc(const KindSpec &kind, const WireRequest &req) {
   a.code = static_cast<StatusCode>(s.error_code());
   a.message = s.error_message();
   if (a.code == StatusCode::kCancelled && refusesConnections(run_.grpc_hp)) {
-    // Cancelled again, and the server no longer listens: it exited while the call was
+    // Cancelled again, and nothing listens on the server's port: it exited while the call was
     // in transit, before any handler ran (see the HTTP reset case).
     a.code = StatusCode::kUnavailable;
     a.unreachable = true;
@@ -177,7 +177,7 @@ Answer ClientThread::sendHttp(const KindSpec &kind, const WireRequest &req) {
                        e != httplib::Error::Write;
     a.message = "http: " + httplib::to_string(r.error());
     if (a.transport_lost && refusesConnections(run_.http_hp)) {
-      // The connection was reset with no reply and the server no longer listens: it
+      // The connection was reset with no reply and nothing listens on the port: the server
       // exited with the request still in the kernel's accept queue or unread, so the
       // request never reached it (an HTTP/1.1 race no server can close). A crash looks
       // the same here; the process's exit status tells the two apart.

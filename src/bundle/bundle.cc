@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 namespace rs::bundle {
@@ -181,6 +182,7 @@ Result<Bundle> loadBundle(const std::string &dir_in) {
     RS_RETURN_IF_ERROR(loadWeights(weights_path, bundle));
   }
 
+  std::optional<ir::Module> single; // a lone model.mlir, parsed once to see if it is static
   if (files.paths.size() == 1 && files.paths.begin()->first == ProgramKey{0, 0}) {
     const std::string &path = files.paths.begin()->second;
     RS_ASSIGN_OR_RETURN(ir::Module module, ir::parseModuleFile(path));
@@ -205,11 +207,22 @@ Result<Bundle> loadBundle(const std::string &dir_in) {
       }
       return bundle;
     }
+    single = std::move(module);
   }
   for (const auto &[key, path] : files.paths) {
+    Program program;
+    program.batch_size = key.batch_size;
+    program.variant = key.variant;
+    program.path = path;
+    if (single) {
+      program.module = std::move(*single);
+    } else {
+      RS_ASSIGN_OR_RETURN(program.module, ir::parseModuleFile(path));
+    }
     // An unbatched program runs requests as they come, whole; inputs with a batch axis need a
     // program per compiled size (or one refined per size), which the scheduler splits into.
-    if (key.batch_size == 0 && m.batched())
+    if (key.batch_size == 0 && m.batched() &&
+        dynamicAxes(program.module, m.executable_inputs).empty())
       return invalidArgument()
              << path << ": main takes static inputs, but the manifest's inputs have a batch axis "
              << "(letter n; batching.compiled_batch_sizes "
@@ -218,11 +231,6 @@ Result<Bundle> loadBundle(const std::string &dir_in) {
              << fs::path(path).filename().string() << ") or as one "
              << (m.input_shapes.empty() ? "model.b{N}.mlir" : "model.v{i}.b{N}.mlir")
              << " per compiled batch size";
-    Program program;
-    program.batch_size = key.batch_size;
-    program.variant = key.variant;
-    program.path = path;
-    RS_ASSIGN_OR_RETURN(program.module, ir::parseModuleFile(path));
     RS_RETURN_IF_ERROR(checkSignature(program, bundle, has_weights_file));
     bundle.programs.emplace(key, std::move(program));
   }

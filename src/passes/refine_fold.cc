@@ -33,14 +33,6 @@ int64_t wrap(int64_t v, DType t) {
   return static_cast<int64_t>(u);
 }
 
-/// Row-major strides of `shape`.
-std::vector<int64_t> stridesOf(const Shape &shape) {
-  std::vector<int64_t> s(shape.size(), 1);
-  for (size_t i = shape.size(); i-- > 1;)
-    s[i - 1] = s[i] * shape[i];
-  return s;
-}
-
 /// The multi-index of flat element `flat` of `shape`.
 std::vector<int64_t> indexOf(int64_t flat, const Shape &shape) {
   std::vector<int64_t> idx(shape.size());
@@ -137,7 +129,7 @@ std::optional<Folded> broadcastInDim(const ir::Operation &op, const Folded &x, c
   auto dims = ir::intListAttr(op, "broadcast_dimensions");
   if (!dims.isOk() || dims->size() != x.shape.size())
     return std::nullopt;
-  const std::vector<int64_t> xs = stridesOf(x.shape);
+  const std::vector<int64_t> xs = rowMajorStrides(x.shape);
   return pick(x, out, [&](const std::vector<int64_t> &idx) -> std::optional<int64_t> {
     int64_t src = 0;
     for (size_t j = 0; j < dims->size(); ++j) {
@@ -178,7 +170,7 @@ std::optional<Folded> slice(const ir::Operation &op, const Folded &x, const Shap
   if (!start.isOk() || !strides.isOk() || start->size() != x.shape.size() ||
       strides->size() != x.shape.size() || out.size() != x.shape.size())
     return std::nullopt;
-  const std::vector<int64_t> xs = stridesOf(x.shape);
+  const std::vector<int64_t> xs = rowMajorStrides(x.shape);
   return pick(x, out, [&](const std::vector<int64_t> &idx) -> std::optional<int64_t> {
     int64_t src = 0;
     for (size_t j = 0; j < idx.size(); ++j)

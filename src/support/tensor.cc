@@ -27,6 +27,13 @@ int64_t elementCount(std::span<const int64_t> shape) {
   return n;
 }
 
+std::vector<int64_t> rowMajorStrides(std::span<const int64_t> shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;)
+    s[i - 1] = s[i] * shape[i];
+  return s;
+}
+
 std::string shapeToString(std::span<const int64_t> shape) {
   std::ostringstream os;
   os << '[';

@@ -28,6 +28,8 @@ Result<int64_t> checkedElementCount(std::span<const int64_t> shape);
 int64_t elementCount(std::span<const int64_t> shape);
 /// "[1,8,8,1]".
 std::string shapeToString(std::span<const int64_t> shape);
+/// Row-major strides of `shape`, in elements (the last axis has stride 1).
+std::vector<int64_t> rowMajorStrides(std::span<const int64_t> shape);
 /// Copies the first `element_size` bytes of `data` over all `count` elements (a splat),
 /// by doubling copies.
 void fillSplat(uint8_t *data, int64_t element_size, int64_t count);

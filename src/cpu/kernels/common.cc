@@ -14,13 +14,6 @@
 
 namespace rs::cpu {
 
-std::vector<int64_t> rowMajorStrides(const Shape &shape) {
-  std::vector<int64_t> s(shape.size(), 1);
-  for (size_t i = shape.size(); i-- > 1;)
-    s[i - 1] = s[i] * shape[i];
-  return s;
-}
-
 StridedView StridedView::rowMajor(const Shape &shape) {
   return StridedView{shape, rowMajorStrides(shape), 0};
 }

@@ -324,9 +324,6 @@ Result<std::unique_ptr<Kernel>> makeViewKernel(OpView &view) {
 // Shapes and strided copies
 //===----------------------------------------------------------------------===//
 
-/// Row-major strides in elements.
-std::vector<int64_t> rowMajorStrides(const Shape &shape);
-
 /// A strided element copy: out[sum i_d*out_strides[d]] = in[sum i_d*in_strides[d]] for
 /// every index i of `shape`, offsets in elements. Element size 1, 2, 4, 8 or 16 bytes.
 /// Splits large copies over the context's threads (each tile owns distinct outputs).

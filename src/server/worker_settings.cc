@@ -91,6 +91,7 @@ runtime::ModelRepositoryOptions repositoryOptions(const config::WorkerConfig &co
   o.numerics = numericsMode(rt.numerics);
   o.largest_batch_only = rt.batch_sizes == config::BatchSizes::kLargest;
   o.executable_cache = rt.executable_cache;
+  o.cache_dir = config.cache_dir;
   o.executable_cache_key = cache_key;
   // What else decides the compiled program: the XLA flags and the autotune level.
   o.compile_settings = "xla_flags=[" + pjrt::formatXlaFlags(rt.xla_flags) +
@@ -194,7 +195,10 @@ runtime::Tf32GateOptions tf32GateOptions(const config::WorkerConfig &config,
   const runtime::ModelRepositoryOptions repo = repositoryOptions(config, build, cache_key);
   runtime::Tf32GateOptions o;
   o.mode = repo.numerics;
-  o.cache_dir = config.model_dirs.empty() ? "" : config.model_dirs.front();
+  o.probe_cache_dir =
+      config.model_dirs.empty()
+          ? ""
+          : runtime::repositoryCacheDir(config.model_dirs.front(), config.cache_dir);
   o.executable_cache = config.runtime.executable_cache;
   o.compile_settings = repo.compile_settings;
   o.server_build = repo.server_build;

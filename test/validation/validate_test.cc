@@ -28,13 +28,6 @@ using nlohmann::json;
 
 std::string grpcUrl(const server::Worker &w) { return "127.0.0.1:" + std::to_string(w.grpcPort()); }
 
-/// The outcome of one command: exit status and what it printed.
-struct CommandRun {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
 class Validate : public ::testing::Test {
 protected:
   void SetUp() override {

@@ -181,6 +181,10 @@ struct WorkerConfig {
   /// "runtime.batch_sizes", "scheduler.coalescing",
   /// "runtime.xla_flags.xla_gpu_exclude_nondeterministic_ops".
   std::vector<std::string> profile_keys;
+  /// REACTANT_IMAGE_IDENTITY_FILE and REACTANT_IMAGE_DIGEST as the environment the worker
+  /// resolved against holds them (absent ones left out): the worker reads its image's
+  /// identity from them at start (config/image_identity.h).
+  std::map<std::string, std::string> image_env;
 };
 
 /// Every resolved setting as (dotted key, value text), sorted by key, for the

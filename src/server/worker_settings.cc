@@ -21,11 +21,14 @@
 
 namespace rs::server::detail {
 
-void logEffectiveConfiguration(const config::WorkerConfig &config, const ServerBuild &build) {
+void logEffectiveConfiguration(const config::WorkerConfig &config, const ServerBuild &build,
+                               const config::ImageIdentity &image) {
   std::ostringstream os;
   os << "build.version=" << build.version << " build.commit=" << build.commit
      << " build.compiler=" << build.compiler << " build.build_type=" << build.build_type
      << " build.eigen=" << build.eigen;
+  for (const auto &[key, value] : config::imageSettings(image))
+    os << ' ' << key << '=' << value;
   for (const auto &[key, value] : config::effectiveSettings(config))
     os << ' ' << key << '=' << value;
   os << fmt::format(" from_environment=[{}] from_profile=[{}]", fmt::join(config.env_keys, ", "),

@@ -168,6 +168,9 @@ Status GrpcServer::start() {
   q.serve(g, &G::RequestSystemSharedMemoryUnregister, impl, &Impl::SystemSharedMemoryUnregister);
   using C = reactant_control::ControlService::AsyncService;
   C *c = control_service.get();
+  q.serve(g, &G::RequestCudaSharedMemoryStatus, impl, &Impl::CudaSharedMemoryStatus);
+  q.serve(g, &G::RequestCudaSharedMemoryRegister, impl, &Impl::CudaSharedMemoryRegister);
+  q.serve(g, &G::RequestCudaSharedMemoryUnregister, impl, &Impl::CudaSharedMemoryUnregister);
   q.serve(c, &C::RequestModelControlStatus, control_.get(), &ControlImpl::ModelControlStatus);
   q.serve(c, &C::RequestSetModelResidency, control_.get(), &ControlImpl::SetModelResidency);
   q.serve(c, &C::RequestSetModelPolicy, control_.get(), &ControlImpl::SetModelPolicy);

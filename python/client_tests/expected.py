@@ -45,3 +45,14 @@ def assert_digits_cnn_metadata(protocol, md):
         assert (md.name, list(md.versions), md.platform) == ("digits_cnn", ["1"], "cpu")
         assert [(t.name, t.datatype, list(t.shape)) for t in md.inputs] == want_inputs
         assert [(t.name, t.datatype, list(t.shape)) for t in md.outputs] == want_outputs
+
+
+def assert_both_models_ready(protocol, index):
+    """`index`, tritonclient's get_model_repository_index() over `protocol`, lists digits_cnn
+    and iris_mlp, version 1, READY, exactly."""
+    if protocol == "http":
+        assert index == [{"name": "digits_cnn", "version": "1", "state": "READY"},
+                         {"name": "iris_mlp", "version": "1", "state": "READY"}]
+    else:
+        assert [(m.name, m.version, m.state, m.reason) for m in index.models] == [
+            ("digits_cnn", "1", "READY", ""), ("iris_mlp", "1", "READY", "")]

@@ -12,10 +12,12 @@ import pytest
 from google.protobuf.json_format import MessageToDict
 from tritonclient.utils import InferenceServerException
 
-from clients import PROTOCOLS, connect, inputs
+from clients import connect, inputs
 from conftest import MODEL_REPO
-from expected import DIGIT_0_CLASS, assert_close, assert_digits_cnn_metadata, assert_same
+from expected import (DIGIT_0_CLASS, assert_both_models_ready, assert_close,
+                      assert_digits_cnn_metadata, assert_same)
 from node import Node
+from tritonclient_fixtures import client, protocol  # noqa: F401 (pytest fixtures)
 
 WORKERS = ("w0", "w1")
 
@@ -27,16 +29,10 @@ def node(server_binary, tmp_path_factory):
         yield n
 
 
-@pytest.fixture(params=PROTOCOLS)
-def protocol(request):
-    return request.param
-
-
-@pytest.fixture
-def client(protocol, node):
-    c = connect(protocol, node)
-    yield c
-    c.close()
+@pytest.fixture(scope="module")
+def worker(node):
+    """What tritonclient_fixtures' `client` connects to: here the node's gateway."""
+    return node
 
 
 def error_status(protocol, http_status, grpc_code):
@@ -83,13 +79,7 @@ def test_model_config(client, protocol):
 
 
 def test_repository_index(client, protocol):
-    index = client.get_model_repository_index()
-    if protocol == "http":
-        assert index == [{"name": "digits_cnn", "version": "1", "state": "READY"},
-                         {"name": "iris_mlp", "version": "1", "state": "READY"}]
-    else:
-        assert [(m.name, m.version, m.state, m.reason) for m in index.models] == [
-            ("digits_cnn", "1", "READY", ""), ("iris_mlp", "1", "READY", "")]
+    assert_both_models_ready(protocol, client.get_model_repository_index())
 
 
 def test_stream_answers_in_order(node, golden):

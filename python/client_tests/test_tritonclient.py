@@ -9,8 +9,8 @@ import pytest
 from tritonclient.utils import InferenceServerException
 
 from clients import connect, inputs, outputs
-from expected import (DIGIT_0_CLASS, EXTENSIONS, assert_close, assert_digits_cnn_metadata,
-                      assert_same)
+from expected import (DIGIT_0_CLASS, EXTENSIONS, assert_both_models_ready, assert_close,
+                      assert_digits_cnn_metadata, assert_same)
 from tritonclient_fixtures import client, protocol  # noqa: F401 (pytest fixtures)
 
 
@@ -152,13 +152,7 @@ def test_bad_requests_name_what_was_wrong(client, protocol):
 
 
 def test_repository_index(client, protocol):
-    index = client.get_model_repository_index()
-    if protocol == "http":
-        assert index == [{"name": "digits_cnn", "version": "1", "state": "READY"},
-                         {"name": "iris_mlp", "version": "1", "state": "READY"}]
-    else:
-        assert [(m.name, m.version, m.state, m.reason) for m in index.models] == [
-            ("digits_cnn", "1", "READY", ""), ("iris_mlp", "1", "READY", "")]
+    assert_both_models_ready(protocol, client.get_model_repository_index())
 
 
 def test_unload_then_load(client, protocol):

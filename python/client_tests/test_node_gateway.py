@@ -3,7 +3,7 @@ node's gateway: `reactant-server node` with two CPU workers on examples/model_re
 embedded gateway in front, round robin (docs/gateway.md, docs/protocols.md "Through the
 gateway"). Inference, model metadata, model configuration, the repository index, streaming
 inference and the gateway's answer for a model no worker serves, each over both protocols
-where tritonclient has it."""
+where tritonclient has it; Triton's CUDA shared-memory calls forwarded over gRPC."""
 
 import queue
 
@@ -25,7 +25,8 @@ WORKERS = ("w0", "w1")
 @pytest.fixture(scope="module")
 def node(server_binary, tmp_path_factory):
     log = tmp_path_factory.mktemp("node") / "node.log"
-    with Node(MODEL_REPO, binary=server_binary, log_path=str(log), names=WORKERS) as n:
+    with Node(MODEL_REPO, binary=server_binary, log_path=str(log), names=WORKERS,
+              settings={"endpoints": {"shared_memory": "system"}}) as n:
         yield n
 
 
@@ -129,3 +130,21 @@ def test_a_model_no_worker_serves(client, protocol, digit_0):
     # The gateway goes on serving.
     assert client.is_model_ready("digits_cnn")
 
+
+def test_cuda_shared_memory_is_forwarded(node):
+    """tritonclient.grpc's CUDA shared-memory calls reach a worker through the gateway and
+    come back with its answers; system shared memory is not forwarded."""
+    client = connect("grpc", node)
+    try:
+        assert dict(client.get_cuda_shared_memory_status().regions) == {}
+        client.unregister_cuda_shared_memory()
+        with pytest.raises(InferenceServerException) as e:
+            client.register_cuda_shared_memory("gpu0", b"AAAA", 0, 64)
+        assert e.value.status() == "StatusCode.INVALID_ARGUMENT"
+        assert e.value.message() == ('cuda shared memory region "gpu0": CUDA shared memory is '
+                                     "not offered (system shared memory is)")
+        with pytest.raises(InferenceServerException) as e:
+            client.get_system_shared_memory_status()
+        assert e.value.status() == "StatusCode.UNIMPLEMENTED"
+    finally:
+        client.close()

@@ -11,6 +11,7 @@
 # usage: bench/perf_analyzer_bench.sh [SERVER] [MEASUREMENT_MS]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+. "$root/bench/worker.sh"
 SERVER=${1:-$root/build/src/tools/reactant-server}
 WINDOW_MS=${2:-5000}
 PORT=${PORT:-18411}
@@ -28,17 +29,8 @@ global:
   endpoints: {host: 127.0.0.1, http_port: 0}
   runtime: {backend: cpu, executable_cache: false}
 YAML
-"$SERVER" serve --config "$work/node.yaml" >"$work/server.log" 2>&1 &
-pid=$!
-ready=
-for _ in $(seq 300); do
-  curl -sf "127.0.0.1:$((PORT + 1))/readyz" >/dev/null && ready=1 && break
-  sleep 0.2
-done
-[ -n "$ready" ] || { cat "$work/server.log"; echo "server did not become ready" >&2; exit 1; }
-echo "# $("$SERVER" --version | head -1), commit $(git -C "$root" rev-parse --short=12 HEAD)," \
-  "$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), $(date -u +%F)," \
-  "load average $(cut -d' ' -f1-3 /proc/loadavg), stability $STABILITY%"
+bench_start_worker "$SERVER" "$work/node.yaml" $((PORT + 1)) "$work/server.log"
+bench_header "$SERVER" "$root" "stability $STABILITY%"
 for c in 1 8 32; do
   echo
   echo "## concurrency $c"

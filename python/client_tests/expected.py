@@ -28,3 +28,31 @@ def assert_same(have, want):
     """Bit for bit: the same executor answers the same input identically on every path."""
     assert have.dtype == want.dtype and have.shape == want.shape, (have.shape, want.shape)
     assert have.tobytes() == want.tobytes()
+
+
+def assert_digits_cnn_metadata(protocol, md):
+    """`md`, tritonclient's get_model_metadata("digits_cnn") over `protocol` ("http": a dict,
+    "grpc": the message), is digits_cnn's metadata exactly."""
+    want_inputs = [("image", "FP32", [-1, 8, 8, 1])]
+    want_outputs = [("logits", "FP32", [-1, 10]), ("probs", "FP32", [-1, 10])]
+    if protocol == "http":
+        assert md == {"name": "digits_cnn", "versions": ["1"], "platform": "cpu",
+                      "inputs": [{"name": n, "datatype": d, "shape": s}
+                                 for n, d, s in want_inputs],
+                      "outputs": [{"name": n, "datatype": d, "shape": s}
+                                  for n, d, s in want_outputs]}
+    else:
+        assert (md.name, list(md.versions), md.platform) == ("digits_cnn", ["1"], "cpu")
+        assert [(t.name, t.datatype, list(t.shape)) for t in md.inputs] == want_inputs
+        assert [(t.name, t.datatype, list(t.shape)) for t in md.outputs] == want_outputs
+
+
+def assert_both_models_ready(protocol, index):
+    """`index`, tritonclient's get_model_repository_index() over `protocol`, lists digits_cnn
+    and iris_mlp, version 1, READY, exactly."""
+    if protocol == "http":
+        assert index == [{"name": "digits_cnn", "version": "1", "state": "READY"},
+                         {"name": "iris_mlp", "version": "1", "state": "READY"}]
+    else:
+        assert [(m.name, m.version, m.state, m.reason) for m in index.models] == [
+            ("digits_cnn", "1", "READY", ""), ("iris_mlp", "1", "READY", "")]

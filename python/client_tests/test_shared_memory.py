@@ -115,19 +115,27 @@ def test_a_key_outside_the_prefix_is_refused(protocol, worker):
         client.close()
 
 
-def test_cuda_shared_memory_is_empty_over_http(worker):
-    """Triton's CUDA routes, which perf_analyzer calls beside the system ones: nothing is
-    registered, unregistering succeeds, registering is refused."""
-    import tritonclient.http as httpclient
-
-    client = httpclient.InferenceServerClient(worker.http_url)
+def test_cuda_shared_memory_is_empty(protocol, worker):
+    """Triton's CUDA routes and RPCs, which perf_analyzer calls beside the system ones:
+    nothing is registered (a named region is not found), unregistering succeeds, registering
+    is refused; the same answers over both protocols."""
+    client = connect(protocol, worker)
     try:
-        assert client.get_cuda_shared_memory_status() == []
+        status = client.get_cuda_shared_memory_status()
+        if protocol == "http":
+            assert status == []
+        else:
+            assert dict(status.regions) == {}
+        with pytest.raises(InferenceServerException) as e:
+            client.get_cuda_shared_memory_status("gpu0")
+        assert e.value.status() == ("404" if protocol == "http" else "StatusCode.NOT_FOUND")
+        assert e.value.message() == 'cuda shared memory region "gpu0" is not registered'
         client.unregister_cuda_shared_memory()
         client.unregister_cuda_shared_memory("gpu0")
         with pytest.raises(InferenceServerException) as e:
             client.register_cuda_shared_memory("gpu0", b"AAAA", 0, 64)
-        assert e.value.status() == "400"
+        assert e.value.status() == ("400" if protocol == "http"
+                                    else "StatusCode.INVALID_ARGUMENT")
         assert e.value.message() == ('cuda shared memory region "gpu0": CUDA shared memory is '
                                      "not offered (system shared memory is)")
     finally:

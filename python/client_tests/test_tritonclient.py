@@ -9,7 +9,8 @@ import pytest
 from tritonclient.utils import InferenceServerException
 
 from clients import connect, inputs, outputs
-from expected import DIGIT_0_CLASS, EXTENSIONS, assert_close, assert_same
+from expected import (DIGIT_0_CLASS, EXTENSIONS, assert_both_models_ready, assert_close,
+                      assert_digits_cnn_metadata, assert_same)
 from tritonclient_fixtures import client, protocol  # noqa: F401 (pytest fixtures)
 
 
@@ -46,19 +47,7 @@ def test_server_metadata(client, protocol, server_binary):
 
 
 def test_model_metadata(client, protocol):
-    md = client.get_model_metadata("digits_cnn")
-    want_inputs = [("image", "FP32", [-1, 8, 8, 1])]
-    want_outputs = [("logits", "FP32", [-1, 10]), ("probs", "FP32", [-1, 10])]
-    if protocol == "http":
-        assert md == {"name": "digits_cnn", "versions": ["1"], "platform": "cpu",
-                      "inputs": [{"name": n, "datatype": d, "shape": s}
-                                 for n, d, s in want_inputs],
-                      "outputs": [{"name": n, "datatype": d, "shape": s}
-                                  for n, d, s in want_outputs]}
-    else:
-        assert (md.name, list(md.versions), md.platform) == ("digits_cnn", ["1"], "cpu")
-        assert [(t.name, t.datatype, list(t.shape)) for t in md.inputs] == want_inputs
-        assert [(t.name, t.datatype, list(t.shape)) for t in md.outputs] == want_outputs
+    assert_digits_cnn_metadata(protocol, client.get_model_metadata("digits_cnn"))
 
 
 def test_unknown_model_metadata(client, protocol):
@@ -163,13 +152,7 @@ def test_bad_requests_name_what_was_wrong(client, protocol):
 
 
 def test_repository_index(client, protocol):
-    index = client.get_model_repository_index()
-    if protocol == "http":
-        assert index == [{"name": "digits_cnn", "version": "1", "state": "READY"},
-                         {"name": "iris_mlp", "version": "1", "state": "READY"}]
-    else:
-        assert [(m.name, m.version, m.state, m.reason) for m in index.models] == [
-            ("digits_cnn", "1", "READY", ""), ("iris_mlp", "1", "READY", "")]
+    assert_both_models_ready(protocol, client.get_model_repository_index())
 
 
 def test_unload_then_load(client, protocol):

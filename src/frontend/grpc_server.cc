@@ -9,6 +9,7 @@
 
 #include "frontend/grpc_call_queue.h"
 #include "frontend/grpc_health.h"
+#include "frontend/grpc_reflection_v1.h"
 #include "frontend/grpc_server_impl.h"
 #include "frontend/grpc_stream.h"
 
@@ -94,6 +95,7 @@ Status GrpcServer::start() {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   auto clampInt = [](int64_t v) { return static_cast<int>(std::clamp<int64_t>(v, 0, INT_MAX)); };
   grpc::ServerBuilder builder;
+  addReflectionV1(builder); // grpc.reflection.v1 beside grpc++_reflection's v1alpha
   int selected_port = 0;
   Result<std::shared_ptr<grpc::ServerCredentials>> credentials =
       grpcServerCredentials(options_.tls);
@@ -166,6 +168,9 @@ Status GrpcServer::start() {
   q.serve(g, &G::RequestSystemSharedMemoryStatus, impl, &Impl::SystemSharedMemoryStatus);
   q.serve(g, &G::RequestSystemSharedMemoryRegister, impl, &Impl::SystemSharedMemoryRegister);
   q.serve(g, &G::RequestSystemSharedMemoryUnregister, impl, &Impl::SystemSharedMemoryUnregister);
+  q.serve(g, &G::RequestCudaSharedMemoryStatus, impl, &Impl::CudaSharedMemoryStatus);
+  q.serve(g, &G::RequestCudaSharedMemoryRegister, impl, &Impl::CudaSharedMemoryRegister);
+  q.serve(g, &G::RequestCudaSharedMemoryUnregister, impl, &Impl::CudaSharedMemoryUnregister);
   using C = reactant_control::ControlService::AsyncService;
   C *c = control_service.get();
   q.serve(c, &C::RequestModelControlStatus, control_.get(), &ControlImpl::ModelControlStatus);

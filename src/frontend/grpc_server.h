@@ -25,7 +25,9 @@
 // SystemSharedMemoryStatus/Register/Unregister manage its regions (protocol/shared_memory.h:
 // Register errors INVALID_ARGUMENT / ALREADY_EXISTS / RESOURCE_EXHAUSTED, Status of an unknown
 // region NOT_FOUND, Unregister of an unknown one OK, an empty name means every region) and
-// ModelInfer tensors may name them; without it those RPCs answer UNIMPLEMENTED.
+// ModelInfer tensors may name them, and Triton's CudaSharedMemoryStatus/Register/Unregister
+// answer that no CUDA region exists (Status empty, a named region NOT_FOUND; Register
+// INVALID_ARGUMENT; Unregister OK); without it all six RPCs answer UNIMPLEMENTED.
 // RepositoryModelLoad/Unload call ModelControl::repositoryLoad/repositoryUnload
 // (FAILED_PRECONDITION unless model_control_mode is explicit; the reply comes once the model serves
 // or has gone), ModelStatistics ModelControl::modelStatistics (Triton's statistics extension), and

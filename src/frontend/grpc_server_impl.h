@@ -3,7 +3,7 @@
 // The handler classes GrpcServer (frontend/grpc_server.h) registers on its completion
 // queue (frontend/grpc_call_queue.h), one file per RPC family: grpc_metadata.cc (health,
 // readiness, metadata, model configuration), grpc_infer.cc (ModelInfer), grpc_repository.cc
-// (repository and statistics), grpc_shared_memory.cc (system shared memory),
+// (repository and statistics), grpc_shared_memory.cc (system and CUDA shared memory),
 // grpc_control.cc (reactant_control.ControlService) and grpc_evidence.cc
 // (reactant_evidence.EvidenceService). grpc_server.cc starts and stops the server. Not API.
 //
@@ -88,6 +88,18 @@ public:
   SystemSharedMemoryUnregister(const grpc::ServerContext &ctx,
                                const inference::SystemSharedMemoryUnregisterRequest *req,
                                inference::SystemSharedMemoryUnregisterResponse *);
+
+  // ---- CUDA shared memory, no region ever registered (grpc_shared_memory.cc) --
+
+  /// Every region: none; a named one: NOT_FOUND (protocol::cudaSharedMemoryNotRegistered).
+  grpc::Status CudaSharedMemoryStatus(const inference::CudaSharedMemoryStatusRequest *req,
+                                      inference::CudaSharedMemoryStatusResponse *);
+  /// INVALID_ARGUMENT (protocol::cudaSharedMemoryRefused): no CUDA IPC handle is taken.
+  grpc::Status CudaSharedMemoryRegister(const inference::CudaSharedMemoryRegisterRequest *req,
+                                        inference::CudaSharedMemoryRegisterResponse *);
+  /// OK: nothing to unregister.
+  grpc::Status CudaSharedMemoryUnregister(const inference::CudaSharedMemoryUnregisterRequest *,
+                                          inference::CudaSharedMemoryUnregisterResponse *);
 
 private:
   /// The shared-memory owner of the call's peer (frontend/peer.h), or PermissionDenied.

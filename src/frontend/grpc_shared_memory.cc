@@ -1,15 +1,18 @@
-//===- frontend/grpc_shared_memory.cc - System shared memory RPCs ---------===//
+//===- frontend/grpc_shared_memory.cc - Shared memory RPCs ----------------===//
 //
 // GrpcServer's SystemSharedMemoryStatus, SystemSharedMemoryRegister and
 // SystemSharedMemoryUnregister handlers (frontend/grpc_server.h) over
 // protocol::SharedMemoryRegistry: only loopback peers (frontend/peer.h) may use them, and
-// without GrpcServerOptions::shared_memory they answer UNIMPLEMENTED.
+// without GrpcServerOptions::shared_memory they answer UNIMPLEMENTED. Beside them Triton's
+// CUDA shared-memory RPCs, as the HTTP routes answer them (protocol/shared_memory.h): no
+// region, nothing to unregister, registering refused; UNIMPLEMENTED without shared memory.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/grpc_server.h"
 
 #include "frontend/grpc_server_impl.h"
 #include "frontend/peer.h"
+#include "protocol/shared_memory.h"
 #include "protocol/status_mapping.h"
 
 #include <spdlog/spdlog.h>
@@ -71,6 +74,32 @@ grpc::Status GrpcServer::Impl::SystemSharedMemoryUnregister(
   if (!owner.isOk())
     return protocol::toGrpcStatus(owner.status());
   shared_memory_->unregisterRegion(*owner, req->name());
+  return grpc::Status::OK;
+}
+
+grpc::Status
+GrpcServer::Impl::CudaSharedMemoryStatus(const inference::CudaSharedMemoryStatusRequest *req,
+                                         inference::CudaSharedMemoryStatusResponse *) {
+  if (!shared_memory_)
+    return notImplemented("CudaSharedMemoryStatus");
+  if (!req->name().empty())
+    return protocol::toGrpcStatus(protocol::cudaSharedMemoryNotRegistered(req->name()));
+  return grpc::Status::OK;
+}
+
+grpc::Status
+GrpcServer::Impl::CudaSharedMemoryRegister(const inference::CudaSharedMemoryRegisterRequest *req,
+                                           inference::CudaSharedMemoryRegisterResponse *) {
+  if (!shared_memory_)
+    return notImplemented("CudaSharedMemoryRegister");
+  return protocol::toGrpcStatus(protocol::cudaSharedMemoryRefused(req->name()));
+}
+
+grpc::Status
+GrpcServer::Impl::CudaSharedMemoryUnregister(const inference::CudaSharedMemoryUnregisterRequest *,
+                                             inference::CudaSharedMemoryUnregisterResponse *) {
+  if (!shared_memory_)
+    return notImplemented("CudaSharedMemoryUnregister");
   return grpc::Status::OK;
 }
 

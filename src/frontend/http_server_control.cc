@@ -11,6 +11,7 @@
 #include "frontend/peer.h"
 #include "protocol/http_codec.h"
 #include "protocol/model_config.h"
+#include "protocol/shared_memory.h"
 #include "protocol/status_mapping.h"
 
 #include <nlohmann/json.hpp>
@@ -82,19 +83,19 @@ void HttpServer::addSharedMemoryRoutes() {
 
   // Triton's CUDA shared-memory routes, which a client of system shared memory also calls
   // (perf_analyzer unregisters both kinds when it starts and ends). No CUDA region can be
-  // registered here, so the status is empty and unregistering has nothing to do, as on a
-  // Triton built without GPUs; registering is refused (400).
+  // registered here, so the status is empty (a named region is not found) and unregistering
+  // has nothing to do, as on a Triton built without GPUs; registering is refused (400).
   constexpr const char *kCudaRegion = "/v2/cudasharedmemory/region/([^/]+)";
-  auto cuda_status = [](const HttpRequest &, HttpResponse &res) { replyJson(res, 200, "[]"); };
+  get("/v2/cudasharedmemory/status",
+      [](const HttpRequest &, HttpResponse &res) { replyJson(res, 200, "[]"); });
+  get(std::string(kCudaRegion) + "/status", [](const HttpRequest &req, HttpResponse &res) {
+    replyError(res, protocol::cudaSharedMemoryNotRegistered(req.matches[1].str()));
+  });
   auto cuda_unregister = [](const HttpRequest &, HttpResponse &res) { res.status = 200; };
-  get("/v2/cudasharedmemory/status", cuda_status);
-  get(std::string(kCudaRegion) + "/status", cuda_status);
   post("/v2/cudasharedmemory/unregister", cuda_unregister);
   post(std::string(kCudaRegion) + "/unregister", cuda_unregister);
   post(std::string(kCudaRegion) + "/register", [](const HttpRequest &req, HttpResponse &res) {
-    replyError(res, Status(StatusCode::kInvalidArgument,
-                           "cuda shared memory region \"" + req.matches[1].str() +
-                               "\": CUDA shared memory is not offered (system shared memory is)"));
+    replyError(res, protocol::cudaSharedMemoryRefused(req.matches[1].str()));
   });
 }
 

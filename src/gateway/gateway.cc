@@ -2,6 +2,7 @@
 #include "gateway/gateway.h"
 
 #include "frontend/grpc_health.h"
+#include "frontend/grpc_reflection_v1.h"
 #include "frontend/http_server.h"
 #include "frontend/metrics_health_server.h"
 #include "gateway/gateway_impl.h"
@@ -84,6 +85,7 @@ Status Gateway::Impl::start() {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   auto clampInt = [](int64_t v) { return static_cast<int>(std::clamp<int64_t>(v, 0, INT_MAX)); };
   grpc::ServerBuilder builder;
+  frontend::addReflectionV1(builder); // grpc.reflection.v1 beside grpc++'s v1alpha
   builder.AddListeningPort(config_.listen_grpc.text(), grpc::InsecureServerCredentials(),
                            &grpc_port_);
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);

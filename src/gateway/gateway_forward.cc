@@ -44,6 +44,14 @@ void Gateway::Impl::callEnded() {
     calls_cv_.notify_all();
 }
 
+std::optional<grpc::Status> Gateway::Impl::unservedError(const std::string &model) const {
+  std::optional<UnservedModel> unserved = router_.unservedModel(model);
+  if (!unserved)
+    return std::nullopt;
+  return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                      "model '" + model + "' is not ready: " + unserved->reason);
+}
+
 std::optional<inference::ModelMetadataResponse>
 Gateway::Impl::cachedMetadata(const std::string &model) const {
   std::lock_guard lock(meta_mu_);
@@ -116,8 +124,10 @@ void Gateway::Impl::routeCall(std::shared_ptr<InferCall> call) {
       refreshThen([this, call] { routeCall(call); });
       return;
     }
-    finish(call, grpc::Status(grpc::StatusCode::NOT_FOUND,
-                              "model '" + call->model + "' is not served by any ready worker"));
+    finish(call, unservedError(call->model)
+                     .value_or(grpc::Status(grpc::StatusCode::NOT_FOUND,
+                                            "model '" + call->model +
+                                                "' is not served by any ready worker")));
     return;
   }
   call->order = std::move(order);
@@ -238,10 +248,32 @@ void Gateway::Impl::forwardToModel(const char *rpc, const Req *req, Resp *resp,
   tryInOrder(cands, 0, unaryInvoke(start), reply);
 }
 
+void Gateway::Impl::forwardToAnyWorker(
+    const char *rpc,
+    std::function<void(AsyncStub *, grpc::ClientContext *, std::function<void(grpc::Status)>)>
+        start,
+    std::function<void(const grpc::Status &)> done) {
+  const Clock::time_point started = Clock::now();
+  auto reply = [this, rpc = std::string(rpc), started, done](const grpc::Status &s) {
+    recordDone(rpc, "", s, started);
+    done(s);
+  };
+  std::vector<size_t> ready;
+  for (size_t w = 0; w < links_.size(); ++w)
+    if (router_.workerReady(w))
+      ready.push_back(w);
+  if (ready.empty())
+    return reply(
+        grpc::Status(grpc::StatusCode::UNAVAILABLE, std::string(rpc) + ": no worker is ready"));
+  tryInOrder(std::move(ready), 0, unaryInvoke(std::move(start)), reply);
+}
+
 void Gateway::Impl::forwardMetadata(const inference::ModelMetadataRequest *req,
                                     inference::ModelMetadataResponse *resp,
                                     std::function<void(const grpc::Status &)> done) {
   auto cached = [this, req, resp] {
+    if (std::optional<grpc::Status> unserved = unservedError(req->name()))
+      return *unserved;
     std::optional<inference::ModelMetadataResponse> md = cachedMetadata(req->name());
     if (!md)
       return grpc::Status(grpc::StatusCode::NOT_FOUND,
@@ -265,11 +297,12 @@ void Gateway::Impl::forwardModelReady(const inference::ModelReadyRequest *req,
 void Gateway::Impl::forwardModelConfig(const inference::ModelConfigRequest *req,
                                        inference::ModelConfigResponse *resp,
                                        std::function<void(const grpc::Status &)> done) {
-  const grpc::Status unavailable(grpc::StatusCode::UNAVAILABLE,
-                                 "model '" + req->name() + "' is not served by any ready worker");
-  forwardToModel(
-      "ModelConfig", req, resp, &AsyncStub::ModelConfig, [unavailable] { return unavailable; },
-      std::move(done));
+  auto unavailable = [this, req] {
+    return unservedError(req->name())
+        .value_or(grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                               "model '" + req->name() + "' is not served by any ready worker"));
+  };
+  forwardToModel("ModelConfig", req, resp, &AsyncStub::ModelConfig, unavailable, std::move(done));
 }
 
 } // namespace rs::gateway

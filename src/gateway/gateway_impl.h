@@ -79,8 +79,10 @@ public:
   void forward(std::shared_ptr<InferCall> call);
   /// Forwards ModelMetadata / ModelReady / ModelConfig to a worker serving the model
   /// (NOT_FOUND "model '<m>' is not served by any worker" for a model no worker reported).
-  /// A known model no ready worker serves: its cached metadata, ready false, UNAVAILABLE
-  /// "model '<m>' is not served by any ready worker" for the configuration.
+  /// A model the workers list but none serves: ready false, unservedError() for the
+  /// metadata and the configuration. A model served only by workers that are not ready:
+  /// its cached metadata, ready false, UNAVAILABLE "model '<m>' is not served by any ready
+  /// worker" for the configuration.
   void forwardMetadata(const inference::ModelMetadataRequest *req,
                        inference::ModelMetadataResponse *resp,
                        std::function<void(const grpc::Status &)> done);
@@ -90,6 +92,17 @@ public:
   void forwardModelConfig(const inference::ModelConfigRequest *req,
                           inference::ModelConfigResponse *resp,
                           std::function<void(const grpc::Status &)> done);
+  /// Forwards `rpc`, a unary RPC that names no model, to the ready workers in index order
+  /// (the next one only when a call never reached the worker): `start(async_stub, ctx,
+  /// done)` begins it on one worker. UNAVAILABLE when no worker is ready; `done` once.
+  void forwardToAnyWorker(
+      const char *rpc,
+      std::function<void(AsyncStub *, grpc::ClientContext *, std::function<void(grpc::Status)>)>
+          start,
+      std::function<void(const grpc::Status &)> done);
+  /// For a model the workers list but none serves (Router::unservedModel): UNAVAILABLE
+  /// "model '<m>' is not ready: <the worker's reason>", a worker's own answer; else nullopt.
+  std::optional<grpc::Status> unservedError(const std::string &model) const;
   /// The cached ModelMetadata of `model` (from discovery), if any.
   std::optional<inference::ModelMetadataResponse> cachedMetadata(const std::string &model) const;
   /// Runs `then` after a fresh probe round (at most one round per second; single-flight).
@@ -218,6 +231,19 @@ public:
   grpc::ServerUnaryReactor *RepositoryIndex(grpc::CallbackServerContext *ctx,
                                             const inference::RepositoryIndexRequest *req,
                                             inference::RepositoryIndexResponse *resp) override;
+  /// Triton's CUDA shared-memory RPCs, forwarded to a ready worker (forwardToAnyWorker).
+  grpc::ServerUnaryReactor *
+  CudaSharedMemoryStatus(grpc::CallbackServerContext *ctx,
+                         const inference::CudaSharedMemoryStatusRequest *req,
+                         inference::CudaSharedMemoryStatusResponse *resp) override;
+  grpc::ServerUnaryReactor *
+  CudaSharedMemoryRegister(grpc::CallbackServerContext *ctx,
+                           const inference::CudaSharedMemoryRegisterRequest *req,
+                           inference::CudaSharedMemoryRegisterResponse *resp) override;
+  grpc::ServerUnaryReactor *
+  CudaSharedMemoryUnregister(grpc::CallbackServerContext *ctx,
+                             const inference::CudaSharedMemoryUnregisterRequest *req,
+                             inference::CudaSharedMemoryUnregisterResponse *resp) override;
 
 private:
   Gateway::Impl &gw_;

@@ -2,6 +2,7 @@
 #include "gateway/gateway_impl.h"
 
 #include "protocol/grpc_codec.h"
+#include "protocol/model_config.h"
 #include "protocol/proto/model_config.pb.h"
 #include "protocol/status_mapping.h"
 #include "support/dtype.h"
@@ -30,6 +31,43 @@ grpc::ServerUnaryReactor *forwarded(grpc::CallbackServerContext *ctx, Forward fo
   forward(std::function<void(const grpc::Status &)>(
       [reactor](const grpc::Status &s) { reactor->Finish(s); }));
   return reactor;
+}
+
+/// The call's reactor, finished when a ready worker answers `method` (forwardToAnyWorker).
+template <typename Req, typename Resp>
+grpc::ServerUnaryReactor *toAnyWorker(Gateway::Impl &gw, grpc::CallbackServerContext *ctx,
+                                      const char *rpc, const Req *req, Resp *resp,
+                                      AsyncMethod<Req, Resp> method) {
+  return forwarded(ctx, [&](auto finish) {
+    gw.forwardToAnyWorker(
+        rpc,
+        [method, req, resp](AsyncStub *stub, grpc::ClientContext *c,
+                            std::function<void(grpc::Status)> cb) {
+          (stub->*method)(c, req, resp, std::move(cb));
+        },
+        std::move(finish));
+  });
+}
+
+/// One model of the gateway's repository index.
+struct ModelState {
+  std::string name, state, reason;
+};
+
+/// Every model a worker listed, sorted: READY when a ready worker serves it; a model no
+/// worker serves with the state and reason a worker gave; else UNAVAILABLE "no ready worker
+/// serves the model".
+std::vector<ModelState> modelStates(const Router &router) {
+  std::vector<ModelState> out;
+  for (const std::string &model : router.knownModels()) {
+    if (router.modelReady(model))
+      out.push_back({model, "READY", ""});
+    else if (std::optional<UnservedModel> u = router.unservedModel(model))
+      out.push_back({model, u->state, u->reason});
+    else
+      out.push_back({model, "UNAVAILABLE", "no ready worker serves the model"});
+  }
+  return out;
 }
 
 std::optional<std::chrono::system_clock::time_point>
@@ -104,17 +142,40 @@ grpc::ServerUnaryReactor *
 GrpcFrontend::RepositoryIndex(grpc::CallbackServerContext *ctx,
                               const inference::RepositoryIndexRequest *req,
                               inference::RepositoryIndexResponse *resp) {
-  for (const std::string &model : gw_.router().knownModels()) {
-    const bool ready = gw_.router().modelReady(model);
-    if (req->ready() && !ready)
+  for (const ModelState &m : modelStates(gw_.router())) {
+    if (req->ready() && m.state != "READY")
       continue;
     auto *entry = resp->add_models();
-    entry->set_name(model);
-    entry->set_state(ready ? "READY" : "UNAVAILABLE");
-    if (!ready)
-      entry->set_reason("no ready worker serves the model");
+    entry->set_name(m.name);
+    entry->set_version(protocol::kModelVersion);
+    entry->set_state(m.state);
+    entry->set_reason(m.reason);
   }
   return finishNow(ctx, grpc::Status::OK);
+}
+
+grpc::ServerUnaryReactor *
+GrpcFrontend::CudaSharedMemoryStatus(grpc::CallbackServerContext *ctx,
+                                     const inference::CudaSharedMemoryStatusRequest *req,
+                                     inference::CudaSharedMemoryStatusResponse *resp) {
+  return toAnyWorker(gw_, ctx, "CudaSharedMemoryStatus", req, resp,
+                     &AsyncStub::CudaSharedMemoryStatus);
+}
+
+grpc::ServerUnaryReactor *
+GrpcFrontend::CudaSharedMemoryRegister(grpc::CallbackServerContext *ctx,
+                                       const inference::CudaSharedMemoryRegisterRequest *req,
+                                       inference::CudaSharedMemoryRegisterResponse *resp) {
+  return toAnyWorker(gw_, ctx, "CudaSharedMemoryRegister", req, resp,
+                     &AsyncStub::CudaSharedMemoryRegister);
+}
+
+grpc::ServerUnaryReactor *
+GrpcFrontend::CudaSharedMemoryUnregister(grpc::CallbackServerContext *ctx,
+                                         const inference::CudaSharedMemoryUnregisterRequest *req,
+                                         inference::CudaSharedMemoryUnregisterResponse *resp) {
+  return toAnyWorker(gw_, ctx, "CudaSharedMemoryUnregister", req, resp,
+                     &AsyncStub::CudaSharedMemoryUnregister);
 }
 
 // ---- reactant_control.GatewayControlService ----------------------------------------
@@ -200,6 +261,8 @@ bool RestService::serverReady() const { return gw_.router().anyReady(); }
 protocol::ServerMetadata RestService::serverMetadata() const { return gatewayServerMetadata(); }
 
 Result<protocol::ModelMetadata> RestService::modelMetadata(const std::string &model_name) const {
+  if (std::optional<grpc::Status> unserved = gw_.unservedError(model_name))
+    return protocol::fromGrpcStatus(*unserved);
   std::optional<inference::ModelMetadataResponse> md = gw_.cachedMetadata(model_name);
   if (!md || !gw_.router().knowsModel(model_name))
     return notFound() << "model '" << model_name << "' is not served by any worker";
@@ -224,6 +287,8 @@ Result<protocol::ModelMetadata> RestService::modelMetadata(const std::string &mo
 Result<protocol::ModelReadiness> RestService::modelReady(const std::string &model_name) const {
   if (gw_.router().modelReady(model_name))
     return protocol::ModelReadiness{true, ""};
+  if (std::optional<UnservedModel> u = gw_.router().unservedModel(model_name))
+    return protocol::ModelReadiness{false, u->reason};
   if (gw_.router().knowsModel(model_name))
     return protocol::ModelReadiness{false, "no ready worker serves the model"};
   return notFound() << "model '" << model_name << "' is not served by any worker";
@@ -245,10 +310,8 @@ Result<protocol::ModelConfiguration> RestService::modelConfig(const std::string 
 
 std::vector<protocol::ModelIndexEntry> RestService::listModels() const {
   std::vector<protocol::ModelIndexEntry> out;
-  for (const std::string &m : gw_.router().knownModels()) {
-    const bool ready = gw_.router().modelReady(m);
-    out.push_back({m, ready, ready ? "" : "no ready worker serves the model"});
-  }
+  for (const ModelState &m : modelStates(gw_.router()))
+    out.push_back({m.name, m.state == "READY", m.reason});
   return out;
 }
 

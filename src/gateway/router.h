@@ -65,12 +65,21 @@ struct WorkerModel {
   int64_t weight_bytes = 0;
 };
 
+/// A model a worker lists in its repository index but does not serve (a load that
+/// failed, an unloaded model): the index's state and reason.
+struct UnservedModel {
+  std::string state;  // "UNAVAILABLE"
+  std::string reason; // the worker's, e.g. the load failure
+};
+
 /// What one probe round learned about one worker.
 struct WorkerSnapshot {
   bool answered = false; // ServerReady answered
   bool ready = false;    // ServerReady true
-  /// Models the worker reports ready (RepositoryIndex ready=true).
+  /// Models the worker reports READY in its repository index (the ones it routes to).
   std::map<std::string, WorkerModel> models;
+  /// The other models of its index, by name.
+  std::map<std::string, UnservedModel> unserved;
   bool has_control = false; // answered ModelControlStatus
   std::string discipline;
   uint64_t weight_cache_max_bytes = 0;
@@ -179,9 +188,14 @@ public:
   std::vector<std::string> models() const;
   /// Ready workers serving `model`, in index order.
   std::vector<size_t> workersFor(const std::string &model) const;
+  /// True when some worker listed `model` at its last probe, served or not.
   bool knowsModel(const std::string &model) const;
-  /// Models any worker reported at its last probe, sorted.
+  /// Models any worker listed at its last probe, served or not, sorted.
   std::vector<std::string> knownModels() const;
+  /// For a model that some worker lists but none reports READY: the state and reason of
+  /// the first such worker (index order). nullopt when some worker reports it READY (even
+  /// one that is not ready or down) or none lists it.
+  std::optional<UnservedModel> unservedModel(const std::string &model) const;
   RouterMetrics metrics() const;
   std::vector<std::string> startupErrors() const;
 

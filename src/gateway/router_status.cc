@@ -48,7 +48,7 @@ std::vector<size_t> Router::workersFor(const std::string &model) const {
 bool Router::knowsModel(const std::string &model) const {
   std::lock_guard lock(mu_);
   for (const WorkerState &ws : workers_)
-    if (ws.snap.models.count(model))
+    if (ws.snap.models.count(model) || ws.snap.unserved.count(model))
       return true;
   return false;
 }
@@ -56,10 +56,25 @@ bool Router::knowsModel(const std::string &model) const {
 std::vector<std::string> Router::knownModels() const {
   std::lock_guard lock(mu_);
   std::set<std::string> out;
-  for (const WorkerState &ws : workers_)
+  for (const WorkerState &ws : workers_) {
     for (const auto &[name, info] : ws.snap.models)
       out.insert(name);
+    for (const auto &[name, info] : ws.snap.unserved)
+      out.insert(name);
+  }
   return {out.begin(), out.end()};
+}
+
+std::optional<UnservedModel> Router::unservedModel(const std::string &model) const {
+  std::lock_guard lock(mu_);
+  std::optional<UnservedModel> first;
+  for (const WorkerState &ws : workers_) {
+    if (ws.snap.models.count(model))
+      return std::nullopt;
+    if (auto it = ws.snap.unserved.find(model); it != ws.snap.unserved.end() && !first)
+      first = it->second;
+  }
+  return first;
 }
 
 std::vector<std::string> Router::startupErrors() const {

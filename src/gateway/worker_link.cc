@@ -81,10 +81,8 @@ ProbeResult WorkerLink::probe(const std::set<std::string> &have_metadata,
   {
     grpc::ClientContext ctx;
     ctx.set_deadline(deadline());
-    inference::RepositoryIndexRequest req;
-    req.set_ready(true);
-    inference::RepositoryIndexResponse resp;
-    grpc::Status s = conn->inference->RepositoryIndex(&ctx, req, &resp);
+    inference::RepositoryIndexResponse resp; // every model, served or not
+    grpc::Status s = conn->inference->RepositoryIndex(&ctx, {}, &resp);
     if (!s.ok()) {
       failed("RepositoryIndex", s);
       out.snapshot.ready = false; // cannot route without knowing the models
@@ -93,6 +91,8 @@ ProbeResult WorkerLink::probe(const std::set<std::string> &have_metadata,
     for (const auto &m : resp.models())
       if (m.state() == "READY")
         out.snapshot.models[m.name()];
+      else
+        out.snapshot.unserved[m.name()] = {m.state(), m.reason()};
   }
   {
     grpc::ClientContext ctx;

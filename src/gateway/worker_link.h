@@ -8,9 +8,10 @@
 // keep the old one alive through their Connection reference.
 //
 // probe() asks the worker, each call bounded by `timeout` and all of them by
-// `watchdog`: ServerReady, RepositoryIndex(ready=true), ModelControlStatus (max batch,
-// counters; UNIMPLEMENTED leaves has_control false), and ModelMetadata for the ready
-// models not named in `have_metadata`.
+// `watchdog`: ServerReady, RepositoryIndex (every model: the READY ones are routed to, the
+// others kept with their state and reason), ModelControlStatus (max batch, counters;
+// UNIMPLEMENTED leaves has_control false), and ModelMetadata for the READY models not
+// named in `have_metadata`.
 //
 // Thread safety: every method may be called concurrently.
 //

@@ -268,4 +268,14 @@ Result<SharedMemoryRegionInfo> parseSharedMemoryRegisterJson(const std::string &
 /// HTTP: the status reply, `[{"name","key","offset","byte_size"}, ...]`.
 std::string sharedMemoryStatusJson(const std::vector<SharedMemoryRegionInfo> &regions);
 
+// Triton's CUDA shared-memory extension, offered beside system shared memory with no region
+// ever registered (clients of system shared memory call it too): the status of every region
+// is empty, unregistering has nothing to do, and these are its two errors, the same on both
+// protocols.
+
+/// The status of CUDA region `name`: NotFound, since none is registered.
+Status cudaSharedMemoryNotRegistered(const std::string &name);
+/// Registering CUDA region `name`: InvalidArgument, since no CUDA IPC handle is taken.
+Status cudaSharedMemoryRefused(const std::string &name);
+
 } // namespace rs::protocol

@@ -1,10 +1,13 @@
 //===- protocol/shared_memory_http.cc - Shared memory HTTP bodies -----------===//
 //
 // The HTTP/REST bodies of the system shared memory extension (protocol/shared_memory.h):
-// the register request parsed, the status reply written.
+// the register request parsed, the status reply written; and the errors of the CUDA
+// extension's routes and RPCs.
 //
 //===----------------------------------------------------------------------===//
 #include "protocol/shared_memory.h"
+
+#include "protocol/shared_memory_impl.h"
 
 #include <nlohmann/json.hpp>
 
@@ -58,6 +61,16 @@ std::string sharedMemoryStatusJson(const std::vector<SharedMemoryRegionInfo> &re
     arr.push_back(
         {{"name", r.name}, {"key", r.key}, {"offset", r.offset}, {"byte_size", r.byte_size}});
   return arr.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Status cudaSharedMemoryNotRegistered(const std::string &name) {
+  return notFound() << "cuda shared memory region " << shm_detail::jsonQuoted(name)
+                    << " is not registered";
+}
+
+Status cudaSharedMemoryRefused(const std::string &name) {
+  return invalidArgument() << "cuda shared memory region " << shm_detail::jsonQuoted(name)
+                           << ": CUDA shared memory is not offered (system shared memory is)";
 }
 
 } // namespace rs::protocol

@@ -52,14 +52,15 @@ ServingStatus statusOf(const std::string &response) {
   return f.empty() ? ServingStatus::kUnknown : static_cast<ServingStatus>(f[0]->varint());
 }
 
-constexpr char kReflection[] = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo";
-
-/// One ServerReflectionInfo exchange: `request` out, the reply's bytes back.
-grpc::Status reflect(const std::shared_ptr<grpc::Channel> &channel, const std::string &request,
-                     UnknownFieldSet *reply) {
+/// One ServerReflectionInfo exchange with `version`: `request` out, the reply's bytes back.
+grpc::Status reflect(const std::shared_ptr<grpc::Channel> &channel, Reflection version,
+                     const std::string &request, UnknownFieldSet *reply) {
   grpc::ClientContext ctx;
   ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-  grpc::internal::RpcMethod method(kReflection, grpc::internal::RpcMethod::BIDI_STREAMING, channel);
+  grpc::internal::RpcMethod method(
+      version == Reflection::kV1 ? "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
+                                 : "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+      grpc::internal::RpcMethod::BIDI_STREAMING, channel);
   std::unique_ptr<grpc::ClientReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>> stream(
       grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, grpc::ByteBuffer>::Create(
           channel.get(), method, &ctx));
@@ -114,11 +115,11 @@ bool HealthWatch::next(ServingStatus *status) {
 }
 
 grpc::Status reflectionServices(const std::shared_ptr<grpc::Channel> &channel,
-                                std::vector<std::string> *services) {
+                                std::vector<std::string> *services, Reflection version) {
   // ServerReflectionRequest.list_services = 7; the reply's list_services_response = 6 holds
   // ServiceResponse service = 1 entries, each with name = 1.
   UnknownFieldSet reply;
-  grpc::Status s = reflect(channel, stringField(7, "*"), &reply);
+  grpc::Status s = reflect(channel, version, stringField(7, "*"), &reply);
   if (!s.ok())
     return s;
   for (const UnknownField *list : fieldsOf(reply, 6)) {
@@ -135,13 +136,22 @@ grpc::Status reflectionServices(const std::shared_ptr<grpc::Channel> &channel,
 }
 
 grpc::Status reflectionFilesOf(const std::shared_ptr<grpc::Channel> &channel,
-                               const std::string &symbol, std::vector<std::string> *files) {
+                               const std::string &symbol, std::vector<std::string> *files,
+                               Reflection version) {
   // file_containing_symbol = 4; the reply's file_descriptor_response = 4 holds
-  // bytes file_descriptor_proto = 1 entries.
+  // bytes file_descriptor_proto = 1 entries, its error_response = 7 error_code = 1 and
+  // error_message = 2.
   UnknownFieldSet reply;
-  grpc::Status s = reflect(channel, stringField(4, symbol), &reply);
+  grpc::Status s = reflect(channel, version, stringField(4, symbol), &reply);
   if (!s.ok())
     return s;
+  for (const UnknownField *error : fieldsOf(reply, 7)) {
+    UnknownFieldSet parts;
+    (void)parts.ParseFromString(error->length_delimited());
+    std::vector<const UnknownField *> code = fieldsOf(parts, 1), message = fieldsOf(parts, 2);
+    return grpc::Status(static_cast<grpc::StatusCode>(code.empty() ? 0 : code[0]->varint()),
+                        message.empty() ? "" : message[0]->length_delimited());
+  }
   for (const UnknownField *response : fieldsOf(reply, 4)) {
     UnknownFieldSet protos;
     (void)protos.ParseFromString(response->length_delimited());

@@ -10,7 +10,7 @@
 // - ModelStreamInfer: one answer per request, in order, the bad one carrying its error
 //   while the stream goes on, the good ones the bytes a unary ModelInfer gives;
 // - grpc.health.v1.Health Check and Watch (overall and per model; a drain turns both
-//   NOT_SERVING) and gRPC server reflection listing every service.
+//   NOT_SERVING) and gRPC server reflection (v1alpha and v1) listing every service.
 //
 //===----------------------------------------------------------------------===//
 #include "harness.h"
@@ -30,6 +30,7 @@ namespace {
 using rs::testing::healthCheck;
 using rs::testing::HealthWatch;
 using rs::testing::pipelineStream;
+using rs::testing::Reflection;
 using rs::testing::reflectionFilesOf;
 using rs::testing::reflectionServices;
 using rs::testing::ServingStatus;
@@ -389,22 +390,35 @@ TEST(TritonHealthTest, DrainTurnsHealthNotServing) {
 }
 
 TEST_F(TritonExtensionsTest, ReflectionListsEveryService) {
-  std::vector<std::string> services;
-  grpc::Status s = reflectionServices(server_->channel(), &services);
-  ASSERT_TRUE(s.ok()) << s.error_message();
-  std::sort(services.begin(), services.end());
-  EXPECT_EQ(services, (std::vector<std::string>{
-                          "grpc.health.v1.Health",
-                          "grpc.reflection.v1alpha.ServerReflection",
-                          "inference.GRPCInferenceService",
-                          "reactant_control.ControlService",
-                          "reactant_evidence.EvidenceService",
-                      }));
-  std::vector<std::string> files;
-  s = reflectionFilesOf(server_->channel(), "inference.GRPCInferenceService", &files);
-  ASSERT_TRUE(s.ok()) << s.error_message();
-  std::sort(files.begin(), files.end());
-  EXPECT_EQ(files, (std::vector<std::string>{"grpc_service.proto", "model_config.proto"}));
+  // v1alpha from grpc++_reflection, v1 from frontend/grpc_reflection_v1.h: the same answers.
+  for (Reflection version : {Reflection::kV1alpha, Reflection::kV1}) {
+    SCOPED_TRACE(version == Reflection::kV1 ? "v1" : "v1alpha");
+    std::vector<std::string> services;
+    grpc::Status s = reflectionServices(server_->channel(), &services, version);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    std::sort(services.begin(), services.end());
+    EXPECT_EQ(services, (std::vector<std::string>{
+                            "grpc.health.v1.Health",
+                            "grpc.reflection.v1.ServerReflection",
+                            "grpc.reflection.v1alpha.ServerReflection",
+                            "inference.GRPCInferenceService",
+                            "reactant_control.ControlService",
+                            "reactant_evidence.EvidenceService",
+                        }));
+    std::vector<std::string> files;
+    s = reflectionFilesOf(server_->channel(), "inference.GRPCInferenceService", &files, version);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    std::sort(files.begin(), files.end());
+    EXPECT_EQ(files, (std::vector<std::string>{"grpc_service.proto", "model_config.proto"}));
+    files.clear();
+    s = reflectionFilesOf(server_->channel(), "inference.ModelInferRequest", &files, version);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+    std::sort(files.begin(), files.end());
+    EXPECT_EQ(files, (std::vector<std::string>{"grpc_service.proto", "model_config.proto"}));
+    s = reflectionFilesOf(server_->channel(), "nope.Nothing", &files, version);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
+    EXPECT_EQ(s.error_message(), "Symbol not found.");
+  }
 }
 
 } // namespace

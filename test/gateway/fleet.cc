@@ -15,11 +15,12 @@ namespace rs::gateway::testing {
 
 Result<std::unique_ptr<Fleet>> Fleet::start(int n, const std::vector<std::string> &models,
                                             const std::string &runtime_keys,
-                                            const std::string &global_yaml) {
+                                            const std::string &global_yaml,
+                                            const std::string &model_repo) {
   std::string include;
   for (const std::string &m : models)
     include += (include.empty() ? "" : ", ") + m;
-  std::string yaml = "model_repo: \"" + kModelRepo +
+  std::string yaml = "model_repo: \"" + model_repo +
                      "\"\nbase_port: 19001\nmetrics_base_port: 19101\nglobal:\n"
                      "  models_include: [" +
                      include +
@@ -44,6 +45,8 @@ Result<std::unique_ptr<Fleet>> Fleet::start(int n, const std::vector<std::string
     o.shutdown_grace = std::chrono::milliseconds(2000);
     server::Worker *worker = w.worker.get();
     o.evidence = [worker] { return worker->evidenceJson(); }; // the worker's own document
+    w.shared_memory = std::make_unique<protocol::SharedMemoryRegistry>();
+    o.shared_memory = w.shared_memory.get();
     w.front = std::make_unique<frontend::GrpcServer>(o, *w.gate, *w.gate);
     RS_RETURN_IF_ERROR(w.front->start());
     fleet->workers_.push_back(std::move(w));

@@ -16,6 +16,7 @@
 #include "protocol/proto/grpc_service.grpc.pb.h"
 #include "protocol/proto/reactant_control_v1.grpc.pb.h"
 #include "protocol/service.h"
+#include "protocol/shared_memory.h"
 #include "server/worker.h"
 
 #include <condition_variable>
@@ -176,17 +177,22 @@ struct FleetWorker {
   std::string name;
   std::unique_ptr<server::Worker> worker;
   std::unique_ptr<Gate> gate;
+  /// The gate's system shared memory (its gRPC server offers the extension, as a worker
+  /// with `endpoints.shared_memory: system` does).
+  std::unique_ptr<protocol::SharedMemoryRegistry> shared_memory;
   std::unique_ptr<frontend::GrpcServer> front; // the gate's gRPC server (what the gateway sees)
 };
 
-/// N workers named w0.. wN-1 on examples/model_repo restricted to `models`.
+/// N workers named w0.. wN-1 on a model repository (examples/model_repo unless given)
+/// restricted to `models`.
 class Fleet {
 public:
   /// `runtime_keys`: extra `runtime:` keys ("profile: regulated, numerics: f32");
   /// `global_yaml`: extra lines of the node file's `global:` block, indented two spaces.
   static Result<std::unique_ptr<Fleet>> start(int n, const std::vector<std::string> &models,
                                               const std::string &runtime_keys = "",
-                                              const std::string &global_yaml = "");
+                                              const std::string &global_yaml = "",
+                                              const std::string &model_repo = kModelRepo);
   ~Fleet();
 
   FleetWorker &worker(size_t i) { return workers_[i]; }

@@ -233,19 +233,29 @@ TEST_F(GatewayProtocolsTest, HealthFollowsTheWorkers) {
 }
 
 TEST_F(GatewayProtocolsTest, ReflectionListsEveryServiceAndItsFiles) {
-  std::vector<std::string> services, files;
-  grpc::Status listed = rs::testing::reflectionServices(*channel_, &services);
-  grpc::Status described =
-      rs::testing::reflectionFilesOf(*channel_, "inference.GRPCInferenceService", &files);
-  ASSERT_TRUE(listed.ok()) << listed.error_message();
-  ASSERT_TRUE(described.ok()) << described.error_message();
+  using rs::testing::Reflection;
   using Names = std::set<std::string>;
-  EXPECT_EQ(Names(services.begin(), services.end()),
-            (Names{"grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection",
-                   "inference.GRPCInferenceService", "reactant_control.GatewayControlService",
-                   "reactant_evidence.EvidenceService"}));
-  EXPECT_EQ(services.size(), 5u);
-  EXPECT_EQ(Names(files.begin(), files.end()), (Names{"grpc_service.proto", "model_config.proto"}));
+  for (Reflection version : {Reflection::kV1alpha, Reflection::kV1}) {
+    SCOPED_TRACE(version == Reflection::kV1 ? "v1" : "v1alpha");
+    std::vector<std::string> services, files;
+    grpc::Status listed = rs::testing::reflectionServices(*channel_, &services, version);
+    grpc::Status described = rs::testing::reflectionFilesOf(
+        *channel_, "inference.GRPCInferenceService", &files, version);
+    ASSERT_TRUE(listed.ok()) << listed.error_message();
+    ASSERT_TRUE(described.ok()) << described.error_message();
+    EXPECT_EQ(
+        Names(services.begin(), services.end()),
+        (Names{"grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection",
+               "grpc.reflection.v1alpha.ServerReflection", "inference.GRPCInferenceService",
+               "reactant_control.GatewayControlService", "reactant_evidence.EvidenceService"}));
+    EXPECT_EQ(services.size(), 6u);
+    EXPECT_EQ(Names(files.begin(), files.end()),
+              (Names{"grpc_service.proto", "model_config.proto"}));
+    grpc::Status unknown =
+        rs::testing::reflectionFilesOf(*channel_, "nope.Nothing", &files, version);
+    EXPECT_EQ(unknown.error_code(), grpc::StatusCode::NOT_FOUND);
+    EXPECT_EQ(unknown.error_message(), "Symbol not found.");
+  }
 }
 
 } // namespace

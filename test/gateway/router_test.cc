@@ -410,5 +410,38 @@ TEST(RouterTest, StartupPreconditionsAndControlRpcs) {
   EXPECT_EQ(plain.repackNow(Clock::now()).status().code(), StatusCode::kFailedPrecondition);
 }
 
+TEST(RouterTest, AModelNoWorkerServesKeepsTheFirstWorkersStateAndReason) {
+  config::SchedulingConfig rr;
+  rr.mode = config::SchedulingMode::kRoundRobin;
+  Router r(rr, kNames);
+  WorkerSnapshot w0 = ready({{"m", 8}}), w1 = ready({{"m", 8}}), w2 = ready({{"m", 8}});
+  w0.unserved["broken"] = {"UNAVAILABLE", "weights.safetensors: truncated"};
+  w1.unserved["broken"] = {"UNAVAILABLE", "another reason"};
+  w2.unserved["gone"] = {"UNAVAILABLE", "unloaded"};
+  r.updateWorker(0, w0, Clock::now());
+  r.updateWorker(1, w1, Clock::now());
+  r.updateWorker(2, w2, Clock::now());
+  EXPECT_EQ(r.knownModels(), (std::vector<std::string>{"broken", "gone", "m"}));
+  EXPECT_TRUE(r.knowsModel("broken"));
+  EXPECT_FALSE(r.modelReady("broken"));
+  Charge c;
+  EXPECT_TRUE(r.route("broken", 1, &c).empty());
+  std::optional<UnservedModel> u = r.unservedModel("broken");
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->state, "UNAVAILABLE");
+  EXPECT_EQ(u->reason, "weights.safetensors: truncated");
+  EXPECT_EQ(r.unservedModel("gone")->reason, "unloaded");
+  EXPECT_FALSE(r.unservedModel("m"));
+  EXPECT_FALSE(r.unservedModel("nope"));
+  // READY on one worker, even one that is down, is not unserved: that worker comes back.
+  w2.models["broken"];
+  r.updateWorker(2, w2, Clock::now());
+  r.markDown(2, Clock::now());
+  EXPECT_FALSE(r.modelReady("broken"));
+  EXPECT_FALSE(r.unservedModel("broken"));
+  // The models the router routes to stay the READY ones.
+  EXPECT_EQ(r.models(), (std::vector<std::string>{"m"}));
+}
+
 } // namespace
 } // namespace rs::gateway

@@ -104,6 +104,16 @@ constexpr Field kStandardFields[] = {
     {"SystemSharedMemoryRegisterRequest", "offset", 3},
     {"SystemSharedMemoryRegisterRequest", "byte_size", 4},
     {"SystemSharedMemoryUnregisterRequest", "name", 1},
+    {"CudaSharedMemoryStatusRequest", "name", 1},
+    {"CudaSharedMemoryStatusResponse", "regions", 1},
+    {"CudaSharedMemoryStatusResponse.RegionStatus", "name", 1},
+    {"CudaSharedMemoryStatusResponse.RegionStatus", "device_id", 2},
+    {"CudaSharedMemoryStatusResponse.RegionStatus", "byte_size", 3},
+    {"CudaSharedMemoryRegisterRequest", "name", 1},
+    {"CudaSharedMemoryRegisterRequest", "raw_handle", 2},
+    {"CudaSharedMemoryRegisterRequest", "device_id", 3},
+    {"CudaSharedMemoryRegisterRequest", "byte_size", 4},
+    {"CudaSharedMemoryUnregisterRequest", "name", 1},
     // Triton's model configuration extension (common/protobuf/model_config.proto) and
     // streaming (grpc_service.proto).
     {"ModelConfigRequest", "name", 1},
@@ -219,7 +229,8 @@ TEST(GrpcServiceProto, ServiceAndMethods) {
   for (const char *rpc :
        {"ServerLive", "ServerReady", "ModelReady", "ServerMetadata", "ModelMetadata", "ModelInfer",
         "ModelConfig", "RepositoryIndex", "RepositoryModelLoad", "RepositoryModelUnload",
-        "SystemSharedMemoryStatus", "SystemSharedMemoryRegister", "SystemSharedMemoryUnregister"}) {
+        "SystemSharedMemoryStatus", "SystemSharedMemoryRegister", "SystemSharedMemoryUnregister",
+        "CudaSharedMemoryStatus", "CudaSharedMemoryRegister", "CudaSharedMemoryUnregister"}) {
     const google::protobuf::MethodDescriptor *m = s->FindMethodByName(rpc);
     ASSERT_NE(m, nullptr) << rpc;
     EXPECT_FALSE(m->client_streaming()) << rpc;

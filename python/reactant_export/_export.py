@@ -112,6 +112,12 @@ def flatten_params(params):
     arrays = []
     for name, (_, leaf) in zip(names, leaves_with_path):
         a = np.asarray(leaf)
+        if a.dtype.kind in "OSUV":
+            raise ExportError(f"weight {name!r} is a {type(leaf).__name__}, not an array "
+                              f"(every params leaf becomes a weight tensor)")
+        # jax computes in its canonical dtype (float32 for float64 and int32 for int64 and
+        # Python ints while jax_enable_x64 is off): the weight is stored as main takes it.
+        a = a.astype(jax.dtypes.canonicalize_dtype(a.dtype), copy=False)
         dtype_token(a.dtype)
         arrays.append(a)
     return names, arrays, treedef
@@ -124,8 +130,13 @@ def flat_function(call, treedef, n_inputs):
         inputs = args[:n_inputs]
         p = jax.tree_util.tree_unflatten(treedef, list(args[n_inputs:]))
         out = call(*inputs, p)
-        leaves = jax.tree_util.tree_leaves(out)
-        return tuple(leaves)
+        leaves = jax.tree_util.tree_leaves_with_path(out)
+        for path, leaf in leaves:
+            if not isinstance(leaf, (jax.Array, np.ndarray, np.generic, int, float, bool)):
+                where = (f"output {jax.tree_util.keystr(path)} of the function" if path
+                         else "the function's result")
+                raise ExportError(f"{where} is a {type(leaf).__name__}, not an array")
+        return tuple(leaf for _, leaf in leaves)
 
     return flat
 
@@ -235,8 +246,7 @@ def collect_provenance(source_framework, caller_dir=None):
         if branch:
             prov["git_branch"] = branch
     else:
-        prov["git_commit"] = "unknown"
-        prov["git_dirty"] = False
+        prov["git_commit"] = prov["git_branch"] = prov["git_dirty"] = "unknown"
     return prov
 
 
@@ -324,9 +334,16 @@ def export_bundle(fn, params, example_inputs, *, name, dir, batch_sizes=None, in
     call, params, framework = resolve_model(fn, params)
 
     # Inputs: shapes, dtypes, variable axes.
-    in_shapes = [tuple(np.shape(x)) if not hasattr(x, "shape") else tuple(x.shape)
-                 for x in example_inputs]
-    in_dtypes = [np.dtype(x.dtype) for x in example_inputs]
+    example_inputs = [x if hasattr(x, "shape") and hasattr(x, "dtype") else np.asarray(x)
+                      for x in example_inputs]
+    in_shapes = [tuple(x.shape) for x in example_inputs]
+    # The dtype jax computes in (float64 is float32 while jax_enable_x64 is off): the manifest
+    # must declare the type main takes.
+    in_dtypes = [np.dtype(jax.dtypes.canonicalize_dtype(x.dtype)) for x in example_inputs]
+    for n, x, d in zip(input_names, example_inputs, in_dtypes):
+        if np.dtype(x.dtype).kind in "OSUV":
+            raise ExportError(f"example input {n!r} has dtype {np.dtype(x.dtype)}, not a "
+                              f"numeric or bool array")
     variable_axes = {k: dict(v) for k, v in (variable_axes or {}).items()}
     unknown = sorted(set(variable_axes) - set(input_names))
     if unknown:
@@ -364,9 +381,12 @@ def export_bundle(fn, params, example_inputs, *, name, dir, batch_sizes=None, in
     else:
         if not batch_sizes:
             raise ExportError("batch_sizes is required with a batch axis (or pass batch_axis=None)")
+        if isinstance(batch_sizes, (str, bytes)) or not all(
+                isinstance(b, (int, np.integer)) and not isinstance(b, bool) for b in batch_sizes):
+            raise ExportError(f"batch_sizes must be a list of integers, not {batch_sizes!r}")
         sizes = sorted({int(b) for b in batch_sizes})
         if sizes[0] <= 0:
-            raise ExportError("batch sizes must be > 0")
+            raise ExportError(f"batch sizes must be > 0, not {sizes[0]}")
 
     names, arrays, treedef = flatten_params(params)
     overlap = sorted(set(names) & set(input_names))
@@ -383,11 +403,22 @@ def export_bundle(fn, params, example_inputs, *, name, dir, batch_sizes=None, in
     # Output axes: which follow the batch, which follow a variable letter (found by evaluating
     # the shapes at probe sizes, so a batch of 1 or a size shared by two axes is not mistaken).
     def out_avals(n, variant):
-        return jax.eval_shape(flat, *specs(n, variant))
+        try:
+            return jax.eval_shape(flat, *specs(n, variant))
+        except ExportError:
+            raise
+        except Exception as e:
+            args = ", ".join(f"{name}: {np.dtype(d).name}{list(shape)}" for name, d, shape in
+                             zip(input_names, in_dtypes,
+                                 (x.shape for x in specs(n, variant)[:len(input_names)])))
+            raise ExportError(f"calling the function on ({args}) and the params failed: "
+                              f"{type(e).__name__}: {e}") from e
 
     base_variant = variants[0]
     probe_n = (5, 7) if batch_axis is not None else (None, None)
     a0 = out_avals(probe_n[0], base_variant)
+    if not a0:
+        raise ExportError("the function returns no arrays (a bundle needs at least one output)")
     if len(a0) != len(output_names):
         raise ExportError(f"the function returns {len(a0)} arrays but {len(output_names)} "
                           f"output names were given")

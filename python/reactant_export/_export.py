@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _safetensors
+from ._polymorphic import symbolic_specs
 from ._version import __version__
 
 # Manifest dtype tokens (docs/bundles.md) by numpy dtype name.
@@ -302,7 +303,7 @@ def _hash_file(path):
 def export_bundle(fn, params, example_inputs, *, name, dir, batch_sizes=None, input_names,
                   output_names, batch_axis=0, variable_axes=None, input_shapes=None,
                   format="portable", provenance=None, description=None, platforms=("cpu",),
-                  overwrite=False):
+                  overwrite=False, polymorphic=False, constraints=()):
     """Exports fn(inputs..., params) as a reactant-server bundle in `dir` (basename == name).
 
     example_inputs: one array (or jax.ShapeDtypeStruct) per input, row-major, any batch size on
@@ -311,6 +312,9 @@ def export_bundle(fn, params, example_inputs, *, name, dir, batch_sizes=None, in
     variable_axes: {input name: {row-major axis: letter}} for axes compiled at several sizes;
       input_shapes then lists the variants, e.g. [{"s": 8}, {"s": 16}] (model.v{i}.b{N}.mlir).
     format: "portable" (StableHLO portable artifacts, jax.export's serialized module) or "text".
+    polymorphic: write one shape-polymorphic model.mlir (the batch axis and the variable axes
+      symbolic, `constraints` as jax.export.symbolic_shape takes them) that the server refines
+      for every compiled size and variant, instead of one program per size.
     provenance: extra entries for the manifest's provenance map.
 
     Returns the bundle directory. Raises ExportError before writing anything when the bundle
@@ -462,18 +466,33 @@ def export_bundle(fn, params, example_inputs, *, name, dir, batch_sizes=None, in
     # Export every program (in memory), checking arity before anything is written.
     programs = {}
     multi = bool(var_letters)
-    for vi, variant in enumerate(variants):
-        for n in sizes:
-            fname = ("model" + (f".v{vi}" if multi else "") + (f".b{n}" if n is not None else "")
-                     + ".mlir")
+    if polymorphic and batch_axis is None and not multi:
+        raise ExportError("polymorphic=True needs a batch axis or variable_axes (a static "
+                          "model.mlir is the unbatched program)")
+    if constraints and not polymorphic:
+        raise ExportError("constraints are for polymorphic=True")
+    jobs = [("model.mlir", None, None)] if polymorphic else [
+        ("model" + (f".v{vi}" if multi else "") + (f".b{n}" if n is not None else "") + ".mlir",
+         n, variant) for vi, variant in enumerate(variants) for n in sizes]
+    for fname, n, variant in jobs:
+        if polymorphic:
+            try:
+                arg_specs = symbolic_specs(in_shapes, in_dtypes, batch_axis, var_per_input,
+                                           constraints) + weight_specs
+                exported = jax.export.export(jitted, platforms=list(platforms))(*arg_specs)
+            except Exception as e:
+                raise ExportError(f"model.mlir: jax.export with symbolic shapes failed (a "
+                                  f"constraint such as 's <= 16' may be missing): "
+                                  f"{type(e).__name__}: {e}") from e
+        else:
             exported = jax.export.export(jitted, platforms=list(platforms))(*specs(n, variant))
-            _check_arity(fname, exported, len(input_names), len(names))
-            if len(exported.out_avals) != len(output_names):
-                raise ExportError(f"{fname}: {len(exported.out_avals)} results but "
-                                  f"{len(output_names)} output names")
-            data = (bytes(exported.mlir_module_serialized) if format == "portable"
-                    else exported.mlir_module().encode())
-            programs[fname] = data
+        _check_arity(fname, exported, len(input_names), len(names))
+        if len(exported.out_avals) != len(output_names):
+            raise ExportError(f"{fname}: {len(exported.out_avals)} results but "
+                              f"{len(output_names)} output names")
+        data = (bytes(exported.mlir_module_serialized) if format == "portable"
+                else exported.mlir_module().encode())
+        programs[fname] = data
 
     # Manifest specs.
     lines = ['format_version: "2.0"', f"name: {name}"]

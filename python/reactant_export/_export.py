@@ -1,22 +1,17 @@
 """export_bundle: jax.export of fn(inputs..., params) into a reactant-server bundle (format 2.0)."""
 
-import datetime
 import hashlib
-import inspect
 import json
 import os
-import platform
 import re
-import subprocess
-import sys
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from . import _safetensors
+from ._manifest_text import spec_line, tensor_letters, variant_shape, yaml_flow, yaml_scalar
 from ._polymorphic import symbolic_specs
-from ._version import __version__
+from ._provenance import collect_provenance
 
 # Manifest dtype tokens (docs/bundles.md) by numpy dtype name.
 _DTYPE_TOKENS = {
@@ -25,8 +20,6 @@ _DTYPE_TOKENS = {
     "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "bool",
 }
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
-# Letters for fixed axes, in the order they are handed out (n and b mark the batch).
-_FIXED_LETTERS = "cdefghijklmopqrtuvwxyzaACDEFGHIJKLMOPQRSTUVWXYZ"
 
 
 class ExportError(ValueError):
@@ -140,115 +133,6 @@ def flat_function(call, treedef, n_inputs):
         return tuple(leaf for _, leaf in leaves)
 
     return flat
-
-
-# ---------------------------------------------------------------------------------------------
-# Shapes and letters
-
-def _variant_shape(shape, batch_axis, n, var_axes, variant):
-    shape = list(shape)
-    if batch_axis is not None:
-        shape[batch_axis] = n
-    for axis, letter in var_axes.items():
-        shape[axis] = variant[letter]
-    return tuple(shape)
-
-
-def _letters(rank, batch_axis, var_axes, fixed_sizes):
-    """Row-major letters and dims of one tensor: n for the batch, the variable letters, then
-    c, d, e... for the fixed axes (skipping letters already used)."""
-    used = {"n", "b"} | set(var_axes.values())
-    pool = (c for c in _FIXED_LETTERS if c not in used)
-    letters, dims = [], {}
-    for axis in range(rank):
-        if axis == batch_axis:
-            letters.append("n")
-        elif axis in var_axes:
-            letters.append(var_axes[axis])
-            dims[var_axes[axis]] = -1
-        else:
-            letter = next(pool)
-            letters.append(letter)
-            dims[letter] = int(fixed_sizes[axis])
-    return letters, dims
-
-
-def _spec_line(name, dtype, letters, dims):
-    # Column-major (batch last): the row-major letters reversed.
-    shape = "".join(reversed(letters))
-    dims_text = ", ".join(f"{k}: {dims[k]}" for k in reversed(letters) if k in dims)
-    return (f'  - {{name: "{name}", dtype: "{dtype}", shape: "{shape}", '
-            f'dims: {{{dims_text}}}}}')
-
-
-def _yaml_scalar(value):
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if value is None:
-        return "null"
-    return json.dumps(str(value))  # a JSON string is a YAML double-quoted scalar
-
-
-def _yaml_flow(value):
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_yaml_scalar(str(k))}: {_yaml_flow(v)}"
-                               for k, v in value.items()) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_yaml_flow(v) for v in value) + "]"
-    return _yaml_scalar(value)
-
-
-# ---------------------------------------------------------------------------------------------
-# Provenance
-
-def _git(cwd, *args):
-    try:
-        r = subprocess.run(["git", "-C", cwd, *args], capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return r.stdout.strip() if r.returncode == 0 else None
-
-
-def _caller_dir():
-    here = os.path.dirname(os.path.abspath(__file__))
-    for frame in inspect.stack(0)[1:]:
-        path = os.path.abspath(frame.filename)
-        if not path.startswith(here) and os.path.exists(path):
-            return os.path.dirname(path)
-    return os.getcwd()
-
-
-def collect_provenance(source_framework, caller_dir=None):
-    """Versions and the caller's git state (the repository holding the calling file)."""
-    import jaxlib
-
-    caller_dir = caller_dir or _caller_dir()
-    prov = {
-        "exported_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "exporter": f"reactant_export {__version__}",
-        "reactant_export_version": __version__,
-        "source_framework": source_framework,
-        "jax_version": jax.__version__,
-        "jaxlib_version": getattr(jaxlib, "__version__", "unknown"),
-        "python_version": platform.python_version(),
-    }
-    if source_framework.startswith("flax"):
-        import flax
-
-        prov["flax_version"] = flax.__version__
-    commit = _git(caller_dir, "rev-parse", "HEAD")
-    if commit:
-        prov["git_commit"] = commit
-        status = _git(caller_dir, "status", "--porcelain", "--untracked-files=no")
-        prov["git_dirty"] = bool(status)
-        branch = _git(caller_dir, "rev-parse", "--abbrev-ref", "HEAD")
-        if branch:
-            prov["git_branch"] = branch
-    else:
-        prov["git_commit"] = prov["git_branch"] = prov["git_dirty"] = "unknown"
-    return prov
 
 
 # ---------------------------------------------------------------------------------------------
@@ -401,7 +285,7 @@ def export_bundle(fn, params, example_inputs, *, name, dir, batch_sizes=None, in
     weight_specs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays]
 
     def specs(n, variant):
-        return [jax.ShapeDtypeStruct(_variant_shape(s, batch_axis, n, va, variant), d)
+        return [jax.ShapeDtypeStruct(variant_shape(s, batch_axis, n, va, variant), d)
                 for s, d, va in zip(in_shapes, in_dtypes, var_per_input)] + weight_specs
 
     # Output axes: which follow the batch, which follow a variable letter (found by evaluating
@@ -497,19 +381,19 @@ def export_bundle(fn, params, example_inputs, *, name, dir, batch_sizes=None, in
     # Manifest specs.
     lines = ['format_version: "2.0"', f"name: {name}"]
     if description:
-        lines.append(f"description: {_yaml_scalar(description)}")
+        lines.append(f"description: {yaml_scalar(description)}")
     lines.append("executable_inputs:")
     for i, n in enumerate(input_names):
-        letters, dims = _letters(len(in_shapes[i]), batch_axis, var_per_input[i], in_shapes[i])
-        lines.append(_spec_line(n, dtype_token(in_dtypes[i]), letters, dims))
+        letters, dims = tensor_letters(len(in_shapes[i]), batch_axis, var_per_input[i], in_shapes[i])
+        lines.append(spec_line(n, dtype_token(in_dtypes[i]), letters, dims))
     lines.append("executable_outputs:")
     for k, n in enumerate(output_names):
-        letters, dims = _letters(len(a0[k].shape), out_batch[k], out_var[k], a0[k].shape)
-        lines.append(_spec_line(n, dtype_token(a0[k].dtype), letters, dims))
+        letters, dims = tensor_letters(len(a0[k].shape), out_batch[k], out_var[k], a0[k].shape)
+        lines.append(spec_line(n, dtype_token(a0[k].dtype), letters, dims))
     if batch_axis is not None:
         lines.append(f"batching: {{compiled_batch_sizes: [{', '.join(map(str, sizes))}]}}")
     if multi:
-        lines.append("input_shapes: " + _yaml_flow(variants))
+        lines.append("input_shapes: " + yaml_flow(variants))
 
     # Write: programs and weights first, then the manifest with their hashes.
     if os.path.exists(os.path.join(dir, "manifest.yaml")) and not overwrite:
@@ -529,7 +413,7 @@ def export_bundle(fn, params, example_inputs, *, name, dir, batch_sizes=None, in
     prov.update(provenance or {})
     prov["files"] = {f: _hash_file(os.path.join(dir, f))
                      for f in sorted(list(programs) + ["weights.safetensors"])}
-    lines.append("provenance: " + _yaml_flow(prov))
+    lines.append("provenance: " + yaml_flow(prov))
     with open(os.path.join(dir, "manifest.yaml"), "w") as f:
         f.write("\n".join(lines) + "\n")
     return dir

@@ -205,6 +205,10 @@ def export_bundle(fn, params, example_inputs, *, name, dir, batch_sizes=None, in
     would not be servable (arity, names, shapes)."""
     if format not in ("portable", "text"):
         raise ExportError(f"format must be 'portable' or 'text', not {format!r}")
+    platforms = [platforms] if isinstance(platforms, str) else list(platforms)
+    if len(platforms) != 1:
+        raise ExportError(f"platforms must name one platform, not {platforms!r} (with several, "
+                          f"jax's main takes a platform index argument the server does not pass)")
     dir = os.path.abspath(os.fspath(dir))
     if os.path.basename(dir) != name:
         raise ExportError(f"the bundle directory's basename {os.path.basename(dir)!r} must equal "

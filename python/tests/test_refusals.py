@@ -53,6 +53,8 @@ def test_float64_bundle_validates(tmp_path, server_binary):
     (dict(batch_sizes="1,4"), "batch_sizes must be a list of integers, not '1,4'"),
     (dict(batch_sizes=[1.5, 4]), r"batch_sizes must be a list of integers, not \[1.5, 4\]"),
     (dict(batch_sizes=[0, 4]), "batch sizes must be > 0, not 0"),
+    (dict(platforms=("cpu", "cuda")), r"platforms must name one platform, not \['cpu', 'cuda'\] "
+                                      r"\(with several, jax's main takes a platform index"),
     (dict(fn=lambda x, p: None, output_names=[]),
      r"the function returns no arrays \(a bundle needs at least one output\)"),
     (dict(fn=lambda x, p: "logits"), "the function's result is a str, not an array"),

@@ -68,6 +68,9 @@ class Server:
 
     def __exit__(self, *exc):
         self.stop()
+        # The node file and (unless log_path points elsewhere) the log: a server that failed
+        # to start raises from __enter__ and keeps them for inspection.
+        shutil.rmtree(self.dir, ignore_errors=True)
 
     @property
     def http_url(self):

@@ -81,6 +81,9 @@ def resolve_model(fn, params):
 
         return call_nnx, state, "flax.nnx"
     if linen is not None and isinstance(fn, linen.Module):
+        if params is None:
+            raise ExportError("a flax.linen Module needs its variables as params: pass "
+                              "module.init(rng, *example_inputs)")
         module = fn
 
         def call_linen(*args):

@@ -138,3 +138,12 @@ def test_verify_without_tritonclient_says_how_to_install(monkeypatch):
     with pytest.raises(ImportError, match=r"^reactant_export\.verify needs tritonclient's HTTP "
                                           r"client: pip install '\./python\[verify\]'"):
         rx.verify("unused", models.mlp, models.mlp_params(), [np.zeros((1, 4), np.float32)])
+
+
+def test_linen_module_without_variables_is_refused(tmp_path):
+    module, _ = models.cnn()
+    with pytest.raises(rx.ExportError, match=r"^a flax\.linen Module needs its variables as "
+                                             r"params: pass module\.init\(rng, \*example_inputs\)$"):
+        rx.export_bundle(module, None, [np.zeros((1, 8, 8, 1), np.float32)], name="cnn",
+                         dir=tmp_path / "cnn", batch_sizes=[1], input_names=["image"],
+                         output_names=["logits"])

@@ -14,8 +14,15 @@ modules need the Python API (reactant_export.export_bundle)."""
 import argparse
 import importlib
 import importlib.util
+import inspect
 import os
 import sys
+
+
+# --input dtypes: the manifest's tokens (docs/bundles.md) and their numpy names.
+_DTYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
+           "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
+           "u16": "uint16", "u32": "uint32", "u64": "uint64", "bool": "bool"}
 
 
 def _load(spec):
@@ -23,6 +30,13 @@ def _load(spec):
     if ":" not in spec:
         raise SystemExit(f"{spec!r}: expected MODULE:NAME")
     mod, attr = spec.rsplit(":", 1)
+    try:
+        return _load_attr(mod, attr)
+    except (ImportError, OSError, AttributeError) as e:
+        raise SystemExit(f"python -m reactant_export: error: {spec!r}: {type(e).__name__}: {e}")
+
+
+def _load_attr(mod, attr):
     if mod.endswith(".py") or os.sep in mod:
         name = os.path.splitext(os.path.basename(mod))[0]
         s = importlib.util.spec_from_file_location(name, mod)
@@ -36,6 +50,18 @@ def _load(spec):
     for part in attr.split("."):
         obj = getattr(obj, part)
     return obj
+
+
+def _source_dir(obj):
+    """The directory of the file defining obj (a function, a Module or its class), or None."""
+    for candidate in (obj, type(obj)):
+        try:
+            path = inspect.getsourcefile(candidate)
+        except TypeError:
+            continue
+        if path:
+            return os.path.dirname(os.path.abspath(path))
+    return None
 
 
 def main(argv=None):
@@ -60,9 +86,11 @@ def main(argv=None):
 
     import numpy as np
 
-    from . import export_bundle
+    from . import ExportError, collect_provenance, export_bundle
 
     fn = _load(args.function)
+    # The git state of the model's file (the calling file of export_bundle is this one).
+    source_dir = _source_dir(fn)
     params = None
     if args.params:
         params = _load(args.params)
@@ -79,17 +107,24 @@ def main(argv=None):
         except ImportError:
             pass
     unbatched = args.batch_sizes.strip().lower() == "none"
-    sizes = None if unbatched else [int(s) for s in args.batch_sizes.split(",")]
+    try:
+        sizes = None if unbatched else [int(s) for s in args.batch_sizes.split(",")]
+    except ValueError:
+        p.error(f"--batch-sizes {args.batch_sizes!r}: expected integers separated by commas "
+                f"(e.g. 1,8,32) or 'none'")
     names, examples = [], []
     for spec in args.input:
         parts = spec.split(":")
         if len(parts) != 3:
-            raise SystemExit(f"--input {spec!r}: expected NAME:DTYPE:SHAPE")
+            p.error(f"--input {spec!r}: expected NAME:DTYPE:SHAPE")
         name, dtype, shape = parts
-        dims = [int(d) for d in shape.split("x")] if shape else []
-        dt = {"f32": "float32", "f16": "float16", "f64": "float64", "bf16": "bfloat16",
-              "i32": "int32", "i64": "int64", "i8": "int8", "u8": "uint8",
-              "bool": "bool"}.get(dtype, dtype)
+        try:
+            dims = [int(d) for d in shape.split("x")] if shape else []
+        except ValueError:
+            p.error(f"--input {spec!r}: shape {shape!r} is not sizes joined by x (e.g. 8x8x1)")
+        dt = _DTYPES.get(dtype, dtype if dtype in _DTYPES.values() else None)
+        if dt is None:
+            p.error(f"--input {spec!r}: dtype {dtype!r} is not one of {', '.join(_DTYPES)}")
         if dt == "bfloat16":
             import ml_dtypes
 
@@ -97,10 +132,18 @@ def main(argv=None):
         names.append(name)
         examples.append(np.zeros(dims if unbatched else [1] + dims, dtype=dt))
     d = os.path.abspath(args.dir)
-    export_bundle(fn, params, examples, name=os.path.basename(d), dir=d, batch_sizes=sizes,
-                  input_names=names, output_names=args.output,
-                  batch_axis=None if unbatched else 0, format=args.format,
-                  description=args.description, overwrite=args.overwrite)
+    git = {}
+    if source_dir:
+        git = {k: v for k, v in collect_provenance("jax", caller_dir=source_dir).items()
+               if k.startswith("git_")}
+    try:
+        export_bundle(fn, params, examples, name=os.path.basename(d), dir=d, batch_sizes=sizes,
+                      input_names=names, output_names=args.output,
+                      batch_axis=None if unbatched else 0, format=args.format,
+                      description=args.description, overwrite=args.overwrite, provenance=git)
+    except ExportError as e:
+        print(f"python -m reactant_export: error: {e}", file=sys.stderr)
+        return 1
     print(f"wrote {d}")
     return 0
 

@@ -1,21 +1,17 @@
 """export_bundle: jax.export of fn(inputs..., params) into a reactant-server bundle (format 2.0)."""
 
-import datetime
 import hashlib
-import inspect
 import json
 import os
-import platform
 import re
-import subprocess
-import sys
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from . import _safetensors
-from ._version import __version__
+from ._manifest_text import spec_line, tensor_letters, variant_shape, yaml_flow, yaml_scalar
+from ._polymorphic import symbolic_specs
+from ._provenance import collect_provenance
 
 # Manifest dtype tokens (docs/bundles.md) by numpy dtype name.
 _DTYPE_TOKENS = {
@@ -24,8 +20,6 @@ _DTYPE_TOKENS = {
     "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "bool",
 }
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
-# Letters for fixed axes, in the order they are handed out (n and b mark the batch).
-_FIXED_LETTERS = "cdefghijklmopqrtuvwxyzaACDEFGHIJKLMOPQRSTUVWXYZ"
 
 
 class ExportError(ValueError):
@@ -87,6 +81,9 @@ def resolve_model(fn, params):
 
         return call_nnx, state, "flax.nnx"
     if linen is not None and isinstance(fn, linen.Module):
+        if params is None:
+            raise ExportError("a flax.linen Module needs its variables as params: pass "
+                              "module.init(rng, *example_inputs)")
         module = fn
 
         def call_linen(*args):
@@ -112,6 +109,12 @@ def flatten_params(params):
     arrays = []
     for name, (_, leaf) in zip(names, leaves_with_path):
         a = np.asarray(leaf)
+        if a.dtype.kind in "OSUV":
+            raise ExportError(f"weight {name!r} is a {type(leaf).__name__}, not an array "
+                              f"(every params leaf becomes a weight tensor)")
+        # jax computes in its canonical dtype (float32 for float64 and int32 for int64 and
+        # Python ints while jax_enable_x64 is off): the weight is stored as main takes it.
+        a = a.astype(jax.dtypes.canonicalize_dtype(a.dtype), copy=False)
         dtype_token(a.dtype)
         arrays.append(a)
     return names, arrays, treedef
@@ -124,120 +127,15 @@ def flat_function(call, treedef, n_inputs):
         inputs = args[:n_inputs]
         p = jax.tree_util.tree_unflatten(treedef, list(args[n_inputs:]))
         out = call(*inputs, p)
-        leaves = jax.tree_util.tree_leaves(out)
-        return tuple(leaves)
+        leaves = jax.tree_util.tree_leaves_with_path(out)
+        for path, leaf in leaves:
+            if not isinstance(leaf, (jax.Array, np.ndarray, np.generic, int, float, bool)):
+                where = (f"output {jax.tree_util.keystr(path)} of the function" if path
+                         else "the function's result")
+                raise ExportError(f"{where} is a {type(leaf).__name__}, not an array")
+        return tuple(leaf for _, leaf in leaves)
 
     return flat
-
-
-# ---------------------------------------------------------------------------------------------
-# Shapes and letters
-
-def _variant_shape(shape, batch_axis, n, var_axes, variant):
-    shape = list(shape)
-    if batch_axis is not None:
-        shape[batch_axis] = n
-    for axis, letter in var_axes.items():
-        shape[axis] = variant[letter]
-    return tuple(shape)
-
-
-def _letters(rank, batch_axis, var_axes, fixed_sizes):
-    """Row-major letters and dims of one tensor: n for the batch, the variable letters, then
-    c, d, e... for the fixed axes (skipping letters already used)."""
-    used = {"n", "b"} | set(var_axes.values())
-    pool = (c for c in _FIXED_LETTERS if c not in used)
-    letters, dims = [], {}
-    for axis in range(rank):
-        if axis == batch_axis:
-            letters.append("n")
-        elif axis in var_axes:
-            letters.append(var_axes[axis])
-            dims[var_axes[axis]] = -1
-        else:
-            letter = next(pool)
-            letters.append(letter)
-            dims[letter] = int(fixed_sizes[axis])
-    return letters, dims
-
-
-def _spec_line(name, dtype, letters, dims):
-    # Column-major (batch last): the row-major letters reversed.
-    shape = "".join(reversed(letters))
-    dims_text = ", ".join(f"{k}: {dims[k]}" for k in reversed(letters) if k in dims)
-    return (f'  - {{name: "{name}", dtype: "{dtype}", shape: "{shape}", '
-            f'dims: {{{dims_text}}}}}')
-
-
-def _yaml_scalar(value):
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if value is None:
-        return "null"
-    return json.dumps(str(value))  # a JSON string is a YAML double-quoted scalar
-
-
-def _yaml_flow(value):
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_yaml_scalar(str(k))}: {_yaml_flow(v)}"
-                               for k, v in value.items()) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_yaml_flow(v) for v in value) + "]"
-    return _yaml_scalar(value)
-
-
-# ---------------------------------------------------------------------------------------------
-# Provenance
-
-def _git(cwd, *args):
-    try:
-        r = subprocess.run(["git", "-C", cwd, *args], capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return r.stdout.strip() if r.returncode == 0 else None
-
-
-def _caller_dir():
-    here = os.path.dirname(os.path.abspath(__file__))
-    for frame in inspect.stack(0)[1:]:
-        path = os.path.abspath(frame.filename)
-        if not path.startswith(here) and os.path.exists(path):
-            return os.path.dirname(path)
-    return os.getcwd()
-
-
-def collect_provenance(source_framework, caller_dir=None):
-    """Versions and the caller's git state (the repository holding the calling file)."""
-    import jaxlib
-
-    caller_dir = caller_dir or _caller_dir()
-    prov = {
-        "exported_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "exporter": f"reactant_export {__version__}",
-        "reactant_export_version": __version__,
-        "source_framework": source_framework,
-        "jax_version": jax.__version__,
-        "jaxlib_version": getattr(jaxlib, "__version__", "unknown"),
-        "python_version": platform.python_version(),
-    }
-    if source_framework.startswith("flax"):
-        import flax
-
-        prov["flax_version"] = flax.__version__
-    commit = _git(caller_dir, "rev-parse", "HEAD")
-    if commit:
-        prov["git_commit"] = commit
-        status = _git(caller_dir, "status", "--porcelain", "--untracked-files=no")
-        prov["git_dirty"] = bool(status)
-        branch = _git(caller_dir, "rev-parse", "--abbrev-ref", "HEAD")
-        if branch:
-            prov["git_branch"] = branch
-    else:
-        prov["git_commit"] = "unknown"
-        prov["git_dirty"] = False
-    return prov
 
 
 # ---------------------------------------------------------------------------------------------
@@ -292,7 +190,7 @@ def _hash_file(path):
 def export_bundle(fn, params, example_inputs, *, name, dir, batch_sizes=None, input_names,
                   output_names, batch_axis=0, variable_axes=None, input_shapes=None,
                   format="portable", provenance=None, description=None, platforms=("cpu",),
-                  overwrite=False):
+                  overwrite=False, polymorphic=False, constraints=()):
     """Exports fn(inputs..., params) as a reactant-server bundle in `dir` (basename == name).
 
     example_inputs: one array (or jax.ShapeDtypeStruct) per input, row-major, any batch size on
@@ -301,12 +199,19 @@ def export_bundle(fn, params, example_inputs, *, name, dir, batch_sizes=None, in
     variable_axes: {input name: {row-major axis: letter}} for axes compiled at several sizes;
       input_shapes then lists the variants, e.g. [{"s": 8}, {"s": 16}] (model.v{i}.b{N}.mlir).
     format: "portable" (StableHLO portable artifacts, jax.export's serialized module) or "text".
+    polymorphic: write one shape-polymorphic model.mlir (the batch axis and the variable axes
+      symbolic, `constraints` as jax.export.symbolic_shape takes them) that the server refines
+      for every compiled size and variant, instead of one program per size.
     provenance: extra entries for the manifest's provenance map.
 
     Returns the bundle directory. Raises ExportError before writing anything when the bundle
     would not be servable (arity, names, shapes)."""
     if format not in ("portable", "text"):
         raise ExportError(f"format must be 'portable' or 'text', not {format!r}")
+    platforms = [platforms] if isinstance(platforms, str) else list(platforms)
+    if len(platforms) != 1:
+        raise ExportError(f"platforms must name one platform, not {platforms!r} (with several, "
+                          f"jax's main takes a platform index argument the server does not pass)")
     dir = os.path.abspath(os.fspath(dir))
     if os.path.basename(dir) != name:
         raise ExportError(f"the bundle directory's basename {os.path.basename(dir)!r} must equal "
@@ -324,9 +229,16 @@ def export_bundle(fn, params, example_inputs, *, name, dir, batch_sizes=None, in
     call, params, framework = resolve_model(fn, params)
 
     # Inputs: shapes, dtypes, variable axes.
-    in_shapes = [tuple(np.shape(x)) if not hasattr(x, "shape") else tuple(x.shape)
-                 for x in example_inputs]
-    in_dtypes = [np.dtype(x.dtype) for x in example_inputs]
+    example_inputs = [x if hasattr(x, "shape") and hasattr(x, "dtype") else np.asarray(x)
+                      for x in example_inputs]
+    in_shapes = [tuple(x.shape) for x in example_inputs]
+    # The dtype jax computes in (float64 is float32 while jax_enable_x64 is off): the manifest
+    # must declare the type main takes.
+    in_dtypes = [np.dtype(jax.dtypes.canonicalize_dtype(x.dtype)) for x in example_inputs]
+    for n, x, d in zip(input_names, example_inputs, in_dtypes):
+        if np.dtype(x.dtype).kind in "OSUV":
+            raise ExportError(f"example input {n!r} has dtype {np.dtype(x.dtype)}, not a "
+                              f"numeric or bool array")
     variable_axes = {k: dict(v) for k, v in (variable_axes or {}).items()}
     unknown = sorted(set(variable_axes) - set(input_names))
     if unknown:
@@ -364,9 +276,12 @@ def export_bundle(fn, params, example_inputs, *, name, dir, batch_sizes=None, in
     else:
         if not batch_sizes:
             raise ExportError("batch_sizes is required with a batch axis (or pass batch_axis=None)")
+        if isinstance(batch_sizes, (str, bytes)) or not all(
+                isinstance(b, (int, np.integer)) and not isinstance(b, bool) for b in batch_sizes):
+            raise ExportError(f"batch_sizes must be a list of integers, not {batch_sizes!r}")
         sizes = sorted({int(b) for b in batch_sizes})
         if sizes[0] <= 0:
-            raise ExportError("batch sizes must be > 0")
+            raise ExportError(f"batch sizes must be > 0, not {sizes[0]}")
 
     names, arrays, treedef = flatten_params(params)
     overlap = sorted(set(names) & set(input_names))
@@ -377,17 +292,28 @@ def export_bundle(fn, params, example_inputs, *, name, dir, batch_sizes=None, in
     weight_specs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays]
 
     def specs(n, variant):
-        return [jax.ShapeDtypeStruct(_variant_shape(s, batch_axis, n, va, variant), d)
+        return [jax.ShapeDtypeStruct(variant_shape(s, batch_axis, n, va, variant), d)
                 for s, d, va in zip(in_shapes, in_dtypes, var_per_input)] + weight_specs
 
     # Output axes: which follow the batch, which follow a variable letter (found by evaluating
     # the shapes at probe sizes, so a batch of 1 or a size shared by two axes is not mistaken).
     def out_avals(n, variant):
-        return jax.eval_shape(flat, *specs(n, variant))
+        try:
+            return jax.eval_shape(flat, *specs(n, variant))
+        except ExportError:
+            raise
+        except Exception as e:
+            args = ", ".join(f"{name}: {np.dtype(d).name}{list(shape)}" for name, d, shape in
+                             zip(input_names, in_dtypes,
+                                 (x.shape for x in specs(n, variant)[:len(input_names)])))
+            raise ExportError(f"calling the function on ({args}) and the params failed: "
+                              f"{type(e).__name__}: {e}") from e
 
     base_variant = variants[0]
     probe_n = (5, 7) if batch_axis is not None else (None, None)
     a0 = out_avals(probe_n[0], base_variant)
+    if not a0:
+        raise ExportError("the function returns no arrays (a bundle needs at least one output)")
     if len(a0) != len(output_names):
         raise ExportError(f"the function returns {len(a0)} arrays but {len(output_names)} "
                           f"output names were given")
@@ -431,35 +357,50 @@ def export_bundle(fn, params, example_inputs, *, name, dir, batch_sizes=None, in
     # Export every program (in memory), checking arity before anything is written.
     programs = {}
     multi = bool(var_letters)
-    for vi, variant in enumerate(variants):
-        for n in sizes:
-            fname = ("model" + (f".v{vi}" if multi else "") + (f".b{n}" if n is not None else "")
-                     + ".mlir")
+    if polymorphic and batch_axis is None and not multi:
+        raise ExportError("polymorphic=True needs a batch axis or variable_axes (a static "
+                          "model.mlir is the unbatched program)")
+    if constraints and not polymorphic:
+        raise ExportError("constraints are for polymorphic=True")
+    jobs = [("model.mlir", None, None)] if polymorphic else [
+        ("model" + (f".v{vi}" if multi else "") + (f".b{n}" if n is not None else "") + ".mlir",
+         n, variant) for vi, variant in enumerate(variants) for n in sizes]
+    for fname, n, variant in jobs:
+        if polymorphic:
+            try:
+                arg_specs = symbolic_specs(in_shapes, in_dtypes, batch_axis, var_per_input,
+                                           constraints) + weight_specs
+                exported = jax.export.export(jitted, platforms=list(platforms))(*arg_specs)
+            except Exception as e:
+                raise ExportError(f"model.mlir: jax.export with symbolic shapes failed (a "
+                                  f"constraint such as 's <= 16' may be missing): "
+                                  f"{type(e).__name__}: {e}") from e
+        else:
             exported = jax.export.export(jitted, platforms=list(platforms))(*specs(n, variant))
-            _check_arity(fname, exported, len(input_names), len(names))
-            if len(exported.out_avals) != len(output_names):
-                raise ExportError(f"{fname}: {len(exported.out_avals)} results but "
-                                  f"{len(output_names)} output names")
-            data = (bytes(exported.mlir_module_serialized) if format == "portable"
-                    else exported.mlir_module().encode())
-            programs[fname] = data
+        _check_arity(fname, exported, len(input_names), len(names))
+        if len(exported.out_avals) != len(output_names):
+            raise ExportError(f"{fname}: {len(exported.out_avals)} results but "
+                              f"{len(output_names)} output names")
+        data = (bytes(exported.mlir_module_serialized) if format == "portable"
+                else exported.mlir_module().encode())
+        programs[fname] = data
 
     # Manifest specs.
     lines = ['format_version: "2.0"', f"name: {name}"]
     if description:
-        lines.append(f"description: {_yaml_scalar(description)}")
+        lines.append(f"description: {yaml_scalar(description)}")
     lines.append("executable_inputs:")
     for i, n in enumerate(input_names):
-        letters, dims = _letters(len(in_shapes[i]), batch_axis, var_per_input[i], in_shapes[i])
-        lines.append(_spec_line(n, dtype_token(in_dtypes[i]), letters, dims))
+        letters, dims = tensor_letters(len(in_shapes[i]), batch_axis, var_per_input[i], in_shapes[i])
+        lines.append(spec_line(n, dtype_token(in_dtypes[i]), letters, dims))
     lines.append("executable_outputs:")
     for k, n in enumerate(output_names):
-        letters, dims = _letters(len(a0[k].shape), out_batch[k], out_var[k], a0[k].shape)
-        lines.append(_spec_line(n, dtype_token(a0[k].dtype), letters, dims))
+        letters, dims = tensor_letters(len(a0[k].shape), out_batch[k], out_var[k], a0[k].shape)
+        lines.append(spec_line(n, dtype_token(a0[k].dtype), letters, dims))
     if batch_axis is not None:
         lines.append(f"batching: {{compiled_batch_sizes: [{', '.join(map(str, sizes))}]}}")
     if multi:
-        lines.append("input_shapes: " + _yaml_flow(variants))
+        lines.append("input_shapes: " + yaml_flow(variants))
 
     # Write: programs and weights first, then the manifest with their hashes.
     if os.path.exists(os.path.join(dir, "manifest.yaml")) and not overwrite:
@@ -479,7 +420,7 @@ def export_bundle(fn, params, example_inputs, *, name, dir, batch_sizes=None, in
     prov.update(provenance or {})
     prov["files"] = {f: _hash_file(os.path.join(dir, f))
                      for f in sorted(list(programs) + ["weights.safetensors"])}
-    lines.append("provenance: " + _yaml_flow(prov))
+    lines.append("provenance: " + yaml_flow(prov))
     with open(os.path.join(dir, "manifest.yaml"), "w") as f:
         f.write("\n".join(lines) + "\n")
     return dir

@@ -43,10 +43,17 @@ class Server:
     it, the server fails to start and is started again on new ports (up to `attempts` times).
     `settings` holds further worker keys of the node file's `global` section as nested dicts,
     e.g. {"model_control_mode": "explicit", "endpoints": {"shared_memory": "system"}}
-    (docs/configuration.md); the host and ports are this class's."""
+    (docs/configuration.md); the host and ports are this class's.
+
+    `wait`: "ready" waits for the worker's readiness (`/readyz`: at least one model loaded);
+    "started" only for the startup loads to finish, whatever their outcome (the HTTP port opens
+    after them), so that a bundle that fails to load is reported at once."""
 
     def __init__(self, model_repo, binary=None, attempts=5, ready_timeout=120.0, log_path=None,
-                 settings=None):
+                 settings=None, wait="ready"):
+        if wait not in ("ready", "started"):
+            raise ValueError(f"wait must be 'ready' or 'started', not {wait!r}")
+        self.wait = wait
         self.model_repo = os.path.abspath(model_repo)
         self.settings = settings or {}
         self.binary = find_server(binary)
@@ -61,6 +68,9 @@ class Server:
 
     def __exit__(self, *exc):
         self.stop()
+        # The node file and (unless log_path points elsewhere) the log: a server that failed
+        # to start raises from __enter__ and keeps them for inspection.
+        shutil.rmtree(self.dir, ignore_errors=True)
 
     @property
     def http_url(self):
@@ -99,25 +109,34 @@ class Server:
                                          stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL)
             log.close()
-            if self._wait_ready():
+            state = self._wait_ready()
+            if state == "ready":
                 return self
             self.stop()
-        raise RuntimeError(f"reactant-server did not become ready:\n{self.log()}")
+            what = "ready" if self.wait == "ready" else "up (startup loads finished)"
+            if state == "timeout":  # running but not ready: new ports would not help
+                raise RuntimeError(f"reactant-server was not {what} within "
+                                   f"{self.ready_timeout} s:\n{self.log()}")
+        raise RuntimeError(f"reactant-server exited before it was {what} "
+                           f"({self.attempts} attempts):\n{self.log()}")
 
     def _wait_ready(self):
+        """Returns "ready", "exited" (e.g. a port taken before the server bound it) or
+        "timeout"."""
         deadline = time.monotonic() + self.ready_timeout
-        url = f"http://127.0.0.1:{self.metrics_port}/readyz"
+        url = (f"http://127.0.0.1:{self.metrics_port}/readyz" if self.wait == "ready"
+               else f"http://127.0.0.1:{self.http_port}/v2/health/live")
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                return False
+                return "exited"
             try:
                 with urllib.request.urlopen(url, timeout=1) as r:
                     if r.status == 200:
-                        return True
+                        return "ready"
             except OSError:
                 pass
             time.sleep(0.1)
-        return False
+        return "timeout"
 
     def stop(self):
         if self.proc is not None and self.proc.poll() is None:

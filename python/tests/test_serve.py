@@ -162,3 +162,39 @@ def test_verify_starts_its_own_server(repo, server_binary):
     report = rx.verify(repo / "mlp", models.mlp, models.mlp_params(), [x], server=server_binary)
     assert set(report) == {"logits", "probs"}
     assert max(report.values()) <= 1e-4, report
+
+
+def test_verify_names_why_a_bundle_did_not_load(tmp_path, repo, server_binary):
+    # The started server comes up with the bundle failed: verify reports the load error at
+    # once instead of waiting for a readiness that never comes.
+    import shutil
+
+    broken = tmp_path / "broken"
+    shutil.copytree(repo / "mlp", broken)
+    text = (broken / "manifest.yaml").read_text().replace("name: mlp", "name: broken")
+    (broken / "manifest.yaml").write_text(text)
+    with open(broken / "weights.safetensors", "r+b") as f:
+        f.truncate(200)
+    x = np.zeros((1, 4), np.float32)
+    with pytest.raises(RuntimeError, match=r"^model 'broken' is not ready on 127\.0\.0\.1:\d+: "
+                                           r"weights\.safetensors: truncated: header length 344 "
+                                           r"exceeds the 192 bytes after the length field$"):
+        rx.verify(broken, models.mlp, models.mlp_params(), [x], server=server_binary)
+
+
+def test_verify_reads_a_hand_written_manifest_and_casts_inputs(server, tmp_path, repo):
+    # Tensor names and types come from the server's metadata, so a manifest in block style (as
+    # a hand-written one for a shape-polymorphic model.mlir) works; float64 inputs are sent as
+    # the FP32 the model takes, as jax computes them.
+    import shutil
+
+    d = tmp_path / "mlp"
+    shutil.copytree(repo / "mlp", d)
+    lines = (d / "manifest.yaml").read_text().splitlines()
+    spec = [i for i, l in enumerate(lines) if l.startswith("executable_inputs:")][0] + 1
+    lines[spec] = "  - name: features\n    dtype: f32\n    shape: cn\n    dims:\n      c: 4"
+    (d / "manifest.yaml").write_text("\n".join(lines) + "\n")
+    x = np.random.default_rng(52).standard_normal((2, 4))
+    report = rx.verify(d, models.mlp, models.mlp_params(), [x], url=server.http_url)
+    assert set(report) == {"logits", "probs"}
+    assert max(report.values()) <= 1e-4, report

@@ -201,6 +201,10 @@ Result<Manifest> ManifestParser::parse(const Value &root) {
       return error(root) << "missing required field '" << key << "'";
   RS_ASSIGN_OR_RETURN(m.executable_inputs, parseSection(root, "executable_inputs"));
   RS_ASSIGN_OR_RETURN(m.executable_outputs, parseSection(root, "executable_outputs"));
+  // A program without results answers nothing: every request would return no outputs.
+  if (is_model && m.executable_outputs.empty())
+    return error(*root.find("executable_outputs"))
+           << "must list at least one output (the program's results), got none";
   for (const char *key : {"client_inputs", "client_outputs"}) {
     if (const Value *client = root.find(key); is_model && client)
       return error(*client) << "only allowed with model.jl pre/post-processing hooks, which this "

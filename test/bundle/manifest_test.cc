@@ -278,6 +278,8 @@ std::vector<BadCase> badCases() {
        kHead +
            "kind: meta\nclient_inputs: [{name: t, dtype: u8, shape: \"n\"}]\nmeta: {calls: []}\n",
        ":1:1: client_outputs: required and non-empty for kind: meta"},
+      {"no outputs", kHead + kInputs + "executable_outputs:\n",
+       ":3:1: executable_outputs: must list at least one output (the program's results), got none"},
       {"provenance not a map", kHead + kInputs + kOutputs + "provenance: [a]\n",
        ":4:1: provenance: expected a map, got a list"},
   };

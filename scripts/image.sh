@@ -35,12 +35,13 @@ build_binary() {
   git clone -q --no-checkout "$root" "$src"
   git -C "$src" checkout -q "$commit"
   epoch="$(git -C "$src" log -1 --format=%ct)"
-  local flags=() launcher=()
-  if command -v ccache >/dev/null; then
+  local flags=() launcher=() map
+  if command -v ccache >/dev/null && [ -z "${CCACHE_DISABLE:-}" ]; then
     launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
   else
-    flags=("-DCMAKE_CXX_FLAGS=-ffile-prefix-map=$src/build/= -ffile-prefix-map=$src/=../"
-           "-DCMAKE_C_FLAGS=-ffile-prefix-map=$src/build/= -ffile-prefix-map=$src/=../")
+    # The same relative names ccache gives (GCC tries the last matching map first).
+    map="-ffile-prefix-map=$src/=../ -ffile-prefix-map=$src/build/="
+    flags=("-DCMAKE_CXX_FLAGS=$map" "-DCMAKE_C_FLAGS=$map")
   fi
   SOURCE_DATE_EPOCH="$epoch" CCACHE_BASEDIR="$src" cmake -S "$src" -B "$src/build" -G Ninja \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRS_BUILD_TESTS=OFF "${launcher[@]}" "${flags[@]}" \

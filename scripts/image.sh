@@ -205,7 +205,9 @@ cmd_build() {
     [ ! -f "$work/debs/usr/share/doc/$name/copyright" ] ||
       install -D -m 0644 "$work/debs/usr/share/doc/$name/copyright" "$sys/usr/share/doc/$name/copyright"
   done < <("$py" "$here/lock.py" debs "$lock" "$variant")
-  mkdir -p "$sys/etc" "$sys/tmp" "$sys/models" "$sys/var/cache/reactant-server"
+  # proc, sys and dev: mount points (a container runtime mounts them; a chroot needs them).
+  mkdir -p "$sys/etc" "$sys/tmp" "$sys/proc" "$sys/sys" "$sys/dev" "$sys/models" \
+    "$sys/var/cache/reactant-server"
   printf 'root:x:0:0:root:/root:/usr/sbin/nologin\nreactant:x:%d:%d:reactant-server:/var/cache/reactant-server:/usr/sbin/nologin\n' \
     "$uid" "$uid" >"$sys/etc/passwd"
   printf 'root:x:0:\nreactant:x:%d:\n' "$uid" >"$sys/etc/group"

@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 
+from lock import sha256_file  # scripts/image/lock.py
+
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
 BUILD_TYPE = "urn:reactant-server:build-type:image-sh:v1"
 DEFAULT_BUILDER = "urn:reactant-server:builder:image-sh"
@@ -30,14 +32,6 @@ DEFAULT_BUILDER = "urn:reactant-server:builder:image-sh"
 def pae(payload_type, body):
     t = payload_type.encode()
     return b"DSSEv1 %d %s %d %s" % (len(t), t, len(body), body)
-
-
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def materials(lock, lock_path, variant):

@@ -51,7 +51,7 @@ build_binary() {
   strip --strip-all -o "$work/reactant-server" "$src/build/src/tools/reactant-server"
 }
 
-# fetch_wheels VARIANT_OR_FILE: downloads the wheels (pip, no dependencies) into the cache.
+# fetch_wheels REQUIREMENTS: downloads its wheels (pip, no dependencies) into the cache.
 fetch_wheels() {
   mkdir -p "$cache/wheels"
   local plats=() v
@@ -102,8 +102,10 @@ cmd_lock() {
   echo "image: fetching the gpu wheels"
   fetch_wheels "$root/deploy/lock/gpu-wheels.txt"
   rm -rf "$work/site-packages"
-  local f
-  for f in "$cache"/wheels/*.whl; do unzip -q -o "$f" -d "$work/site-packages"; done
+  local req
+  while read -r req; do
+    unzip -q -o "$cache/wheels/${req%%==*}-${req#*==}-"*.whl -d "$work/site-packages"
+  done < <(sed 's/#.*//; /^ *$/d; s/-/_/g' "$root/deploy/lock/gpu-wheels.txt" | tr -d ' ')
   local gpu_files=() loaded=()
   mapfile -t gpu_files < <(gpu_elf_files "$work/site-packages")
   mapfile -t loaded < <(gpu_lib_dirs "$work/site-packages")
@@ -121,7 +123,8 @@ stage_debs() {
   local name version file sha have
   mkdir -p "$cache/debs" "$2"
   while read -r name version file sha; do
-    [ -f "$cache/debs/$file" ] || (cd "$cache/debs" && apt-get download -q -o APT::Sandbox::User=root "$name=$version" >/dev/null)
+    [ -f "$cache/debs/$file" ] ||
+      (cd "$cache/debs" && apt-get download -q -o APT::Sandbox::User=root "$name=$version" >/dev/null)
     "$py" "$here/lock.py" check "$lock" deb "$name" "$cache/debs/$file"
     dpkg-deb -x "$cache/debs/$file" "$2"
   done < <("$py" "$here/lock.py" debs "$lock" "$1")

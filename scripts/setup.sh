@@ -15,6 +15,9 @@ pkgs=(
   llvm-14-tools
   # scripts/fuzz.sh only: clang with libFuzzer and the sanitizer runtimes.
   clang libclang-rt-14-dev
+  # scripts/image.sh (the release images) and the verify-image tests: jq for the layout spec,
+  # the openssl command for the Ed25519 signing keys; unzip for the GPU image's wheels.
+  jq openssl unzip
   # python/ (the JAX exporter) and its tests: the .venv below.
   python3 python3-venv
 )

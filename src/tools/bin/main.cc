@@ -1,8 +1,8 @@
 //===- tools/bin/main.cc - reactant-server entry point ----------------------===//
 //
 // One binary with subcommands (DESIGN.md "Processes and ports"): serve, gateway, node,
-// infer, loadgen, bundle, run, validate, cache, config, bench. `--version` prints the build's
-// identity.
+// infer, loadgen, bundle, run, validate, cache, config, bench, verify-image, probe.
+// `--version` prints the build's identity.
 //
 //===----------------------------------------------------------------------===//
 #include "support/build_info.h"
@@ -14,9 +14,11 @@
 #include "tools/infer_command.h"
 #include "tools/loadgen_command.h"
 #include "tools/node_command.h"
+#include "tools/probe_command.h"
 #include "tools/run_command.h"
 #include "tools/serve_command.h"
 #include "tools/validate_command.h"
+#include "tools/verify_image.h"
 
 #include <CLI/CLI.hpp>
 #include <absl/synchronization/mutex.h>
@@ -51,6 +53,8 @@ int main(int argc, char **argv) {
   rs::tools::addCacheCommand(app);
   rs::tools::addBenchCommand(app);
   rs::tools::addConfigCommand(app);
+  rs::tools::addVerifyImageCommand(app);
+  rs::tools::addProbeCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

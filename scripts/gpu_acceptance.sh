@@ -7,6 +7,8 @@
 #   scripts/gpu_acceptance.sh run                 on the GPU machine: serve every bundle
 #       through `reactant-server serve` with runtime.backend cuda and check it over gRPC;
 #       prints one line per check and a summary; the whole log goes to $OUT when set
+#   scripts/gpu_acceptance.sh goldens             on the GPU machine: only the fixtures' answers
+#       against their GPU goldens, byte for byte (RS_GPU_BIN: the server's folder)
 #   scripts/gpu_acceptance.sh overhead            on the GPU machine: only the serving figures
 #       (bare execute through jaxlib and reactant-gpu-check, 1-client overhead, coalescing)
 #   scripts/gpu_acceptance.sh inflight            on the GPU machine: coalescing for 1 to 4
@@ -257,7 +259,9 @@ loadgen() { # loadgen TAG CONCURRENCY SECONDS [MODEL [ROWS]]
 setup_work() {
   # The carried libraries only for our binaries (python3 there keeps its own).
   LIB="$PWD/$DEST/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  BIN=$PWD/$DEST/bin
+  # RS_GPU_BIN: another folder holding reactant-server (scripts/gpu_image_check.sh puts the
+  # release image's binary there, run through the image's own loader and libraries).
+  BIN=${RS_GPU_BIN:-$PWD/$DEST/bin}
   FIX=$PWD/$DEST/fixtures
   WORK=$(mktemp -d "/tmp/$1.XXXX")
   LOGDIR=$WORK/logs
@@ -674,8 +678,26 @@ inflight() {
   [ -n "${OUT:-}" ] && tar -C "$WORK" -czf "$OUT/gpu_inflight_logs.tar.gz" logs
 }
 
+# goldens: every fixture bundle served (numerics auto, autotuning off as the goldens were
+# made), every golden request through gRPC, each answer compared with b{N}.gpu byte for byte.
+goldens() {
+  setup_work gpu-goldens
+  echo "== machine"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  echo "== server: $BIN/reactant-server"
+  cp -r "$FIX/bundles" "$WORK/repo"
+  serve goldens "$WORK/repo" auto
+  check "every fixture bundle served" $? "start ${START_S:-never} s"
+  grep -E "GPU backend ready|image\.digest=|image=none" "$LOGDIR/goldens.log" | cut -c1-400
+  infer_all goldens gpu
+  stop
+  echo "== gpu goldens: $PASS passed, $FAIL failed"
+  [ "$FAIL" = 0 ]
+}
+
 case "${1:-}" in
 stage) stage "${2:-}" ;;
+goldens) goldens 2>&1 | tee "${OUT:-/tmp}/gpu_goldens.log" ;;
 inflight) inflight 2>&1 | tee "${OUT:-/tmp}/gpu_inflight.log" ;;
 run) run 2>&1 | tee "${OUT:-/tmp}/gpu_acceptance.log" ;;
 overhead) overhead 2>&1 | tee "${OUT:-/tmp}/gpu_overhead.log" ;;
@@ -685,7 +707,7 @@ sweep)
   sweep "$@" 2>&1 | tee "${OUT:-/tmp}/gpu_sweep.log"
   ;;
 *)
-  echo "usage: $0 stage [BUILD_DIR] | run | overhead | serving | inflight | sweep [DELAYS_US...]" >&2
+  echo "usage: $0 stage [BUILD_DIR] | run | goldens | overhead | serving | inflight | sweep [DELAYS_US...]" >&2
   exit 2
   ;;
 esac

@@ -429,9 +429,9 @@ TEST(Bundle, UnsupportedFeaturesAreRefused) {
   const std::string dir = copyBundle("iris_mlp", tmp);
   writeFile(dir + "/model.jl", "register_model(\"iris_mlp\")\n");
   expectError(loadBundle(dir), StatusCode::kUnimplemented,
-              dir + "/model.jl: Julia pre/post-processing hooks are not "
-                    "supported; remove "
-                    "model.jl to serve the program as exported");
+              dir + "/model.jl: Julia pre/post-processing hooks are not run by this server; "
+                    "port them to model.py (docs/hooks.md) or remove model.jl to serve the "
+                    "program as exported");
   fs::remove(dir + "/model.jl");
   writeFile(dir + "/manifest.yaml", R"(format_version: "2.0"
 kind: meta

@@ -1,0 +1,271 @@
+"""reactant-server's hook runner: one Python process that serves the hooks of one bundle.
+
+The server starts it as `python -I -B runner.py <bundle dir> <fd>` (docs/hooks.md, "Process
+model") with a connected unix stream socket on <fd>, and talks to it in frames:
+
+    4-byte little-endian length, then that many bytes of JSON
+
+A frame that carries tensors also carries one file descriptor (SCM_RIGHTS, attached to the
+frame's first byte): a memfd holding the tensors back to back, each described in the JSON by
+{"name", "datatype", "shape", "offset", "nbytes"}. Numeric tensors are row-major, native
+little-endian; BYTES tensors are in the KServe serialized form (per element a 4-byte
+little-endian length, then the bytes).
+
+    runner -> server   {"ok": true, "name", "preprocess": bool, "postprocess": bool,
+                        "python": "3.11.7", "packages": ["numpy==2.4.6", ...]}
+                       or {"ok": false, "error": "<last line of the exception>"}
+    server -> runner   {"op": "preprocess" | "postprocess", "tensors": [...]} + memfd
+    runner -> server   {"ok": true, "tensors": [...]} + memfd of the results
+                       or {"ok": false, "kind": "raised" | "bad_result", "error": "..."}
+
+model.py runs in a module of its own whose globals hold `register_model` and
+`register_meta_model` (the names the reference's model.jl sees); it must call register_model
+once. A hook takes and returns a dict name -> numpy array.
+"""
+
+import importlib.metadata
+import json
+import mmap
+import os
+import platform
+import socket
+import struct
+import sys
+import traceback
+
+import numpy as np
+
+# KServe V2 datatype -> numpy dtype (little-endian, as the server lays tensors out).
+_NUMPY = {
+    "BOOL": np.dtype(np.bool_),
+    "INT8": np.dtype("<i1"),
+    "INT16": np.dtype("<i2"),
+    "INT32": np.dtype("<i4"),
+    "INT64": np.dtype("<i8"),
+    "UINT8": np.dtype("<u1"),
+    "UINT16": np.dtype("<u2"),
+    "UINT32": np.dtype("<u4"),
+    "UINT64": np.dtype("<u8"),
+    "FP16": np.dtype("<f2"),
+    "FP32": np.dtype("<f4"),
+    "FP64": np.dtype("<f8"),
+}
+_DATATYPE = {dtype: name for name, dtype in _NUMPY.items()}
+_MAX_FRAME = 64 << 20  # a request's JSON is small; this bounds a corrupt length
+
+
+class HookResultError(Exception):
+    """A hook returned something that is not a dict of arrays the server can carry."""
+
+
+class Registry:
+    def __init__(self):
+        self.model = None
+
+    def register_model(self, name, preprocess=None, postprocess=None):
+        if self.model is not None:
+            raise RuntimeError("register_model called twice")
+        for what, fn in (("preprocess", preprocess), ("postprocess", postprocess)):
+            if fn is not None and not callable(fn):
+                raise TypeError(f"register_model: {what} is not callable")
+        self.model = {"name": name, "preprocess": preprocess, "postprocess": postprocess}
+
+    def register_meta_model(self, name, run=None):
+        raise RuntimeError("register_meta_model: meta models are not supported by this server")
+
+
+def _last_line(exc):
+    lines = traceback.format_exception_only(type(exc), exc)
+    text = lines[-1].strip() if lines else type(exc).__name__
+    return text.replace("\n", " ")
+
+
+def _recv_exact(sock, n):
+    out = bytearray()
+    while len(out) < n:
+        chunk = sock.recv(n - len(out))
+        if not chunk:
+            raise EOFError
+        out += chunk
+    return bytes(out)
+
+
+def _recv_frame(sock):
+    head, fds, _, _ = socket.recv_fds(sock, 4, 1)
+    if not head:
+        raise EOFError
+    if len(head) < 4:
+        head += _recv_exact(sock, 4 - len(head))
+    (length,) = struct.unpack("<I", head)
+    if length > _MAX_FRAME:
+        raise ValueError(f"frame of {length} bytes")
+    body = _recv_exact(sock, length)
+    return json.loads(body), (fds[0] if fds else None)
+
+
+def _send_frame(sock, message, fd=None):
+    body = json.dumps(message).encode()
+    frame = struct.pack("<I", len(body)) + body
+    sent = socket.send_fds(sock, [frame], [fd]) if fd is not None else sock.send(frame)
+    if sent < len(frame):
+        sock.sendall(frame[sent:])
+
+
+def _decode_bytes(buffer, count):
+    out = np.empty(count, dtype=object)
+    pos = 0
+    for i in range(count):
+        (n,) = struct.unpack_from("<I", buffer, pos)
+        pos += 4
+        out[i] = bytes(buffer[pos:pos + n])
+        pos += n
+    return out
+
+
+def _read_tensors(descriptors, fd):
+    if fd is None:
+        return {}
+    try:
+        size = os.fstat(fd).st_size
+        if size == 0:  # every tensor is empty
+            return _tensors_from(descriptors, memoryview(b""))
+        with mmap.mmap(fd, size, prot=mmap.PROT_READ) as mm:
+            view = memoryview(mm)
+            try:
+                return _tensors_from(descriptors, view)
+            finally:
+                view.release()
+    finally:
+        os.close(fd)
+
+
+def _tensors_from(descriptors, view):
+    """Copies each described tensor out of `view` (the server checked every range)."""
+    tensors = {}
+    for d in descriptors:
+        shape = tuple(d["shape"])
+        data = view[d["offset"]:d["offset"] + d["nbytes"]]
+        if d["datatype"] == "BYTES":
+            count = int(np.prod(shape, dtype=np.int64))
+            tensors[d["name"]] = _decode_bytes(data, count).reshape(shape)
+        else:
+            array = np.frombuffer(data, dtype=_NUMPY[d["datatype"]])
+            tensors[d["name"]] = array.reshape(shape).copy()
+        data.release()
+    return tensors
+
+
+def _as_bytes(value):
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if isinstance(value, np.bytes_):
+        return bytes(value)
+    raise HookResultError(f"element of type {type(value).__name__} (BYTES takes bytes or str)")
+
+
+def _encode_outputs(result, stage):
+    """Lays the hook's result out in one memfd; returns (descriptors, fd)."""
+    if not isinstance(result, dict):
+        raise HookResultError(f"{stage} returned {type(result).__name__}, expected a dict "
+                              "name -> numpy array")
+    pieces, descriptors, offset = [], [], 0
+    for name, value in result.items():
+        if not isinstance(name, str):
+            raise HookResultError(f"{stage} returned a key of type {type(name).__name__}, "
+                                  "expected str")
+        array = np.asarray(value)
+        if array.dtype.kind in "OSU":
+            flat = [_as_bytes(v) for v in array.reshape(-1)]
+            blob = b"".join(struct.pack("<I", len(v)) + v for v in flat)
+            datatype = "BYTES"
+        else:
+            dtype = array.dtype.newbyteorder("<") if array.dtype.byteorder == ">" else array.dtype
+            datatype = _DATATYPE.get(np.dtype(dtype))
+            if datatype is None:
+                raise HookResultError(f"{stage} output '{name}': numpy dtype {array.dtype} has "
+                                      "no KServe datatype")
+            blob = np.ascontiguousarray(array, dtype=dtype).tobytes()
+        descriptors.append({"name": name, "datatype": datatype, "shape": list(array.shape),
+                            "offset": offset, "nbytes": len(blob)})
+        pieces.append(blob)
+        offset += len(blob)
+    fd = os.memfd_create("reactant_hook_out", os.MFD_CLOEXEC)
+    if offset:
+        os.ftruncate(fd, offset)
+        with mmap.mmap(fd, offset) as mm:
+            pos = 0
+            for blob in pieces:
+                mm[pos:pos + len(blob)] = blob
+                pos += len(blob)
+    return descriptors, fd
+
+
+def _environment():
+    packages = sorted(f"{d.metadata['Name']}=={d.version}"
+                      for d in importlib.metadata.distributions() if d.metadata["Name"])
+    return {"python": platform.python_version(), "implementation": sys.implementation.name,
+            "packages": packages}
+
+
+def _load(bundle):
+    registry = Registry()
+    path = os.path.join(bundle, "model.py")
+    with open(path, "rb") as f:
+        source = f.read()
+    sys.path.insert(0, bundle)
+    namespace = {"__name__": "model", "__file__": path,
+                 "register_model": registry.register_model,
+                 "register_meta_model": registry.register_meta_model}
+    exec(compile(source, path, "exec"), namespace)
+    if registry.model is None:
+        raise RuntimeError("model.py did not call register_model")
+    return registry.model
+
+
+def main():
+    bundle, fd = sys.argv[1], int(sys.argv[2])
+    sock = socket.socket(fileno=fd)
+    try:
+        model = _load(bundle)
+    except BaseException as exc:  # the server reports the import failure as the load error
+        _send_frame(sock, {"ok": False, "error": _last_line(exc)})
+        return 1
+    hello = {"ok": True, "name": model["name"],
+             "preprocess": model["preprocess"] is not None,
+             "postprocess": model["postprocess"] is not None}
+    hello.update(_environment())
+    _send_frame(sock, hello)
+    while True:
+        try:
+            request, fd_in = _recv_frame(sock)
+        except EOFError:
+            return 0
+        stage = request.get("op")
+        hook = model.get(stage) if stage in ("preprocess", "postprocess") else None
+        try:
+            inputs = _read_tensors(request.get("tensors", []), fd_in)
+            if hook is None:
+                raise HookResultError(f"no {stage} hook is registered")
+        except Exception as exc:
+            _send_frame(sock, {"ok": False, "kind": "bad_result", "error": _last_line(exc)})
+            continue
+        try:
+            result = hook(inputs)
+        except Exception as exc:
+            _send_frame(sock, {"ok": False, "kind": "raised", "error": _last_line(exc)})
+            continue
+        try:
+            descriptors, fd_out = _encode_outputs(result, stage)
+        except Exception as exc:
+            _send_frame(sock, {"ok": False, "kind": "bad_result", "error": _last_line(exc)})
+            continue
+        try:
+            _send_frame(sock, {"ok": True, "tensors": descriptors}, fd_out)
+        finally:
+            os.close(fd_out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -7,6 +7,7 @@ the regulated profile's determinism warm-up."""
 import json
 import os
 import re
+import shutil
 
 import numpy as np
 import pytest
@@ -97,15 +98,18 @@ def write_bundle(repo, name, manifest, model_py):
 @pytest.fixture(scope="module")
 def worker(server_binary, tmp_path_factory):
     repo = tmp_path_factory.mktemp("hooks_repo")
-    os.symlink(os.path.join(EXAMPLES, "hooks_repo", "digits_softmax"), repo / "digits_softmax")
-    os.symlink(DIGITS, repo / "digits_cnn")
-    os.symlink(os.path.join(EXAMPLES, "model_repo", "iris_mlp"), repo / "iris_mlp")
+    # Copies (the example's links followed), so that the executable cache writes here.
+    shutil.copytree(os.path.join(EXAMPLES, "hooks_repo", "digits_softmax"),
+                    repo / "digits_softmax")
+    shutil.copytree(DIGITS, repo / "digits_cnn")
+    shutil.copytree(os.path.join(EXAMPLES, "model_repo", "iris_mlp"), repo / "iris_mlp")
     for name, fault in FAULTS.items():
         write_bundle(repo, name, FAULTY_MANIFEST, FAULTY_MODEL.format(fault=fault))
     write_bundle(repo, "digits_text", TEXT_MANIFEST, TEXT_MODEL)
     log = tmp_path_factory.mktemp("worker") / "server.log"
     with rx.Server(str(repo), binary=server_binary, log_path=str(log),
-                   settings={"hooks": {"timeout_ms": TIMEOUT_MS}}) as s:
+                   settings={"hooks": {"timeout_ms": TIMEOUT_MS},
+                             "runtime": {"executable_cache": True}}) as s:
         yield s
 
 
@@ -278,3 +282,24 @@ def test_regulated_profile_refuses_a_nondeterministic_hook(server_binary, tmp_pa
     assert ("noisy/model.py: postprocess gave different results for the same input on two runs "
             "(tensor 'logits' differs); runtime.profile regulated needs hooks whose output is a "
             "function of their input") in text
+
+
+def test_evidence_names_the_hooks_and_their_environment(worker):
+    import hashlib
+    import platform
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://{worker.http_url}/v2/evidence") as r:
+        doc = json.load(r)
+    hooks = doc["models"]["digits_softmax"]["hooks"]
+    with open(os.path.join(EXAMPLES, "hooks_repo", "digits_softmax", "model.py"), "rb") as f:
+        model_py = hashlib.sha256(f.read()).hexdigest()
+    assert hooks["files"] == {"model.py": model_py}
+    assert hooks["runtime"] == "cpython " + platform.python_version()
+    assert "numpy==" + np.__version__ in hooks["packages"]
+    assert re.fullmatch(r"[0-9a-f]{64}", hooks["sha256"])
+    assert "hooks" not in doc["models"]["digits_cnn"]
+    # The same program behind hooks is another executable cache entry.
+    keys = lambda m: {k: p["cache_key"] for k, p in doc["models"][m]["programs"].items()}
+    assert keys("digits_softmax").keys() == keys("digits_cnn").keys()
+    assert all(keys("digits_softmax")[k] != keys("digits_cnn")[k] for k in keys("digits_cnn"))

@@ -38,8 +38,9 @@ Result<std::map<std::string, std::string>> hookFiles(const std::string &dir) {
     }
     if (!it->is_regular_file(ec))
       continue;
-    const fs::path relative = fs::relative(it->path(), dir, ec);
-    if (ec || servedByServer(relative))
+    // Lexically: a symlinked program file keeps its name in the bundle.
+    const fs::path relative = it->path().lexically_relative(dir);
+    if (relative.empty() || servedByServer(relative))
       continue;
     RS_ASSIGN_OR_RETURN(std::string digest, sha256OfFile(it->path().string()));
     files[relative.string()] = std::move(digest);

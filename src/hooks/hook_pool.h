@@ -73,6 +73,9 @@ public:
   std::string describe() const override;
   std::string identity() const override { return identity_; }
   std::map<std::string, std::string> files() const override { return files_; }
+  runtime::ExtensionEnvironment environment() const override {
+    return {hello_.implementation + " " + hello_.python_version, hello_.packages};
+  }
 
 private:
   struct Job {

@@ -19,8 +19,15 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace rs::runtime {
+
+/// The environment an extension's code runs in, as deployment evidence.
+struct ExtensionEnvironment {
+  std::string runtime;               // "cpython 3.11.7"
+  std::vector<std::string> packages; // "numpy==2.4.6", sorted
+};
 
 class ModelExtension {
 public:
@@ -34,6 +41,8 @@ public:
   /// SHA-256 of each bundle file the extension depends on, by its path in the bundle
   /// ("model.py", "vocab.txt"): deployment evidence beside the programs' hashes.
   virtual std::map<std::string, std::string> files() const = 0;
+  /// The interpreter and the packages installed for it.
+  virtual ExtensionEnvironment environment() const = 0;
 };
 
 /// Starts the extension of bundle `dir` (model `name`, its parsed `manifest`); an error

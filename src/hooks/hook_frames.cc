@@ -108,6 +108,11 @@ Status writeAll(int fd, std::string_view bytes, off_t offset) {
   return Status::ok();
 }
 
+/// A JSON integer >= 0.
+bool nonNegative(const nlohmann::json &v) {
+  return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
+}
+
 } // namespace
 
 Status sendFrame(int sock, const nlohmann::json &body, int fd) {
@@ -219,8 +224,8 @@ readSharedTensors(int fd, const nlohmann::json &descriptors, std::string_view wh
     const nlohmann::json &d = descriptors[i];
     if (!d.is_object() || !d.contains("name") || !d["name"].is_string() ||
         !d.contains("datatype") || !d["datatype"].is_string() || !d.contains("shape") ||
-        !d["shape"].is_array() || !d.contains("offset") || !d["offset"].is_number_unsigned() ||
-        !d.contains("nbytes") || !d["nbytes"].is_number_unsigned())
+        !d["shape"].is_array() || !d.contains("offset") || !nonNegative(d["offset"]) ||
+        !d.contains("nbytes") || !nonNegative(d["nbytes"]))
       return internalError() << what << ": tensor " << i << " is not described by name, "
                              << "datatype, shape, offset and nbytes";
     const std::string name = d["name"].get<std::string>();

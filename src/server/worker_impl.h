@@ -40,11 +40,6 @@ passes::NumericsMode numericsMode(config::Numerics numerics);
 Result<std::string> readExecutableCacheKey(const config::RuntimeConfig &rt);
 
 /// How the repository loads programs, from the worker's settings and the cache's HMAC key.
-/// Starts the model.py hooks of a bundle with the config's hooks.* settings
-/// (hooks/hook_pool.h); under runtime.profile regulated it also runs the determinism
-/// warm-up (hooks/hook_warmup.h).
-runtime::ModelExtensionFactory hookStarter(const config::WorkerConfig &config);
-
 runtime::ModelRepositoryOptions repositoryOptions(const config::WorkerConfig &config,
                                                   const ServerBuild &build,
                                                   const std::string &cache_key);

@@ -8,9 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "server/worker_impl.h"
 
-#include "hooks/hook_paths.h"
-#include "hooks/hook_pool.h"
-#include "hooks/hook_warmup.h"
+#include "hooks/hook_factory.h"
 #include "pjrt/compile_options.h"
 #include "pjrt/vendor_profile.h"
 #include "server/gpu_flags.h"
@@ -99,28 +97,9 @@ runtime::ModelRepositoryOptions repositoryOptions(const config::WorkerConfig &co
   o.compile_settings = "xla_flags=[" + pjrt::formatXlaFlags(rt.xla_flags) +
                        "] autotune=" + (rt.autotune ? "true" : "false");
   o.server_build = build.toString();
-  o.extensions = hookStarter(config);
+  o.extensions =
+      hooks::hookFactory(config.hooks, config.runtime.profile == config::Profile::kRegulated);
   return o;
-}
-
-runtime::ModelExtensionFactory hookStarter(const config::WorkerConfig &config) {
-  const config::HooksConfig hc = config.hooks;
-  const bool regulated = config.runtime.profile == config::Profile::kRegulated;
-  return [hc, regulated](const std::string &name, const std::string &dir,
-                         const bundle::Manifest &manifest)
-             -> Result<std::shared_ptr<const runtime::ModelExtension>> {
-    hooks::HookOptions options;
-    RS_ASSIGN_OR_RETURN(options.python, hooks::resolveHookPython(hc.python));
-    RS_ASSIGN_OR_RETURN(options.runner, hooks::findHookRunner());
-    options.processes = hc.processes_per_model;
-    options.timeout = std::chrono::milliseconds(hc.timeout_ms);
-    RS_ASSIGN_OR_RETURN(std::shared_ptr<hooks::HookPool> pool,
-                        hooks::HookPool::start(name, dir, options));
-    // Under the regulated profile a hook must give the same bytes for the same input.
-    if (regulated)
-      RS_RETURN_IF_ERROR(hooks::checkHooksDeterministic(*pool, manifest, dir));
-    return std::shared_ptr<const runtime::ModelExtension>(std::move(pool));
-  };
 }
 
 ServingOptions servingOptions(const config::WorkerConfig &config, const ServerBuild &build,

@@ -33,10 +33,15 @@ import struct
 import sys
 import traceback
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError as _numpy_missing:  # reported to the server in place of the hello
+    np = None
+    _NUMPY_ERROR = f"{type(_numpy_missing).__name__}: {_numpy_missing} (the hook interpreter " \
+        f"{sys.executable} needs numpy: set hooks.python, docs/hooks.md)"
 
 # KServe V2 datatype -> numpy dtype (little-endian, as the server lays tensors out).
-_NUMPY = {
+_NUMPY = {} if np is None else {
     "BOOL": np.dtype(np.bool_),
     "INT8": np.dtype("<i1"),
     "INT16": np.dtype("<i2"),
@@ -227,6 +232,9 @@ def _load(bundle):
 def main():
     bundle, fd = sys.argv[1], int(sys.argv[2])
     sock = socket.socket(fileno=fd)
+    if np is None:
+        _send_frame(sock, {"ok": False, "error": _NUMPY_ERROR})
+        return 1
     try:
         model = _load(bundle)
     except BaseException as exc:  # the server reports the import failure as the load error

@@ -16,8 +16,8 @@ import tritonclient.http as httpclient
 from tritonclient.utils import InferenceServerException
 
 import reactant_export as rx
-from clients import PROTOCOLS, connect
 from conftest import ROOT
+from tritonclient_fixtures import client, protocol  # noqa: F401 (pytest fixtures)
 
 EXAMPLES = os.path.join(ROOT, "examples")
 DIGITS = os.path.join(EXAMPLES, "model_repo", "digits_cnn")
@@ -111,18 +111,6 @@ def worker(server_binary, tmp_path_factory):
                    settings={"hooks": {"timeout_ms": TIMEOUT_MS},
                              "runtime": {"executable_cache": True}}) as s:
         yield s
-
-
-@pytest.fixture(params=PROTOCOLS)
-def protocol(request):
-    return request.param
-
-
-@pytest.fixture
-def client(protocol, worker):
-    c = connect(protocol, worker)
-    yield c
-    c.close()
 
 
 @pytest.fixture(scope="module")

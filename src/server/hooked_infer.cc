@@ -40,8 +40,7 @@ void WorkerService::inferWithHooks(std::shared_ptr<const runtime::LoadedModel> m
   }
   std::shared_ptr<Gate> gate = enter(request.model_name);
   if (!gate) {
-    done(notFound() << "model '" << request.model_name
-                    << "' was unloaded: new requests are refused while it unloads");
+    done(closingError(request.model_name));
     return;
   }
   // Every answer from here on lets go of the gate first.

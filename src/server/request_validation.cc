@@ -120,6 +120,11 @@ Status withRequestPrefix(const Status &s, const std::string &model, const std::s
   return s.withPrefix(prefix);
 }
 
+Status closingError(const std::string &model) {
+  return notFound() << "model '" << model
+                    << "' was unloaded: new requests are refused while it unloads";
+}
+
 Result<std::vector<size_t>> selectOutputs(const std::vector<bundle::TensorSpec> &outputs,
                                           const std::vector<std::string> &requested) {
   std::vector<size_t> out;

@@ -57,6 +57,9 @@ std::string requestPrefix(const protocol::InferRequest &r);
 /// the prefix (which adds the request id) instead of repeated.
 Status withRequestPrefix(const Status &s, const std::string &model, const std::string &prefix);
 
+/// The answer for a request of `model` while it unloads (WorkerService's gate is closed).
+Status closingError(const std::string &model);
+
 /// The indices into `outputs` of `requested` (all of them, in order, when empty).
 /// InvalidArgument for an unknown name or one requested twice.
 Result<std::vector<size_t>> selectOutputs(const std::vector<bundle::TensorSpec> &outputs,

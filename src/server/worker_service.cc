@@ -268,8 +268,7 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
   }
   std::shared_ptr<Gate> gate = enter(request.model_name);
   if (!gate) {
-    done(notFound() << "model '" << request.model_name
-                    << "' was unloaded: new requests are refused while it unloads");
+    done(closingError(request.model_name));
     return;
   }
   auto response = std::make_shared<protocol::InferResponse>();

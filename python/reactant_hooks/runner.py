@@ -25,7 +25,6 @@ once. A hook takes and returns a dict name -> numpy array.
 
 import importlib.metadata
 import json
-import mmap
 import os
 import platform
 import socket
@@ -132,14 +131,7 @@ def _read_tensors(descriptors, fd):
         return {}
     try:
         size = os.fstat(fd).st_size
-        if size == 0:  # every tensor is empty
-            return _tensors_from(descriptors, memoryview(b""))
-        with mmap.mmap(fd, size, prot=mmap.PROT_READ) as mm:
-            view = memoryview(mm)
-            try:
-                return _tensors_from(descriptors, view)
-            finally:
-                view.release()
+        return _tensors_from(descriptors, memoryview(os.pread(fd, size, 0) if size else b""))
     finally:
         os.close(fd)
 
@@ -156,7 +148,6 @@ def _tensors_from(descriptors, view):
         else:
             array = np.frombuffer(data, dtype=_NUMPY[d["datatype"]])
             tensors[d["name"]] = array.reshape(shape).copy()
-        data.release()
     return tensors
 
 
@@ -197,13 +188,10 @@ def _encode_outputs(result, stage):
         pieces.append(blob)
         offset += len(blob)
     fd = os.memfd_create("reactant_hook_out", os.MFD_CLOEXEC)
-    if offset:
-        os.ftruncate(fd, offset)
-        with mmap.mmap(fd, offset) as mm:
-            pos = 0
-            for blob in pieces:
-                mm[pos:pos + len(blob)] = blob
-                pos += len(blob)
+    blob = memoryview(b"".join(pieces))
+    written = 0
+    while written < len(blob):
+        written += os.pwrite(fd, blob[written:], written)
     return descriptors, fd
 
 

@@ -4,7 +4,7 @@
 #include "protocol/wire_tensor.h"
 
 #include <poll.h>
-#include <sys/mman.h>
+#include <sys/mman.h> // memfd_create
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -85,15 +85,21 @@ Status readExact(int sock, char *out, size_t n, Clock::time_point deadline, Uniq
   return Status::ok();
 }
 
-/// A read-only mapping of a whole memfd, unmapped when the last tensor viewing it goes.
-struct Mapping {
-  const uint8_t *data = nullptr;
-  size_t size = 0;
-  ~Mapping() {
-    if (data)
-      ::munmap(const_cast<uint8_t *>(data), size);
+/// Reads `n` bytes at `offset` of `fd` into `out` (the range was checked against its size).
+Status readAll(int fd, uint8_t *out, size_t n, off_t offset) {
+  while (n > 0) {
+    const ssize_t r = ::pread(fd, out, n, offset);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      return internalError() << "reading hook tensors from shared memory: "
+                             << (r < 0 ? std::strerror(errno) : "it shrank");
+    out += r;
+    n -= static_cast<size_t>(r);
+    offset += r;
   }
-};
+  return Status::ok();
+}
 
 Status writeAll(int fd, std::string_view bytes, off_t offset) {
   while (!bytes.empty()) {
@@ -203,20 +209,14 @@ Result<std::vector<protocol::NamedTensor>>
 readSharedTensors(int fd, const nlohmann::json &descriptors, std::string_view what) {
   if (!descriptors.is_array())
     return internalError() << what << ": the tensor list is not a JSON array";
-  auto mapping = std::make_shared<Mapping>();
+  uint64_t size = 0;
   if (!descriptors.empty()) {
     if (fd < 0)
       return internalError() << what << ": tensors described but no shared memory attached";
     struct stat st {};
     if (::fstat(fd, &st) != 0)
       return internalError() << what << ": fstat of its shared memory: " << std::strerror(errno);
-    mapping->size = static_cast<size_t>(st.st_size);
-    if (mapping->size > 0) {
-      void *p = ::mmap(nullptr, mapping->size, PROT_READ, MAP_SHARED, fd, 0);
-      if (p == MAP_FAILED)
-        return internalError() << what << ": mapping its shared memory: " << std::strerror(errno);
-      mapping->data = static_cast<const uint8_t *>(p);
-    }
+    size = static_cast<uint64_t>(st.st_size);
   }
   std::vector<protocol::NamedTensor> out;
   std::set<std::string> names;
@@ -244,14 +244,15 @@ readSharedTensors(int fd, const nlohmann::json &descriptors, std::string_view wh
       return Status(StatusCode::kInternal, layout.status().message());
     const uint64_t offset = d["offset"].get<uint64_t>();
     const uint64_t nbytes = d["nbytes"].get<uint64_t>();
-    if (offset > mapping->size || nbytes > mapping->size - offset)
+    if (offset > size || nbytes > size - offset)
       return internalError() << tensor_what << ": bytes [" << offset << ", " << offset + nbytes
-                             << ") lie outside its shared memory of " << mapping->size << " bytes";
-    const uint8_t *data = mapping->data ? mapping->data + offset : nullptr;
+                             << ") lie outside its shared memory of " << size << " bytes";
     if (layout->bytes) {
-      Result<protocol::BytesTensor> bytes = protocol::BytesTensor::parseSerialized(
-          tensor_what, *layout,
-          std::string_view(reinterpret_cast<const char *>(data), static_cast<size_t>(nbytes)));
+      std::string serialized(static_cast<size_t>(nbytes), '\0');
+      RS_RETURN_IF_ERROR(readAll(fd, reinterpret_cast<uint8_t *>(serialized.data()),
+                                 serialized.size(), static_cast<off_t>(offset)));
+      Result<protocol::BytesTensor> bytes =
+          protocol::BytesTensor::parseSerialized(tensor_what, *layout, serialized);
       if (!bytes.isOk())
         return Status(StatusCode::kInternal, bytes.status().message());
       out.push_back(protocol::NamedTensor::ofBytes(name, std::move(*bytes)));
@@ -261,8 +262,10 @@ readSharedTensors(int fd, const nlohmann::json &descriptors, std::string_view wh
       return internalError() << tensor_what << ": " << nbytes << " bytes for "
                              << protocol::describeLayout(*layout) << " (" << layout->byte_size
                              << " expected)";
-    out.push_back({name, nbytes == 0 ? Tensor::zeros(layout->dtype, layout->shape)
-                                     : Tensor::view(layout->dtype, layout->shape, data, mapping)});
+    Tensor tensor = Tensor::zeros(layout->dtype, layout->shape);
+    RS_RETURN_IF_ERROR(
+        readAll(fd, tensor.mutableData(), static_cast<size_t>(nbytes), static_cast<off_t>(offset)));
+    out.push_back({name, std::move(tensor)});
   }
   return out;
 }

@@ -9,9 +9,10 @@
 // endian; BYTES tensors are in the KServe serialized form (protocol/bytes_tensor.h).
 //
 // One memfd per request and per answer, sized by its tensors: the hook process sees the
-// request's tensors and nothing else of the server, and the server maps the answer's
-// memfd read-only and checks every descriptor's range, datatype and size against it
-// before it reads a byte (readSharedTensors).
+// request's tensors and nothing else of the server, and the server checks every
+// descriptor of the answer (range, datatype, size) against its memfd before it copies the
+// tensor out with pread (readSharedTensors; no mapping, so a hook cannot change bytes the
+// server has read).
 //
 // Errors: Unavailable when the peer closed the socket, DeadlineExceeded when the deadline
 // passes before a frame arrives, Internal for a malformed frame or descriptor (naming
@@ -80,11 +81,10 @@ struct SharedTensors {
 /// Copies `tensors` into a memfd sized exactly for them.
 Result<SharedTensors> writeSharedTensors(const std::vector<protocol::NamedTensor> &tensors);
 
-/// The tensors `descriptors` describes in memfd `fd`, mapped read-only (numeric tensors are
-/// views kept alive by the mapping). `what` names the sender in errors ("postprocess of
-/// model 'm'"): Internal for a descriptor that is not an object with a known datatype, a
-/// valid shape and a range inside the memfd whose size matches the shape, or a name given
-/// twice.
+/// The tensors `descriptors` describes in memfd `fd`, copied out of it. `what` names the sender in
+/// errors ("postprocess of model 'm'"): Internal for a descriptor that is not an object with a
+/// known datatype, a valid shape and a range inside the memfd whose size matches the shape, or a
+/// name given twice.
 Result<std::vector<protocol::NamedTensor>>
 readSharedTensors(int fd, const nlohmann::json &descriptors, std::string_view what);
 

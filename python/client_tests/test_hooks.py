@@ -16,7 +16,7 @@ import tritonclient.http as httpclient
 from tritonclient.utils import InferenceServerException
 
 import reactant_export as rx
-from conftest import ROOT
+from conftest import ROOT, SHARED
 from tritonclient_fixtures import client, protocol  # noqa: F401 (pytest fixtures)
 
 EXAMPLES = os.path.join(ROOT, "examples")
@@ -103,6 +103,11 @@ def worker(server_binary, tmp_path_factory):
                     repo / "digits_softmax")
     shutil.copytree(DIGITS, repo / "digits_cnn")
     shutil.copytree(os.path.join(EXAMPLES, "model_repo", "iris_mlp"), repo / "iris_mlp")
+    shutil.copytree(os.path.join(EXAMPLES, "hooks_repo", "text_bert"), repo / "text_bert")
+    shutil.copytree(os.path.join(SHARED, "fixtures", "bundles", "tiny_bert"), repo / "tiny_bert",
+                    ignore=shutil.ignore_patterns("generic", "portable"))
+    for bundle in ("text_bert", "tiny_bert"):  # the fixtures are read-only
+        os.chmod(repo / bundle, 0o755)
     for name, fault in FAULTS.items():
         write_bundle(repo, name, FAULTY_MANIFEST, FAULTY_MODEL.format(fault=fault))
     write_bundle(repo, "digits_text", TEXT_MANIFEST, TEXT_MODEL)
@@ -124,7 +129,8 @@ def infer(client, protocol, model, named_arrays):
     ins = []
     for name, array in named_arrays:
         datatype = "BYTES" if array.dtype == object else {
-            np.dtype(np.float32): "FP32", np.dtype(np.uint8): "UINT8"}[array.dtype]
+            np.dtype(np.float32): "FP32", np.dtype(np.uint8): "UINT8",
+            np.dtype(np.int32): "INT32"}[array.dtype]
         x = MODULES[protocol].InferInput(name, list(array.shape), datatype)
         x.set_data_from_numpy(array)
         ins.append(x)
@@ -291,3 +297,34 @@ def test_evidence_names_the_hooks_and_their_environment(worker):
     keys = lambda m: {k: p["cache_key"] for k, p in doc["models"][m]["programs"].items()}
     assert keys("digits_softmax").keys() == keys("digits_cnn").keys()
     assert all(keys("digits_softmax")[k] != keys("digits_cnn")[k] for k in keys("digits_cnn"))
+
+
+def text_bert_hooks():
+    """The example's model.py as a module: its tokenizer and postprocess."""
+    path = os.path.join(EXAMPLES, "hooks_repo", "text_bert", "model.py")
+    namespace = {"__file__": path, "register_model": lambda *a, **k: None}
+    with open(path) as f:
+        exec(compile(f.read(), path, "exec"), namespace)
+    return namespace
+
+
+def test_text_classifier_tokenizes_and_labels(client, protocol):
+    hooks = text_bert_hooks()
+    vocab = hooks["VOCAB"]
+    ids, mask = hooks["encode"]("Hello, world!")
+    assert ids.tolist() == [101, vocab["hello"], vocab[","], vocab["world"], vocab["!"], 102] + [0] * 10
+    assert mask.tolist() == [1] * 6 + [0] * 10
+    assert hooks["wordpiece"]("foxes") == [vocab["fox"], vocab["##e"], vocab["##s"]]
+    assert hooks["wordpiece"]("\u2603") == [vocab["[UNK]"]]
+    assert hooks["basic_tokens"]("Café, OK?") == ["cafe", ",", "ok", "?"]
+    texts = ["Hello, world!", "The quick brown fox jumps over the lazy dog.", "a terrible movie"]
+    encoded = [hooks["encode"](t) for t in texts]
+    plain = infer(client, protocol, "tiny_bert",
+                  [("input_ids", np.stack([e[0] for e in encoded])),
+                   ("attention_mask", np.stack([e[1] for e in encoded]))])
+    want = hooks["postprocess"]({"pooled": plain.as_numpy("pooled")})
+    r = infer(client, protocol, "text_bert",
+              [("text", np.array([t.encode() for t in texts], dtype=object))])
+    assert list(r.as_numpy("label")) == list(want["label"])
+    np.testing.assert_array_equal(r.as_numpy("score"), want["score"])
+    assert set(r.as_numpy("label")) <= {b"negative", b"neutral", b"positive"}

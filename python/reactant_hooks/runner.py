@@ -14,9 +14,15 @@ little-endian length, then the bytes).
     runner -> server   {"ok": true, "name", "preprocess": bool, "postprocess": bool,
                         "python": "3.11.7", "packages": ["numpy==2.4.6", ...]}
                        or {"ok": false, "error": "<last line of the exception>"}
-    server -> runner   {"op": "preprocess" | "postprocess", "tensors": [...]} + memfd
-    runner -> server   {"ok": true, "tensors": [...]} + memfd of the results
-                       or {"ok": false, "kind": "raised" | "bad_result", "error": "..."}
+    server -> runner   {"op": "preprocess" | "postprocess", "calls": [{"tensors": [...]}, ...]}
+                       + one memfd holding every call's tensors
+    runner -> server   {"ok": true, "results": [{"ok": true, "tensors": [...]} or
+                        {"ok": false, "kind": "raised" | "bad_result", "error": "..."}, ...]}
+                       + one memfd holding every result's tensors, one result per call
+                       or {"ok": false, "error": "..."} for the whole frame
+
+Several calls in one frame are the requests that waited for this process together; the hook
+still runs once per call, on that call's tensors only.
 
 model.py runs in a module of its own whose globals hold `register_model` and
 `register_meta_model` (the names the reference's model.jl sees); it must call register_model
@@ -126,12 +132,13 @@ def _decode_bytes(buffer, count):
     return out
 
 
-def _read_tensors(descriptors, fd):
+def _read_all(fd):
+    """The whole memfd `fd` (closed after), as a memoryview."""
     if fd is None:
-        return {}
+        return memoryview(b"")
     try:
         size = os.fstat(fd).st_size
-        return _tensors_from(descriptors, memoryview(os.pread(fd, size, 0) if size else b""))
+        return memoryview(os.pread(fd, size, 0) if size else b"")
     finally:
         os.close(fd)
 
@@ -161,12 +168,13 @@ def _as_bytes(value):
     raise HookResultError(f"element of type {type(value).__name__} (BYTES takes bytes or str)")
 
 
-def _encode_outputs(result, stage):
-    """Lays the hook's result out in one memfd; returns (descriptors, fd)."""
+def _encode_outputs(result, stage, pieces, offset):
+    """Lays the hook's result out after `offset` (appending to `pieces`); returns
+    (descriptors, the offset after it)."""
     if not isinstance(result, dict):
         raise HookResultError(f"{stage} returned {type(result).__name__}, expected a dict "
                               "name -> numpy array")
-    pieces, descriptors, offset = [], [], 0
+    blobs, descriptors = [], []
     for name, value in result.items():
         if not isinstance(name, str):
             raise HookResultError(f"{stage} returned a key of type {type(name).__name__}, "
@@ -185,14 +193,43 @@ def _encode_outputs(result, stage):
             blob = np.ascontiguousarray(array, dtype=dtype).tobytes()
         descriptors.append({"name": name, "datatype": datatype, "shape": list(array.shape),
                             "offset": offset, "nbytes": len(blob)})
-        pieces.append(blob)
+        blobs.append(blob)
         offset += len(blob)
+    pieces.extend(blobs)  # only a result that encoded whole takes its place
+    return descriptors, offset
+
+
+def _shared(pieces):
+    """A memfd holding `pieces` back to back."""
     fd = os.memfd_create("reactant_hook_out", os.MFD_CLOEXEC)
     blob = memoryview(b"".join(pieces))
     written = 0
     while written < len(blob):
         written += os.pwrite(fd, blob[written:], written)
-    return descriptors, fd
+    return fd
+
+
+def _serve(hook, stage, calls, buffer):
+    """Runs `hook` on each call's tensors in `buffer`; the reply frame and its memfd."""
+    results, pieces, offset = [], [], 0
+    for call in calls:
+        try:
+            inputs = _tensors_from(call.get("tensors", []), buffer)
+        except Exception as exc:
+            results.append({"ok": False, "kind": "bad_result", "error": _last_line(exc)})
+            continue
+        try:
+            result = hook(inputs)
+        except Exception as exc:
+            results.append({"ok": False, "kind": "raised", "error": _last_line(exc)})
+            continue
+        try:
+            descriptors, offset = _encode_outputs(result, stage, pieces, offset)
+        except Exception as exc:
+            results.append({"ok": False, "kind": "bad_result", "error": _last_line(exc)})
+            continue
+        results.append({"ok": True, "tensors": descriptors})
+    return {"ok": True, "results": results}, _shared(pieces)
 
 
 def _environment():
@@ -239,29 +276,16 @@ def main():
         except EOFError:
             return 0
         stage = request.get("op")
+        buffer = _read_all(fd_in)
         hook = model.get(stage) if stage in ("preprocess", "postprocess") else None
-        try:
-            inputs = _read_tensors(request.get("tensors", []), fd_in)
-            if hook is None:
-                raise HookResultError(f"no {stage} hook is registered")
-        except Exception as exc:
-            _send_frame(sock, {"ok": False, "kind": "bad_result", "error": _last_line(exc)})
+        if hook is None:
+            _send_frame(sock, {"ok": False, "error": f"no {stage} hook is registered"})
             continue
+        reply, fd_out = _serve(hook, stage, request.get("calls", []), buffer)
         try:
-            result = hook(inputs)
-        except Exception as exc:
-            _send_frame(sock, {"ok": False, "kind": "raised", "error": _last_line(exc)})
-            continue
-        try:
-            descriptors, fd_out = _encode_outputs(result, stage)
-        except Exception as exc:
-            _send_frame(sock, {"ok": False, "kind": "bad_result", "error": _last_line(exc)})
-            continue
-        try:
-            _send_frame(sock, {"ok": True, "tensors": descriptors}, fd_out)
+            _send_frame(sock, reply, fd_out)
         finally:
             os.close(fd_out)
-
 
 if __name__ == "__main__":
     sys.exit(main())

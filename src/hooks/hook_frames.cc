@@ -172,36 +172,50 @@ Result<Frame> receiveFrame(int sock, Clock::time_point deadline) {
   return frame;
 }
 
-Result<SharedTensors> writeSharedTensors(const std::vector<protocol::NamedTensor> &tensors) {
+Result<SharedTensors>
+writeSharedCalls(const std::vector<const std::vector<protocol::NamedTensor> *> &calls) {
   SharedTensors out;
   out.fd.reset(::memfd_create("reactant_hook_in", MFD_CLOEXEC));
   if (!out.fd.valid())
     return internalError() << "memfd_create for hook tensors: " << std::strerror(errno);
   uint64_t total = 0;
-  for (const protocol::NamedTensor &t : tensors)
-    total += t.wireByteSize();
+  for (const std::vector<protocol::NamedTensor> *tensors : calls)
+    for (const protocol::NamedTensor &t : *tensors)
+      total += t.wireByteSize();
   if (::ftruncate(out.fd.get(), static_cast<off_t>(total)) != 0)
     return internalError() << "sizing " << total
                            << " bytes of shared memory for hook tensors: " << std::strerror(errno);
   uint64_t offset = 0;
-  for (const protocol::NamedTensor &t : tensors) {
-    const uint64_t size = t.wireByteSize();
-    if (t.isBytes()) {
-      RS_RETURN_IF_ERROR(writeAll(out.fd.get(), t.bytes->serialized(), static_cast<off_t>(offset)));
-    } else {
-      const auto bytes = t.tensor.bytes();
-      RS_RETURN_IF_ERROR(
-          writeAll(out.fd.get(),
-                   std::string_view(reinterpret_cast<const char *>(bytes.data()), bytes.size()),
-                   static_cast<off_t>(offset)));
+  for (const std::vector<protocol::NamedTensor> *tensors : calls) {
+    nlohmann::json descriptors = nlohmann::json::array();
+    for (const protocol::NamedTensor &t : *tensors) {
+      const uint64_t size = t.wireByteSize();
+      if (t.isBytes()) {
+        RS_RETURN_IF_ERROR(
+            writeAll(out.fd.get(), t.bytes->serialized(), static_cast<off_t>(offset)));
+      } else {
+        const auto bytes = t.tensor.bytes();
+        RS_RETURN_IF_ERROR(
+            writeAll(out.fd.get(),
+                     std::string_view(reinterpret_cast<const char *>(bytes.data()), bytes.size()),
+                     static_cast<off_t>(offset)));
+      }
+      descriptors.push_back({{"name", t.name},
+                             {"datatype", std::string(t.datatype())},
+                             {"shape", t.shape()},
+                             {"offset", offset},
+                             {"nbytes", size}});
+      offset += size;
     }
-    out.descriptors.push_back({{"name", t.name},
-                               {"datatype", std::string(t.datatype())},
-                               {"shape", t.shape()},
-                               {"offset", offset},
-                               {"nbytes", size}});
-    offset += size;
+    out.descriptors.push_back(std::move(descriptors));
   }
+  return out;
+}
+
+Result<SharedTensors> writeSharedTensors(const std::vector<protocol::NamedTensor> &tensors) {
+  RS_ASSIGN_OR_RETURN(SharedTensors out, writeSharedCalls({&tensors}));
+  nlohmann::json only = std::move(out.descriptors[0]);
+  out.descriptors = std::move(only);
   return out;
 }
 

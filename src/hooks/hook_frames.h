@@ -81,6 +81,11 @@ struct SharedTensors {
 /// Copies `tensors` into a memfd sized exactly for them.
 Result<SharedTensors> writeSharedTensors(const std::vector<protocol::NamedTensor> &tensors);
 
+/// Copies the tensors of several calls into one memfd sized exactly for them; the
+/// descriptors are one JSON array per call.
+Result<SharedTensors>
+writeSharedCalls(const std::vector<const std::vector<protocol::NamedTensor> *> &calls);
+
 /// The tensors `descriptors` describes in memfd `fd`, copied out of it. `what` names the sender in
 /// errors ("postprocess of model 'm'"): Internal for a descriptor that is not an object with a
 /// known datatype, a valid shape and a range inside the memfd whose size matches the shape, or a

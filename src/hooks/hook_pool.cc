@@ -129,47 +129,73 @@ Result<HookPool::Tensors> HookPool::runNow(HookStage stage, Tensors inputs) cons
 void HookPool::serve(const std::shared_ptr<State> &state, std::unique_ptr<HookProcess> process) {
   const std::string &model = state->name;
   for (;;) {
-    Job job;
+    // The next call, and the calls of the same stage queued behind it: one frame.
+    std::vector<Job> jobs;
     {
       std::unique_lock<std::mutex> lock(state->mu);
       state->cv.wait(lock, [&] { return state->stopping || !state->queue.empty(); });
       if (state->stopping)
         return;
-      job = std::move(state->queue.front());
-      state->queue.pop_front();
+      const HookStage stage = state->queue.front().stage;
+      for (auto it = state->queue.begin();
+           it != state->queue.end() && jobs.size() < kMaxCallsPerFrame;) {
+        if (it->stage != stage) {
+          ++it;
+          continue;
+        }
+        jobs.push_back(std::move(*it));
+        it = state->queue.erase(it);
+      }
     }
-    const std::string_view stage = stageName(job.stage);
+    const HookStage stage_id = jobs.front().stage;
+    const std::string_view stage = stageName(stage_id);
     if (!process || !process->alive()) {
       Result<std::unique_ptr<HookProcess>> started = HookProcess::start(state->process_options);
       if (!started.isOk()) {
         spdlog::error("hook process restart failed model={} reason={}", model,
                       started.status().message());
         process.reset();
-        job.done(unavailable() << stage << ": the hook process could not be restarted: "
-                               << started.status().message());
+        for (Job &job : jobs)
+          job.done(unavailable() << stage << ": the hook process could not be restarted: "
+                                 << started.status().message());
         continue;
       }
       process = std::move(*started);
       spdlog::info("hook process started model={} pid={}", model, process->pid());
     }
+    // Calls whose request deadline has passed fail without running; the frame's limit is
+    // hooks.timeout_ms from now or the earliest request deadline of its calls.
     const Clock::time_point now = Clock::now();
-    if (job.deadline && *job.deadline <= now) {
-      job.done(deadlineExceeded() << stage << ": the request's deadline passed while it waited "
-                                  << "for a hook process");
-      continue;
-    }
     Clock::time_point limit = now + state->options.timeout;
     std::string limit_text = "hooks.timeout_ms " + std::to_string(state->options.timeout.count());
-    if (job.deadline && *job.deadline < limit) {
-      limit = *job.deadline;
-      limit_text = "the request's deadline";
+    std::vector<Job> running;
+    std::vector<const Tensors *> calls;
+    for (Job &job : jobs) {
+      if (job.deadline && *job.deadline <= now) {
+        job.done(deadlineExceeded() << stage << ": the request's deadline passed while it "
+                                    << "waited for a hook process");
+        continue;
+      }
+      if (job.deadline && *job.deadline < limit) {
+        limit = *job.deadline;
+        limit_text = "the request's deadline";
+      }
+      running.push_back(std::move(job));
     }
+    if (running.empty())
+      continue;
+    for (const Job &job : running)
+      calls.push_back(&job.inputs);
     const pid_t pid = process->pid();
-    Result<Tensors> result = process->call(job.stage, job.inputs, limit, limit_text);
+    Result<std::vector<Result<Tensors>>> results =
+        process->call(stage_id, calls, limit, limit_text);
     if (!process->alive())
-      spdlog::warn("hook process lost model={} pid={} stage={} reason={}", model, pid, stage,
-                   result.isOk() ? std::string("unknown") : result.status().message());
-    job.done(std::move(result));
+      spdlog::warn("hook process lost model={} pid={} stage={} calls={} reason={}", model, pid,
+                   stage, running.size(),
+                   results.isOk() ? std::string("unknown") : results.status().message());
+    for (size_t k = 0; k < running.size(); ++k)
+      running[k].done(results.isOk() ? std::move((*results)[k])
+                                     : Result<Tensors>(results.status()));
   }
 }
 

@@ -5,12 +5,15 @@
 // thread of the pool that takes the next queued call, so that N requests of the model
 // run their hooks in parallel and no front-end or dispatch thread ever waits on Python.
 //
-// A call's time limit starts when a process takes it: `hooks.timeout_ms`, or the
-// request's deadline when that comes first. A process that crashes, hangs past the limit
-// or breaks the channel is killed; its thread starts another before it takes the next
-// call, so one bad request costs one process start and the model's other calls go on. A
-// call whose request deadline passes while it waits in the queue fails with
-// DeadlineExceeded without running.
+// A process takes the next call and the calls of the same stage queued behind it (up to
+// kMaxCallsPerFrame) in one frame: under load the per-call cost of the channel (a context
+// switch each way) is paid once per frame, while the hook still runs once per call on that
+// call's tensors. A frame's time limit starts when a process takes it: `hooks.timeout_ms`,
+// or the earliest request deadline of its calls when that comes first. A process that crashes,
+// hangs past the limit or breaks the channel is killed, failing the calls of that frame (the one
+// bad request, and under load the calls that waited with it); its thread starts another before it
+// takes the next call, and the model's other processes and every other model go on. A call whose
+// request deadline passes while it waits in the queue fails with DeadlineExceeded without running.
 //
 // As a runtime::ModelExtension the pool states its identity: SHA-256 over the hook
 // environment (interpreter implementation and version, every installed package and its
@@ -48,6 +51,8 @@ struct HookOptions {
 
 class HookPool final : public runtime::ModelExtension {
 public:
+  /// The most queued calls one frame to a process carries.
+  static constexpr size_t kMaxCallsPerFrame = 16;
   using Tensors = std::vector<protocol::NamedTensor>;
   using Done = std::function<void(Result<Tensors>)>;
 

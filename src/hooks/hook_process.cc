@@ -156,14 +156,17 @@ std::string HookProcess::reap() {
   return "closed its socket and was killed";
 }
 
-Result<std::vector<protocol::NamedTensor>>
-HookProcess::call(HookStage stage, const std::vector<protocol::NamedTensor> &inputs,
+Result<std::vector<Result<HookProcess::Tensors>>>
+HookProcess::call(HookStage stage, const std::vector<const Tensors *> &calls,
                   Clock::time_point deadline, std::string_view limit_text) {
   const std::string_view name = stageName(stage);
   if (!alive_)
     return unavailable() << name << ": the hook process is not running";
-  RS_ASSIGN_OR_RETURN(SharedTensors shared, writeSharedTensors(inputs));
-  const nlohmann::json request = {{"op", name}, {"tensors", shared.descriptors}};
+  RS_ASSIGN_OR_RETURN(SharedTensors shared, writeSharedCalls(calls));
+  nlohmann::json described = nlohmann::json::array();
+  for (nlohmann::json &tensors : shared.descriptors)
+    described.push_back({{"tensors", std::move(tensors)}});
+  const nlohmann::json request = {{"op", name}, {"calls", std::move(described)}};
   const pid_t pid = pid_;
   auto died = [&] {
     const std::string how = reap();
@@ -189,20 +192,34 @@ HookProcess::call(HookStage stage, const std::vector<protocol::NamedTensor> &inp
     }
   }
   const nlohmann::json &body = reply->body;
-  if (!body.value("ok", false)) {
-    const std::string error = textOf(body, "error");
-    if (textOf(body, "kind") == "raised")
-      return Status(stage == HookStage::kPreprocess ? StatusCode::kInvalidArgument
-                                                    : StatusCode::kInternal,
-                    std::string(name) + " raised " + error);
-    return internalError() << name << ": " << error;
-  }
-  auto tensors = body.find("tensors");
-  if (tensors == body.end()) {
+  if (!body.value("ok", false))
+    return internalError() << name << ": " << textOf(body, "error");
+  auto results = body.find("results");
+  if (results == body.end() || !results->is_array() || results->size() != calls.size()) {
     kill();
-    return internalError() << name << ": the hook process answered without a tensor list";
+    return internalError() << name << ": the hook process answered " << calls.size()
+                           << " calls without one result each; it was killed and is restarted";
   }
-  return readSharedTensors(reply->fd.get(), *tensors, std::string(name) + " result");
+  std::vector<Result<Tensors>> out;
+  for (const nlohmann::json &result : *results) {
+    if (!result.is_object() || !result.value("ok", false)) {
+      const std::string error = result.is_object() ? textOf(result, "error") : "no result";
+      if (result.is_object() && textOf(result, "kind") == "raised")
+        out.push_back(Status(stage == HookStage::kPreprocess ? StatusCode::kInvalidArgument
+                                                             : StatusCode::kInternal,
+                             std::string(name) + " raised " + error));
+      else
+        out.push_back(internalError() << name << ": " << error);
+      continue;
+    }
+    auto tensors = result.find("tensors");
+    if (tensors == result.end()) {
+      out.push_back(internalError() << name << ": a result without a tensor list");
+      continue;
+    }
+    out.push_back(readSharedTensors(reply->fd.get(), *tensors, std::string(name) + " result"));
+  }
+  return out;
 }
 
 } // namespace rs::hooks

@@ -72,12 +72,17 @@ public:
   pid_t pid() const { return pid_; }
   bool alive() const { return alive_; }
 
-  /// Runs `stage` on `inputs` (see the file comment for the errors). `limit_text` says
-  /// where the deadline came from, for the timeout message ("hooks.timeout_ms 2000").
-  Result<std::vector<protocol::NamedTensor>> call(HookStage stage,
-                                                  const std::vector<protocol::NamedTensor> &inputs,
-                                                  Clock::time_point deadline,
-                                                  std::string_view limit_text);
+  using Tensors = std::vector<protocol::NamedTensor>;
+
+  /// Runs `stage` once per entry of `calls`, all sent in one frame, and returns one result
+  /// per call (a hook that raised or returned something unusable fails its call only). The
+  /// outer error (a death, the deadline, a broken frame: see the file comment) is every
+  /// call's. `limit_text` says where the deadline came from, for the timeout message
+  /// ("hooks.timeout_ms 2000").
+  Result<std::vector<Result<Tensors>>> call(HookStage stage,
+                                            const std::vector<const Tensors *> &calls,
+                                            Clock::time_point deadline,
+                                            std::string_view limit_text);
 
 private:
   HookProcess() = default;

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <future>
+#include <thread>
 
 namespace rs::hooks {
 namespace {
@@ -99,6 +100,18 @@ register_model("m", postprocess=post)
   std::promise<Result<HookPool::Tensors>> first, second;
   (*pool)->run(HookStage::kPostprocess, {}, std::nullopt,
                [&](Result<HookPool::Tensors> r) { first.set_value(std::move(r)); });
+  // The second call is queued once the first runs (queued together, they would share one
+  // frame to one process).
+  auto started = [&] {
+    for (const auto &e : fs::directory_iterator(dir))
+      if (e.path().filename().string().starts_with("started."))
+        return true;
+    return false;
+  };
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!started() && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(started());
   (*pool)->run(HookStage::kPostprocess, {}, std::nullopt,
                [&](Result<HookPool::Tensors> r) { second.set_value(std::move(r)); });
   const int64_t a = scalarOf(first.get_future().get());
@@ -120,6 +133,41 @@ TEST(HookPool, AResultThatIsNotADictIsAnInternalError) {
   EXPECT_EQ(r.status().code(), StatusCode::kInternal);
   EXPECT_EQ(r.status().message(), "preprocess: HookResultError: preprocess returned list, "
                                   "expected a dict name -> numpy array");
+}
+
+// Calls queued together may share a frame to one process; each gets its own result, a
+// call that raised fails alone.
+TEST(HookPool, EachQueuedCallGetsItsOwnResult) {
+  TempDir tmp;
+  const std::string dir = tmp.file("m");
+  fs::create_directories(dir);
+  writeFile(dir + "/model.py", R"(import numpy as np
+def pre(t):
+    if t["x"][0] < 0:
+        raise ValueError("negative")
+    return {"y": t["x"] * 2}
+register_model("m", preprocess=pre)
+)");
+  Result<std::shared_ptr<HookPool>> pool = HookPool::start("m", dir, optionsFor(1));
+  ASSERT_TRUE(pool.isOk()) << pool.status().toString();
+  std::vector<std::promise<Result<HookPool::Tensors>>> answers(5);
+  for (int k = 0; k < 5; ++k) {
+    const int64_t value = k == 3 ? -1 : k;
+    Tensor x = Tensor::copyOf(DType::kI64, {1}, {reinterpret_cast<const uint8_t *>(&value), 8});
+    (*pool)->run(
+        HookStage::kPreprocess, {{"x", x}}, std::nullopt,
+        [&answers, k](Result<HookPool::Tensors> r) { answers[k].set_value(std::move(r)); });
+  }
+  for (int k = 0; k < 5; ++k) {
+    Result<HookPool::Tensors> r = answers[k].get_future().get();
+    if (k == 3) {
+      ASSERT_FALSE(r.isOk());
+      EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+      EXPECT_EQ(r.status().message(), "preprocess raised ValueError: negative");
+      continue;
+    }
+    EXPECT_EQ(scalarOf(r), 2 * k);
+  }
 }
 
 } // namespace

@@ -104,6 +104,13 @@ def worker(server_binary, tmp_path_factory):
     shutil.copytree(DIGITS, repo / "digits_cnn")
     shutil.copytree(os.path.join(EXAMPLES, "model_repo", "iris_mlp"), repo / "iris_mlp")
     shutil.copytree(os.path.join(EXAMPLES, "hooks_repo", "text_bert"), repo / "text_bert")
+    shutil.copytree(os.path.join(EXAMPLES, "hooks_repo", "digits_top3"), repo / "digits_top3")
+    meta_bad = repo / "meta_bad"
+    meta_bad.mkdir()
+    (meta_bad / "manifest.yaml").write_text(
+        (repo / "digits_top3" / "manifest.yaml").read_text())
+    (meta_bad / "model.py").write_text(
+        "register_meta_model('meta_bad', run=lambda inputs, call: call('iris_mlp', inputs))\n")
     shutil.copytree(os.path.join(SHARED, "fixtures", "bundles", "tiny_bert"), repo / "tiny_bert",
                     ignore=shutil.ignore_patterns("generic", "portable"))
     for bundle in ("text_bert", "tiny_bert"):  # the fixtures are read-only
@@ -328,3 +335,27 @@ def test_text_classifier_tokenizes_and_labels(client, protocol):
     assert list(r.as_numpy("label")) == list(want["label"])
     np.testing.assert_array_equal(r.as_numpy("score"), want["score"])
     assert set(r.as_numpy("label")) <= {b"negative", b"neutral", b"positive"}
+
+
+def test_meta_model_calls_its_sub_models(client, protocol, image):
+    batch = np.concatenate([image, image[:, ::-1]])
+    pixels = np.round(batch * 16).astype(np.uint8)
+    probs = infer(client, protocol, "digits_softmax", [("pixels", pixels)]).as_numpy("probs")
+    r = infer(client, protocol, "digits_top3", [("pixels", pixels)])
+    classes = np.argsort(-probs, axis=1, kind="stable")[:, :3]
+    np.testing.assert_array_equal(r.as_numpy("classes"), classes)
+    np.testing.assert_array_equal(r.as_numpy("scores"), np.take_along_axis(probs, classes, 1))
+    assert r.as_numpy("classes")[0].tolist() == [5, 8, 3]
+    md = client.get_model_metadata("digits_top3")
+    names = [t["name"] for t in md["outputs"]] if protocol == "http" else \
+        [t.name for t in md.outputs]
+    assert names == ["classes", "scores"]
+
+
+def test_meta_model_may_call_only_its_meta_calls(client, protocol, image):
+    pixels = np.round(image * 16).astype(np.uint8)
+    got = failure(client, protocol, "meta_bad", [("pixels", pixels)])
+    assert got == (status(protocol, 500, "INTERNAL"),
+                   "model 'meta_bad': run raised SubCallError: call of model 'iris_mlp': not in "
+                   "meta.calls of 'meta_bad'")
+    assert_others_serve(client, protocol, image)

@@ -24,6 +24,15 @@ little-endian length, then the bytes).
 Several calls in one frame are the requests that waited for this process together; the hook
 still runs once per call, on that call's tensors only.
 
+A meta model (register_meta_model(name, run=...)) is called with op "run"; its
+run(inputs, call) may call call(model, inputs), which sends
+
+    runner -> server   {"op": "call", "index": <call in the frame>, "model": name,
+                        "tensors": [...]} + memfd
+    server -> runner   {"ok": true, "tensors": [...]} + memfd, or {"ok": false, "error": "..."}
+
+and returns the model's outputs (or raises SubCallError with the server's message).
+
 model.py runs in a module of its own whose globals hold `register_model` and
 `register_meta_model` (the names the reference's model.jl sees); it must call register_model
 once. A hook takes and returns a dict name -> numpy array.
@@ -81,7 +90,11 @@ class Registry:
         self.model = {"name": name, "preprocess": preprocess, "postprocess": postprocess}
 
     def register_meta_model(self, name, run=None):
-        raise RuntimeError("register_meta_model: meta models are not supported by this server")
+        if self.model is not None:
+            raise RuntimeError("register_meta_model called after another registration")
+        if not callable(run):
+            raise TypeError("register_meta_model: run is not callable")
+        self.model = {"name": name, "preprocess": None, "postprocess": None, "run": run}
 
 
 def _last_line(exc):
@@ -209,17 +222,44 @@ def _shared(pieces):
     return fd
 
 
-def _serve(hook, stage, calls, buffer):
-    """Runs `hook` on each call's tensors in `buffer`; the reply frame and its memfd."""
+class SubCallError(Exception):
+    """A meta model's call of another model failed; the message is the server's."""
+
+
+def _sub_caller(sock, index):
+    """The `call(name, inputs)` a meta model's run receives for call `index` of a frame."""
+    def call(name, inputs):
+        if not isinstance(inputs, dict):
+            raise TypeError("call: inputs must be a dict name -> numpy array")
+        pieces = []
+        descriptors, _ = _encode_outputs(inputs, f"call('{name}')", pieces, 0)
+        fd = _shared(pieces)
+        try:
+            _send_frame(sock, {"op": "call", "index": index, "model": str(name),
+                               "tensors": descriptors}, fd)
+        finally:
+            os.close(fd)
+        reply, fd_in = _recv_frame(sock)
+        buffer = _read_all(fd_in)
+        if not reply.get("ok"):
+            raise SubCallError(reply.get("error", "the call failed"))
+        return _tensors_from(reply.get("tensors", []), buffer)
+    return call
+
+
+def _serve(hook, stage, calls, buffer, sock=None):
+    """Runs `hook` on each call's tensors in `buffer`; the reply frame and its memfd. A meta
+    model's run (stage "run") also receives a `call` that asks the server over `sock`."""
     results, pieces, offset = [], [], 0
-    for call in calls:
+    for index, call in enumerate(calls):
         try:
             inputs = _tensors_from(call.get("tensors", []), buffer)
         except Exception as exc:
             results.append({"ok": False, "kind": "bad_result", "error": _last_line(exc)})
             continue
         try:
-            result = hook(inputs)
+            result = hook(inputs, _sub_caller(sock, index)) if stage == "run" else \
+                hook(inputs)
         except Exception as exc:
             results.append({"ok": False, "kind": "raised", "error": _last_line(exc)})
             continue
@@ -267,7 +307,8 @@ def main():
         return 1
     hello = {"ok": True, "name": model["name"],
              "preprocess": model["preprocess"] is not None,
-             "postprocess": model["postprocess"] is not None}
+             "postprocess": model["postprocess"] is not None,
+             "meta": model.get("run") is not None}
     hello.update(_environment())
     _send_frame(sock, hello)
     while True:
@@ -277,11 +318,11 @@ def main():
             return 0
         stage = request.get("op")
         buffer = _read_all(fd_in)
-        hook = model.get(stage) if stage in ("preprocess", "postprocess") else None
+        hook = model.get(stage) if stage in ("preprocess", "postprocess", "run") else None
         if hook is None:
             _send_frame(sock, {"ok": False, "error": f"no {stage} hook is registered"})
             continue
-        reply, fd_out = _serve(hook, stage, request.get("calls", []), buffer)
+        reply, fd_out = _serve(hook, stage, request.get("calls", []), buffer, sock)
         try:
             _send_frame(sock, reply, fd_out)
         finally:

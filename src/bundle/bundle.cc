@@ -169,8 +169,16 @@ Result<Bundle> loadBundle(const std::string &dir_in) {
   RS_ASSIGN_OR_RETURN(bundle.manifest,
                       loadManifest(dir + "/manifest.yaml", bundle.name, bundle.hooks));
   const Manifest &m = bundle.manifest;
-  if (m.kind == BundleKind::kMeta)
-    return unimplemented() << dir << "/manifest.yaml: kind: meta bundles are not supported yet";
+  if (m.kind == BundleKind::kMeta) {
+    // A meta model is code only: model.py's run calls the models of meta.calls.
+    if (!bundle.hooks)
+      return invalidArgument() << dir << "/manifest.yaml: kind: meta needs a model.py that calls "
+                               << "register_meta_model (docs/hooks.md)";
+    if (fs::exists(dir + "/weights.safetensors", ec))
+      return invalidArgument() << dir << "/weights.safetensors: a meta bundle has no weights "
+                               << "of its own";
+    return bundle;
+  }
   if (fs::is_regular_file(dir + "/model.jl", ec))
     return unimplemented() << dir
                            << "/model.jl: Julia pre/post-processing hooks are not run by this "

@@ -29,7 +29,9 @@
 //     For the unbatched key 0 the batch axis size is not checked.
 // A bundle with model.py carries Python pre/post-processing hooks (docs/hooks.md; run by
 // hooks/, not here): Bundle::hooks is set and the manifest may declare client_inputs and
-// client_outputs. Not supported (errors): kind: meta (Unimplemented), model.jl hooks
+// client_outputs. A `kind: meta` bundle is model.py (register_meta_model) and the manifest
+// only: no programs, no weights (InvalidArgument otherwise). Not supported (errors): model.jl
+// hooks
 // (Unimplemented: this server runs no Julia code, and serving without them would change
 // outputs silently).
 //

@@ -17,6 +17,12 @@ runtime::ModelExtensionFactory hookFactory(const config::HooksConfig &hooks, boo
     options.processes = hooks.processes_per_model;
     options.timeout = std::chrono::milliseconds(hooks.timeout_ms);
     RS_ASSIGN_OR_RETURN(std::shared_ptr<HookPool> pool, HookPool::start(name, dir, options));
+    const bool meta = manifest.kind == bundle::BundleKind::kMeta;
+    if (meta != pool->has(HookStage::kRun))
+      return failedPrecondition() << dir << "/model.py: "
+                                  << (meta ? "a kind: meta bundle needs register_meta_model"
+                                           : "register_meta_model needs kind: meta in the "
+                                             "manifest");
     // Under the regulated profile a hook must give the same bytes for the same input.
     if (regulated)
       RS_RETURN_IF_ERROR(checkHooksDeterministic(*pool, manifest, dir));

@@ -103,11 +103,12 @@ HookPool::~HookPool() {
 }
 
 void HookPool::run(HookStage stage, Tensors inputs, std::optional<Clock::time_point> deadline,
-                   Done done) const {
+                   Done done, SubCall sub) const {
   {
     std::lock_guard<std::mutex> lock(state_->mu);
     if (!state_->stopping) {
-      state_->queue.push_back({stage, std::move(inputs), deadline, std::move(done)});
+      state_->queue.push_back(
+          {stage, std::move(inputs), deadline, std::move(done), std::move(sub)});
       done = nullptr;
     }
   }
@@ -187,8 +188,15 @@ void HookPool::serve(const std::shared_ptr<State> &state, std::unique_ptr<HookPr
     for (const Job &job : running)
       calls.push_back(&job.inputs);
     const pid_t pid = process->pid();
+    const HookProcess::SubCall sub = [&running](size_t index, const std::string &callee,
+                                                Tensors inputs) -> Result<Tensors> {
+      if (!running[index].sub)
+        return failedPrecondition()
+               << "call of model '" << callee << "': only a meta model's run may call";
+      return running[index].sub(callee, std::move(inputs));
+    };
     Result<std::vector<Result<Tensors>>> results =
-        process->call(stage_id, calls, limit, limit_text);
+        process->call(stage_id, calls, limit, limit_text, sub);
     if (!process->alive())
       spdlog::warn("hook process lost model={} pid={} stage={} calls={} reason={}", model, pid,
                    stage, running.size(),
@@ -205,6 +213,8 @@ std::string HookPool::describe() const {
     hooks = "preprocess";
   if (hello_.postprocess)
     hooks += hooks.empty() ? "postprocess" : ",postprocess";
+  if (hello_.meta)
+    hooks = "run";
   if (hooks.empty())
     hooks = "none";
   std::string numpy = "none";

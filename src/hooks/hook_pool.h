@@ -65,13 +65,17 @@ public:
   const HookHello &hello() const { return hello_; }
   /// True when model.py registered a hook for `stage`.
   bool has(HookStage stage) const {
-    return stage == HookStage::kPreprocess ? hello_.preprocess : hello_.postprocess;
+    return stage == HookStage::kPreprocess    ? hello_.preprocess
+           : stage == HookStage::kPostprocess ? hello_.postprocess
+                                              : hello_.meta;
   }
+  /// Serves a meta model's call(model, inputs) (runs on a pool thread; may block).
+  using SubCall = std::function<Result<Tensors>(const std::string &model, Tensors inputs)>;
 
   /// Queues one call of `stage` on `inputs`; `done` runs on a pool thread with the hook's
   /// tensors or the error (hooks/hook_process.h).
-  void run(HookStage stage, Tensors inputs, std::optional<Clock::time_point> deadline,
-           Done done) const;
+  void run(HookStage stage, Tensors inputs, std::optional<Clock::time_point> deadline, Done done,
+           SubCall sub = nullptr) const;
   /// run() and wait for it.
   Result<Tensors> runNow(HookStage stage, Tensors inputs) const;
 
@@ -88,6 +92,7 @@ private:
     Tensors inputs;
     std::optional<Clock::time_point> deadline;
     Done done;
+    SubCall sub;
   };
   /// What the threads share; each thread holds it, so that a thread on which the pool's
   /// last owner lets go (a call's `done` dropping the model) outlives the pool safely.

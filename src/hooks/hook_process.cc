@@ -17,7 +17,12 @@
 namespace rs::hooks {
 
 std::string_view stageName(HookStage stage) {
-  return stage == HookStage::kPreprocess ? "preprocess" : "postprocess";
+  switch (stage) {
+  case HookStage::kPreprocess: return "preprocess";
+  case HookStage::kPostprocess: return "postprocess";
+  case HookStage::kRun: return "run";
+  }
+  return "run";
 }
 
 namespace {
@@ -106,6 +111,7 @@ Result<std::unique_ptr<HookProcess>> HookProcess::start(const HookProcessOptions
   h.registered_name = textOf(body, "name");
   h.preprocess = body.value("preprocess", false);
   h.postprocess = body.value("postprocess", false);
+  h.meta = body.value("meta", false);
   h.python_version = textOf(body, "python");
   h.implementation = textOf(body, "implementation");
   if (auto it = body.find("packages"); it != body.end() && it->is_array())
@@ -158,7 +164,7 @@ std::string HookProcess::reap() {
 
 Result<std::vector<Result<HookProcess::Tensors>>>
 HookProcess::call(HookStage stage, const std::vector<const Tensors *> &calls,
-                  Clock::time_point deadline, std::string_view limit_text) {
+                  Clock::time_point deadline, std::string_view limit_text, const SubCall &sub) {
   const std::string_view name = stageName(stage);
   if (!alive_)
     return unavailable() << name << ": the hook process is not running";
@@ -177,6 +183,34 @@ HookProcess::call(HookStage stage, const std::vector<const Tensors *> &calls,
     return died();
   shared.fd.reset(); // the hook holds its own descriptor now
   Result<Frame> reply = receiveFrame(sock_.get(), deadline);
+  // A meta model's sub-calls come before its answer.
+  while (reply.isOk() && textOf(reply->body, "op") == "call") {
+    const nlohmann::json &ask = reply->body;
+    const std::string callee = textOf(ask, "model");
+    const size_t index = ask.value("index", size_t{0});
+    Result<Tensors> inputs = readSharedTensors(
+        reply->fd.get(), ask.contains("tensors") ? ask["tensors"] : nlohmann::json::array(),
+        "call of model '" + callee + "'");
+    Result<Tensors> outputs =
+        !inputs.isOk() ? Result<Tensors>(inputs.status())
+        : !sub || index >= calls.size()
+            ? Result<Tensors>(failedPrecondition() << "call of model '" << callee
+                                                   << "': only a meta model's run may call")
+            : sub(index, callee, std::move(*inputs));
+    Result<SharedTensors> shared_out =
+        outputs.isOk() ? writeSharedTensors(*outputs) : Result<SharedTensors>(outputs.status());
+    nlohmann::json answer;
+    UniqueFd answer_fd;
+    if (shared_out.isOk()) {
+      answer = {{"ok", true}, {"tensors", shared_out->descriptors}};
+      answer_fd = std::move(shared_out->fd);
+    } else {
+      answer = {{"ok", false}, {"error", shared_out.status().message()}};
+    }
+    if (!sendFrame(sock_.get(), answer, answer_fd.get()).isOk())
+      return died();
+    reply = receiveFrame(sock_.get(), deadline);
+  }
   if (!reply.isOk()) {
     switch (reply.status().code()) {
     case StatusCode::kDeadlineExceeded:

@@ -27,6 +27,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -34,9 +35,13 @@
 
 namespace rs::hooks {
 
-enum class HookStage : uint8_t { kPreprocess, kPostprocess };
+enum class HookStage : uint8_t {
+  kPreprocess,
+  kPostprocess,
+  kRun, // a meta model's run(inputs, call)
+};
 
-/// "preprocess" / "postprocess".
+/// "preprocess" / "postprocess" / "run".
 std::string_view stageName(HookStage stage);
 
 /// How to start a hook process.
@@ -53,6 +58,7 @@ struct HookHello {
   std::string registered_name; // register_model's name (informational)
   bool preprocess = false;
   bool postprocess = false;
+  bool meta = false;                 // register_meta_model: a run hook
   std::string python_version;        // "3.11.7"
   std::string implementation;        // "cpython"
   std::vector<std::string> packages; // "numpy==2.4.6", sorted
@@ -73,16 +79,21 @@ public:
   bool alive() const { return alive_; }
 
   using Tensors = std::vector<protocol::NamedTensor>;
+  /// Serves a meta model's call(model, inputs) made by call `index` of a frame.
+  using SubCall =
+      std::function<Result<Tensors>(size_t index, const std::string &model, Tensors inputs)>;
 
   /// Runs `stage` once per entry of `calls`, all sent in one frame, and returns one result
   /// per call (a hook that raised or returned something unusable fails its call only). The
   /// outer error (a death, the deadline, a broken frame: see the file comment) is every
   /// call's. `limit_text` says where the deadline came from, for the timeout message
-  /// ("hooks.timeout_ms 2000").
+  /// ("hooks.timeout_ms 2000"). A meta model's sub-calls (frames with op "call" before the
+  /// answer) are served by `sub` (an error when it is null); their time counts against the
+  /// deadline.
   Result<std::vector<Result<Tensors>>> call(HookStage stage,
                                             const std::vector<const Tensors *> &calls,
-                                            Clock::time_point deadline,
-                                            std::string_view limit_text);
+                                            Clock::time_point deadline, std::string_view limit_text,
+                                            const SubCall &sub = nullptr);
 
 private:
   HookProcess() = default;

@@ -199,7 +199,9 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
       wire += " client_inputs=[" + specsText(m.manifest.client_inputs) + "]";
     if (!m.manifest.client_outputs.empty())
       wire += " client_outputs=[" + specsText(m.manifest.client_outputs) + "]";
-    const std::string extension = m.extension ? " " + m.extension->describe() : "";
+    std::string extension = m.extension ? " " + m.extension->describe() : "";
+    if (m.manifest.kind == bundle::BundleKind::kMeta)
+      extension += fmt::format(" kind=meta calls=[{}]", fmt::join(m.manifest.meta_calls, ", "));
     spdlog::info("model loaded name={} source={} inputs=[{}] outputs=[{}]{} batch_sizes={}{}{} "
                  "weights={} weight_bytes={} platform={} load_seconds={:.3f} numerics={}{}",
                  name, source, specsText(m.manifest.executable_inputs),

@@ -257,6 +257,11 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
   std::shared_ptr<const runtime::LoadedModel> model = std::move(ready).value();
   if (auto pool = std::dynamic_pointer_cast<const hooks::HookPool>(model->extension)) {
     std::string prefix = requestPrefix(request);
+    if (pool->has(hooks::HookStage::kRun)) {
+      inferMeta(std::move(model), std::move(pool), std::move(request), std::move(prefix),
+                std::move(done));
+      return;
+    }
     inferWithHooks(std::move(model), std::move(pool), std::move(request), std::move(prefix),
                    std::move(done));
     return;

@@ -47,4 +47,8 @@ fi
 bash "$root/scripts/python_env.sh"
 # Triton's perf_analyzer for the client tests, with the C/C++ runtime its wheel needs.
 bash "$root/scripts/perf_analyzer_env.sh"
+# The deployment tests (test/deploy): helm and kubeconform built from the Go module proxy, the
+# Kubernetes and CRD schemas, all pinned in deploy/lock/tools.lock, into .tools/deploy. A cold
+# build of helm takes a few minutes of 2 cores (docs/deploy.md "Checking the manifests").
+bash "$root/scripts/deploy_tools_env.sh"
 echo "setup: all build dependencies present"

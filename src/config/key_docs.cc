@@ -125,6 +125,21 @@ INFERENCE_SERVER_RUNTIME_PROFILE=regulated INFERENCE_SERVER_RUNTIME_NUMERICS=f32
 ```
 )md";
 
+constexpr std::string_view kImageIdentity = R"md(
+## The release image's identity (variables only)
+
+Not configuration keys: what a worker reads at start to say which release image it runs in
+(`Effective configuration`, `/v2/evidence`, validation records; docs/validation.md, "The image").
+
+| variable | default | values | in this build |
+|---|---|---|---|
+| `REACTANT_IMAGE_DIGEST` | unset | `sha256:<64 lower-case hex digits>` | used: the image's digest, which the image cannot hold itself (the Helm chart passes it); anything else stops the worker at start naming the variable |
+| `REACTANT_IMAGE_IDENTITY_FILE` | `/usr/share/reactant-server/image.json` (when present) | path | used: the identity file the image's build writes, `{"version", "commit" (40 hex), "lock_sha256" (64 hex), "variant" ("cpu" or "gpu")}`; a file named here must exist, and a malformed file stops the worker at start naming the file and the key |
+
+Neither the file nor the digest present: the worker runs outside a release image and logs
+`image=none`.
+)md";
+
 constexpr std::string_view kGatewayIntro = R"md(
 ## gateway.yml
 
@@ -254,6 +269,7 @@ std::string configurationDocs() {
   out << "\n## Worker keys (`global:` or a worker's override block)\n";
   renderGroups(out, detail::specsOf(workerKeys()), workerKeys().env_prefix, false);
   out << kRegulated;
+  out << kImageIdentity;
 
   out << kGatewayIntro;
   renderGroups(out, detail::specsOf(gatewayKeys()), gatewayKeys().env_prefix, true);

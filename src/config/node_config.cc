@@ -3,6 +3,7 @@
 #include "support/file.h"
 #include "support/text.h"
 
+#include "config/image_identity.h"
 #include "config/key_reader.h"
 #include "config/keys.h"
 #include "config/worker_build_impl.h"
@@ -360,6 +361,9 @@ Result<WorkerConfig> resolveWorker(const NodeConfig &node, int64_t worker_index)
 
   RS_RETURN_IF_ERROR(detail::applyEnvironment(node.env, raw, out));
   RS_RETURN_IF_ERROR(detail::buildWorker(raw, node.path, out));
+  for (std::string_view var : {kImageIdentityFileVariable, kImageDigestVariable})
+    if (auto it = node.env.find(std::string(var)); it != node.env.end())
+      out.image_env.insert(*it);
   return out;
 }
 

@@ -165,7 +165,10 @@ struct WorkerConfig {
   std::string node_file;      // path of the node file
 
   std::vector<std::string> model_dirs; // [model_repo], or INFERENCE_SERVER_MODEL_DIRS
-  std::string cache_dir;               // cache_dir ("" default; logged only)
+  /// cache_dir ("" default): when set, executable cache entries live in
+  /// `<cache_dir>/<bundle name>/` instead of each bundle's `.cache/`
+  /// (runtime/executable_cache.h executableCacheDir).
+  std::string cache_dir;
   ModelControlMode model_control_mode = ModelControlMode::kDynamic;
   double model_poll_seconds = 15.0;        // >= 0; > 0 in dynamic mode
   std::vector<std::string> models_include; // allowlist; empty = all
@@ -186,6 +189,10 @@ struct WorkerConfig {
   /// "runtime.batch_sizes", "scheduler.coalescing",
   /// "runtime.xla_flags.xla_gpu_exclude_nondeterministic_ops".
   std::vector<std::string> profile_keys;
+  /// REACTANT_IMAGE_IDENTITY_FILE and REACTANT_IMAGE_DIGEST as the environment the worker
+  /// resolved against holds them (absent ones left out): the worker reads its image's
+  /// identity from them at start (config/image_identity.h).
+  std::map<std::string, std::string> image_env;
 };
 
 /// Every resolved setting as (dotted key, value text), sorted by key, for the

@@ -56,8 +56,11 @@ std::vector<Key<W>> topLevelKeyRows() {
        [](W &c) { return field(c.model_dirs); }},
       {{.path = "cache_dir",
         .type = T::kText,
-        .values_doc = "any path",
-        .doc = "accepted: logged only, as the reference"},
+        .values_doc = "a directory (made when the first entry is written)",
+        .doc = "used: the executable cache's entries of bundle B go to `<cache_dir>/B/` "
+               "(the TF32 probe's to `<cache_dir>/.cache/`) instead of the bundle's `.cache/`, "
+               "same keys and format; for a read-only model repository such as KServe's "
+               "`/mnt/models` (docs/reproducibility.md §4)"},
        [](W &c) { return field(c.cache_dir); }},
       {{.path = "model_control_mode",
         .type = T::kChoice,

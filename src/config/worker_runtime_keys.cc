@@ -144,7 +144,7 @@ std::vector<Key<W>> runtimeKeyRows() {
       {{.path = "runtime.executable_cache",
         .type = T::kBoolean,
         .fallback = "true",
-        .doc = "used: compiled programs kept in each bundle's `.cache/`"},
+        .doc = "used: compiled programs kept in each bundle's `.cache/` (or under `cache_dir`)"},
        [](W &c) { return field(c.runtime.executable_cache); }},
       {{.path = "runtime.pjrt_plugin",
         .type = T::kText,

@@ -66,7 +66,7 @@ namespace {
 
 std::string categoryOf(const std::vector<std::string> &p) {
   const std::string &top = p.empty() ? std::string() : p[0];
-  if (top == "build")
+  if (top == "build" || top == "image")
     return "image/build";
   if (top == "backend") {
     const std::string leaf = p.size() > 1 ? p[1] : "";

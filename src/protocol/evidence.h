@@ -11,6 +11,9 @@
 //   build      version, commit, compiler, build_type, eigen, and `libraries` (grpc,
 //              protobuf, openssl, glibc, spdlog, fmt, nlohmann_json, cpp_httplib): the
 //              versions this binary was built with or runs on.
+//   image      the release image the worker runs in (config/image_identity.h): "none"
+//              outside one, else {digest, version, commit, lock_sha256, variant}, each ""
+//              when unknown (digest: REACTANT_IMAGE_DIGEST not given).
 //   config     every resolved setting that can change what a model computes, as the
 //              `Effective configuration` line prints it (config::effectiveSettings), keyed
 //              by dotted key. Per-instance keys (kInstanceConfigKeys) are under instance.
@@ -33,7 +36,8 @@
 //              and packages (["numpy==2.4.6", ...]); or state "failed" with reason.
 //   instance   facts of this one process that do not change outputs and that a
 //              validation check never compares: worker name and index, node file and
-//              host, hostname, pid, started_at (UTC, ISO 8601), config (the instance keys),
+//              host, hostname, pid, started_at (UTC, ISO 8601), image_identity_file (the
+//              identity file read, "" = none), config (the instance keys),
 //              config_sources (from_environment, from_profile), model_dirs (by model), and
 //              executable_cache (hits, misses, and by model and program, keyed as under
 //              models, "hit" or "miss: <reason>").

@@ -180,9 +180,21 @@ std::string executableCacheKey(std::string_view module_text, const CacheKeyParts
   return sha256Hex(material);
 }
 
-ExecutableCache::ExecutableCache(std::string bundle_dir, bool enabled, std::string hmac_key)
-    : dir_((fs::path(bundle_dir) / ".cache").string()), enabled_(enabled),
-      hmac_key_(std::move(hmac_key)) {}
+std::string executableCacheDir(const std::string &bundle_dir, const std::string &cache_dir) {
+  fs::path bundle(bundle_dir);
+  if (cache_dir.empty())
+    return (bundle / ".cache").string();
+  if (!bundle.has_filename()) // "models/iris_mlp/" is the bundle iris_mlp
+    bundle = bundle.parent_path();
+  return (fs::path(cache_dir) / bundle.filename()).string();
+}
+
+std::string repositoryCacheDir(const std::string &model_dir, const std::string &cache_dir) {
+  return ((cache_dir.empty() ? fs::path(model_dir) : fs::path(cache_dir)) / ".cache").string();
+}
+
+ExecutableCache::ExecutableCache(std::string dir, bool enabled, std::string hmac_key)
+    : dir_(std::move(dir)), enabled_(enabled), hmac_key_(std::move(hmac_key)) {}
 
 Result<CachedProgram> ExecutableCache::loadOrCompile(Backend &backend, const ir::Module &module,
                                                      std::string_view program,
@@ -238,19 +250,26 @@ Result<CachedProgram> ExecutableCache::loadOrCompile(Backend &backend, const ir:
     bytes += "hmac-sha256 " + entryMac(hmac_key_, out.outcome.key, *payload) + "\n";
   bytes += "\n";
   bytes += *payload;
-  const fs::path cache_dir(dir_);
-  if (!modeAllowsWriting(cache_dir.parent_path())) {
-    out.outcome.write_warning = "bundle directory " + cache_dir.parent_path().string() +
-                                " is read-only (no write permission bit)";
+  // The directory holding the entries' directory (the bundle directory, or cache_dir),
+  // or the nearest one above it that exists, must be writable by its mode; so must the
+  // entries' directory when it exists.
+  fs::path holder = fs::path(dir_).parent_path();
+  while (!fs::is_directory(holder, ec) && holder.has_relative_path())
+    holder = holder.parent_path();
+  if (holder.empty())
+    holder = ".";
+  if (!modeAllowsWriting(holder)) {
+    out.outcome.write_warning =
+        "directory " + holder.string() + " is read-only (no write permission bit)";
     return out;
   }
-  if (!fs::is_directory(cache_dir, ec)) {
-    fs::create_directories(cache_dir, ec);
+  if (!fs::is_directory(dir_, ec)) {
+    fs::create_directories(dir_, ec);
     if (ec) {
       out.outcome.write_warning = "cannot create " + dir_ + ": " + ec.message();
       return out;
     }
-  } else if (!modeAllowsWriting(cache_dir)) {
+  } else if (!modeAllowsWriting(dir_)) {
     out.outcome.write_warning = dir_ + " is read-only (no write permission bit)";
     return out;
   }

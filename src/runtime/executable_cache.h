@@ -12,8 +12,11 @@
 // version: DeviceInfo); and the server build (ServerBuild::toString()). Any change to one
 // of them gives another key, so the program is compiled fresh.
 //
-// Entry: `<bundle>/.cache/<program>-<key>.rsexe` (`model.b8-3fa1...e0.rsexe`), holding a
-// text header, then the bytes of Executable::serialize():
+// Entry: `<bundle>/.cache/<program>-<key>.rsexe` (`model.b8-3fa1...e0.rsexe`), or with the
+// worker's top-level `cache_dir` set, `<cache_dir>/<bundle name>/<program>-<key>.rsexe`
+// (a read-only bundle, such as KServe's /mnt/models, keeps its cache elsewhere; the key,
+// the format and every check are the same). It holds a text header, then the bytes of
+// Executable::serialize():
 //   reactant-server executable cache entry 1\n
 //   key <64 hex>\n  program <file name>\n  size <payload bytes>\n  sha256 <64 hex>\n
 //   [hmac-sha256 <64 hex>\n]  \n
@@ -29,12 +32,13 @@
 // failure is a miss with a reason, never a crash; the program is compiled and the entry
 // rewritten. Writes are atomic: a temporary file in `.cache/` is written, flushed
 // (fsync) and renamed over the entry, so a reader sees the old entry or the new one.
-// An unwritable `.cache/` (a read-only bundle) is reported as a warning in the outcome;
-// the program still loads. "Unwritable" includes permission bits: when the bundle
-// directory or its `.cache/` has no write bit set, nothing is written (even by root), so a
-// read-only bundle such as the shared test fixtures stays untouched; its existing entries
-// are still read. Entries for other keys are left alone (delete
-// `.cache/` to reclaim them).
+// An unwritable entries directory (a read-only bundle) is reported as a warning in the
+// outcome; the program still loads. "Unwritable" includes permission bits: when the
+// directory holding the entries directory (the bundle directory, or cache_dir; when that
+// does not exist yet, the nearest directory above it that does) or the entries directory
+// itself has no write bit set, nothing is written (even by root), so a read-only bundle such as the
+// shared test fixtures stays untouched; its existing entries are still read. Entries for other keys
+// are left alone (delete the entries directory to reclaim them).
 //
 // Thread safety: an ExecutableCache is used by one model load at a time; distinct
 // bundles' caches are independent (the repository counts hits and misses).
@@ -89,14 +93,25 @@ struct CachedProgram {
   CacheOutcome outcome;
 };
 
-/// The executable cache of one bundle directory.
+/// The directory of the entries of the bundle in `bundle_dir`: `<bundle_dir>/.cache` when
+/// `cache_dir` (the worker's top-level key) is "", else `<cache_dir>/<bundle name>` (the
+/// bundle directory's last component).
+std::string executableCacheDir(const std::string &bundle_dir, const std::string &cache_dir);
+
+/// The directory of the repository-level entries (the TF32 probe's programs) of the model
+/// directory `model_dir`: `<model_dir>/.cache`, or `<cache_dir>/.cache` when `cache_dir` is
+/// set (no bundle is called `.cache`: bundle names never start with '.').
+std::string repositoryCacheDir(const std::string &model_dir, const std::string &cache_dir);
+
+/// The executable cache of one bundle (or of the repository's own programs).
 class ExecutableCache {
 public:
-  /// `bundle_dir`: entries live in `<bundle_dir>/.cache/`. `enabled` false
-  /// (`runtime.executable_cache: false`) compiles every program and touches no file.
-  /// `hmac_key` (the bytes of runtime.executable_cache_key_file; empty = none): entries are
-  /// written with an HMAC-SHA256 under it and only entries whose HMAC verifies are loaded.
-  ExecutableCache(std::string bundle_dir, bool enabled, std::string hmac_key = "");
+  /// `dir`: the directory of the entries (executableCacheDir, repositoryCacheDir), made
+  /// when the first entry is written. `enabled` false (`runtime.executable_cache: false`)
+  /// compiles every program and touches no file. `hmac_key` (the bytes of
+  /// runtime.executable_cache_key_file; empty = none): entries are written with an
+  /// HMAC-SHA256 under it and only entries whose HMAC verifies are loaded.
+  ExecutableCache(std::string dir, bool enabled, std::string hmac_key = "");
 
   /// Loads the entry for `module` (after passes) or compiles it on `backend` and writes
   /// the entry. `program` names the program file ("model.b8.mlir") in the entry name.
@@ -104,7 +119,7 @@ public:
   Result<CachedProgram> loadOrCompile(Backend &backend, const ir::Module &module,
                                       std::string_view program, const CacheKeyParts &parts);
 
-  /// `<bundle_dir>/.cache`.
+  /// The directory of the entries.
   const std::string &dir() const { return dir_; }
 
 private:

@@ -119,7 +119,8 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
     const passes::NumericsOptions numerics = numericsOptionsFor(options_.numerics, device);
     model->numerics.mode = numerics.mode;
     model->numerics.target_has_tf32 = numerics.target_has_tf32;
-    ExecutableCache cache(dir, options_.executable_cache, options_.executable_cache_key);
+    ExecutableCache cache(executableCacheDir(dir, options_.cache_dir), options_.executable_cache,
+                          options_.executable_cache_key);
     bool warned = false;
     const std::vector<int64_t> bundle_sizes = b.batchSizes();
     for (auto &[key, program] : b.programs) {

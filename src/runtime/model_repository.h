@@ -137,6 +137,9 @@ struct ModelRepositoryOptions {
   bool largest_batch_only = false;
   /// `runtime.executable_cache`: keep compiled programs in each bundle's `.cache/`.
   bool executable_cache = true;
+  /// The worker's top-level `cache_dir`: when set, the entries of the bundle called B live
+  /// in `<cache_dir>/B/` instead of its `.cache/` (executableCacheDir).
+  std::string cache_dir;
   /// The bytes of `runtime.executable_cache_key_file` ("" = none): the HMAC key of the
   /// cache entries (runtime/executable_cache.h).
   std::string executable_cache_key;

@@ -14,7 +14,8 @@
 namespace rs::runtime {
 namespace {
 
-/// The probe programs' cache: `<cache_dir>/.cache/`, keyed like every served program.
+/// The probe programs' cache (Tf32GateOptions::probe_cache_dir), keyed like every served
+/// program.
 struct ProbeCache {
   ExecutableCache cache;
   CacheKeyParts parts;
@@ -25,7 +26,8 @@ ProbeCache probeCache(const Backend &backend, const Tf32GateOptions &options) {
   parts.compile_settings = options.compile_settings;
   parts.device = backend.deviceInfo();
   parts.server_build = options.server_build;
-  return {ExecutableCache(options.cache_dir, options.executable_cache && !options.cache_dir.empty(),
+  return {ExecutableCache(options.probe_cache_dir,
+                          options.executable_cache && !options.probe_cache_dir.empty(),
                           options.executable_cache_key),
           std::move(parts)};
 }

@@ -42,9 +42,9 @@ using Tf32Facts = std::vector<std::pair<std::string, std::string>>;
 /// Where and how the probe's programs are compiled: as the repository compiles programs.
 struct Tf32GateOptions {
   passes::NumericsMode mode = passes::NumericsMode::kAuto;
-  /// The directory whose `.cache/` keeps the probe's executables (the first model
-  /// directory); "" = no cache.
-  std::string cache_dir;
+  /// The directory of the probe's cache entries (repositoryCacheDir of the first model
+  /// directory and the worker's cache_dir, runtime/executable_cache.h); "" = no cache.
+  std::string probe_cache_dir;
   /// runtime.executable_cache.
   bool executable_cache = true;
   /// ModelRepositoryOptions::compile_settings and server_build: the rest of the cache key.

@@ -101,6 +101,18 @@ json modelJson(const runtime::LoadedModel &m) {
   return model;
 }
 
+/// The compared part of the image's identity: "none" outside a release image, else its
+/// digest, version, commit, lock_sha256 and variant ("" when unknown).
+json imageJson(const config::ImageIdentity &image) {
+  if (!image.known())
+    return "none";
+  return {{"digest", image.digest},
+          {"version", image.version},
+          {"commit", image.commit},
+          {"lock_sha256", image.lock_sha256},
+          {"variant", image.variant}};
+}
+
 } // namespace
 
 json evidenceDocument(const WorkerFacts &facts, const runtime::ModelRepository &repository) {
@@ -161,6 +173,7 @@ json evidenceDocument(const WorkerFacts &facts, const runtime::ModelRepository &
       {"hostname", protocol::evidenceHostName()},
       {"pid", static_cast<int64_t>(getpid())},
       {"started_at", facts.started_at},
+      {"image_identity_file", facts.image.file},
       {"config", std::move(instance_config)},
       {"config_sources", {{"from_environment", c.env_keys}, {"from_profile", c.profile_keys}}},
       {"model_dirs", std::move(model_dirs)},
@@ -170,9 +183,9 @@ json evidenceDocument(const WorkerFacts &facts, const runtime::ModelRepository &
         {"programs", std::move(cache_programs)}}},
   };
   return {{"format", protocol::kEvidenceFormat}, {"build", protocol::buildEvidence(facts.build)},
-          {"config", std::move(config)},         {"backend", std::move(backend)},
-          {"tf32_probe", std::move(probe)},      {"models", std::move(models)},
-          {"instance", std::move(instance)}};
+          {"image", imageJson(facts.image)},     {"config", std::move(config)},
+          {"backend", std::move(backend)},       {"tf32_probe", std::move(probe)},
+          {"models", std::move(models)},         {"instance", std::move(instance)}};
 }
 
 BackendFacts pjrtBackendFacts(const runtime::PjrtBackend &backend) {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "config/image_identity.h"
 #include "config/worker_config.h"
 #include "protocol/evidence.h"
 #include "runtime/backend.h"
@@ -59,6 +60,8 @@ struct BackendFacts {
 struct WorkerFacts {
   config::WorkerConfig config;
   ServerBuild build;
+  /// The release image the worker runs in (config/image_identity.h); unknown outside one.
+  config::ImageIdentity image;
   runtime::DeviceInfo device;
   BackendFacts backend;
   /// The `TF32 probe` line's fields in order: numerics, tf32_active, pinned_exact.

@@ -57,7 +57,9 @@ void limitMallocArenas() {
 } // namespace
 
 Status Worker::start() {
-  logEffectiveConfiguration(config_, build_);
+  RS_ASSIGN_OR_RETURN(const config::ImageIdentity image,
+                      config::readImageIdentity(config_.image_env));
+  logEffectiveConfiguration(config_, build_, image);
   const config::RuntimeConfig &rt = config_.runtime;
   RS_ASSIGN_OR_RETURN(cache_key_, readExecutableCacheKey(rt));
   std::vector<std::pair<std::string, std::string>> probe_facts;
@@ -103,6 +105,7 @@ Status Worker::start() {
   facts_ = std::make_unique<WorkerFacts>();
   facts_->config = config_;
   facts_->build = build_;
+  facts_->image = image;
   facts_->device = backend_->deviceInfo();
   facts_->backend = std::move(backend_facts);
   facts_->tf32_probe = std::move(probe_facts);

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "config/image_identity.h"
 #include "config/worker_config.h"
 #include "runtime/model_repository.h"
 #include "runtime/numerics_gate.h"
@@ -23,10 +24,11 @@
 
 namespace rs::server::detail {
 
-/// The `Effective configuration` line: the build's identity (as `--version`), every
-/// resolved key=value sorted, then which keys came from the environment and which the
-/// regulated profile set.
-void logEffectiveConfiguration(const config::WorkerConfig &config, const ServerBuild &build);
+/// The `Effective configuration` line: the build's identity (as `--version`), the image's
+/// (config::imageSettings: `image=none` outside a release image), every resolved key=value
+/// sorted, then which keys came from the environment and which the regulated profile set.
+void logEffectiveConfiguration(const config::WorkerConfig &config, const ServerBuild &build,
+                               const config::ImageIdentity &image);
 
 /// The `REGULATED PROFILE` banner (seed/reproducibility.md "Startup evidence"): info
 /// under numerics f32 or tf32, a warning under auto (precision then follows the hardware).

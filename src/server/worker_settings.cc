@@ -22,11 +22,14 @@
 
 namespace rs::server::detail {
 
-void logEffectiveConfiguration(const config::WorkerConfig &config, const ServerBuild &build) {
+void logEffectiveConfiguration(const config::WorkerConfig &config, const ServerBuild &build,
+                               const config::ImageIdentity &image) {
   std::ostringstream os;
   os << "build.version=" << build.version << " build.commit=" << build.commit
      << " build.compiler=" << build.compiler << " build.build_type=" << build.build_type
      << " build.eigen=" << build.eigen;
+  for (const auto &[key, value] : config::imageSettings(image))
+    os << ' ' << key << '=' << value;
   for (const auto &[key, value] : config::effectiveSettings(config))
     os << ' ' << key << '=' << value;
   os << fmt::format(" from_environment=[{}] from_profile=[{}]", fmt::join(config.env_keys, ", "),
@@ -92,6 +95,7 @@ runtime::ModelRepositoryOptions repositoryOptions(const config::WorkerConfig &co
   o.numerics = numericsMode(rt.numerics);
   o.largest_batch_only = rt.batch_sizes == config::BatchSizes::kLargest;
   o.executable_cache = rt.executable_cache;
+  o.cache_dir = config.cache_dir;
   o.executable_cache_key = cache_key;
   // What else decides the compiled program: the XLA flags and the autotune level.
   o.compile_settings = "xla_flags=[" + pjrt::formatXlaFlags(rt.xla_flags) +
@@ -197,7 +201,10 @@ runtime::Tf32GateOptions tf32GateOptions(const config::WorkerConfig &config,
   const runtime::ModelRepositoryOptions repo = repositoryOptions(config, build, cache_key);
   runtime::Tf32GateOptions o;
   o.mode = repo.numerics;
-  o.cache_dir = config.model_dirs.empty() ? "" : config.model_dirs.front();
+  o.probe_cache_dir =
+      config.model_dirs.empty()
+          ? ""
+          : runtime::repositoryCacheDir(config.model_dirs.front(), config.cache_dir);
   o.executable_cache = config.runtime.executable_cache;
   o.compile_settings = repo.compile_settings;
   o.server_build = repo.server_build;

@@ -20,7 +20,7 @@ namespace rs {
 /// `Effective configuration`.
 struct ServerBuild {
   std::string version = "unknown";    // project version, "0.1.0"
-  std::string commit = "unknown";     // git commit (12 hex digits)
+  std::string commit = "unknown";     // git HEAD, 12 hex digits ("-dirty": local changes)
   std::string compiler;               // "GNU 12.2.0"
   std::string build_type = "unknown"; // CMake build type
   std::string eigen;                  // Eigen version used by the CPU executor, "3.4.0"
@@ -38,7 +38,8 @@ struct ServerBuild {
   std::string versionText() const;
 };
 
-/// The identity CMake recorded for this build ("unknown" commit outside a git checkout).
+/// The identity recorded when this binary was built (cmake/build_identity.cmake; "unknown"
+/// commit outside a git checkout unless RS_SOURCE_COMMIT is set).
 const ServerBuild &thisBuild();
 
 } // namespace rs

@@ -9,6 +9,7 @@
 #include "tools/bundle_convert.h"
 #include "tools/bundle_inspect.h"
 
+#include <cstdlib>
 #include <fmt/ranges.h>
 #include <iostream>
 #include <memory>
@@ -33,7 +34,8 @@ void printLine(std::ostream &out, std::string_view kind, std::string_view dir,
 
 } // namespace
 
-int validateBundles(const std::vector<std::string> &dirs, std::ostream &out) {
+int validateBundles(const std::vector<std::string> &dirs, std::ostream &out,
+                    const std::string &cache_dir) {
   auto backend = runtime::createCpuBackend({});
   if (!backend.isOk()) {
     std::cerr << "error: " << backend.status().message() << "\n";
@@ -42,6 +44,7 @@ int validateBundles(const std::vector<std::string> &dirs, std::ostream &out) {
   // A bundle with model.py starts its hooks with the default hooks.* settings, so that an
   // import error in model.py fails validation.
   runtime::ModelRepositoryOptions options;
+  options.cache_dir = cache_dir;
   options.extensions = hooks::hookFactory(config::HooksConfig{}, false);
   runtime::ModelRepository repository(std::shared_ptr<runtime::Backend>(std::move(*backend)),
                                       std::move(options));
@@ -82,15 +85,21 @@ int validateBundles(const std::vector<std::string> &dirs, std::ostream &out) {
 
 void addBundleCommand(CLI::App &app) {
   auto dirs = std::make_shared<std::vector<std::string>>();
+  auto cache_dir = std::make_shared<std::string>();
   CLI::App *cmd = app.add_subcommand("bundle", "Inspect, validate and convert bundles");
   cmd->require_subcommand(1);
   CLI::App *validate =
       cmd->add_subcommand("validate", "Load, check and compile bundles as the server would");
   validate->add_option("dirs", *dirs, "Bundle directories")->required();
-  validate->callback([dirs] {
+  validate->add_option("--cache-dir", *cache_dir,
+                       "Where the executable cache entries are (the worker's cache_dir; "
+                       "default INFERENCE_SERVER_CACHE_DIR, else each bundle's .cache/)");
+  validate->callback([dirs, cache_dir] {
     // Every error and warning is one line of the output; the log would repeat them.
     (void)configureLogging(LogFormat::kText, "off");
-    std::exit(validateBundles(*dirs, std::cout));
+    const char *env = std::getenv("INFERENCE_SERVER_CACHE_DIR");
+    std::exit(
+        validateBundles(*dirs, std::cout, !cache_dir->empty() ? *cache_dir : (env ? env : "")));
   });
 
   auto paths = std::make_shared<std::vector<std::string>>();

@@ -1,6 +1,6 @@
 //===- tools/bundle_command.h - `reactant-server bundle` --------------------===//
 //
-// `reactant-server bundle validate DIR...`: loads each bundle as the server would
+// `reactant-server bundle validate [--cache-dir DIR] DIR...`: loads each bundle as the server would
 // (manifest, weights, every program parsed and checked against the manifest and weights,
 // every program compiled on the CPU executor; in a multi-shape bundle every shape variant's
 // programs) and prints one line per bundle:
@@ -28,9 +28,12 @@
 namespace rs::tools {
 
 /// `bundle validate`: loads each bundle directory of `dirs` as described above, writing its
-/// lines to `out` (a CPU backend that cannot start is reported on stderr). Returns the
-/// exit status (0: every bundle valid, 1 otherwise).
-int validateBundles(const std::vector<std::string> &dirs, std::ostream &out);
+/// lines to `out` (a CPU backend that cannot start is reported on stderr). The programs go
+/// through the executable cache as the worker's would: in each bundle's `.cache/`, or with
+/// `cache_dir` (the worker's key) in `<cache_dir>/<bundle name>/`. Returns the exit status
+/// (0: every bundle valid, 1 otherwise).
+int validateBundles(const std::vector<std::string> &dirs, std::ostream &out,
+                    const std::string &cache_dir = "");
 
 /// Registers the `bundle` subcommand on `app`.
 void addBundleCommand(CLI::App &app);

@@ -7,12 +7,15 @@
 #include "tools/cache_command.h"
 
 #include "config/node_config.h"
+#include "runtime/executable_cache.h"
 #include "support/build_info.h"
 #include "tools/cache_archive_impl.h"
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <ostream>
+#include <set>
 
 namespace rs::tools {
 
@@ -37,6 +40,7 @@ Result<std::vector<CacheRoot>> resolveCacheRoots(const CacheSourceOptions &optio
     node->model_repo = options.model_repo;
   const size_t listed = config::listedWorkerCount(*node);
   std::vector<std::string> repos, autotune;
+  std::map<std::string, std::string> repo_cache_dir; // by repository: its worker's cache_dir
   auto addOnce = [](std::vector<std::string> &v, const std::string &dir) {
     const std::string abs = fs::absolute(dir).lexically_normal().string();
     if (std::find(v.begin(), v.end(), abs) == v.end())
@@ -45,8 +49,14 @@ Result<std::vector<CacheRoot>> resolveCacheRoots(const CacheSourceOptions &optio
   for (size_t i = 0; i < std::max<size_t>(listed, 1); ++i) {
     RS_ASSIGN_OR_RETURN(config::WorkerConfig w,
                         config::resolveWorker(*node, static_cast<int64_t>(i)));
-    for (const std::string &d : w.model_dirs)
+    const std::string cache_dir = options.cache_dir.empty() ? w.cache_dir : options.cache_dir;
+    for (const std::string &d : w.model_dirs) {
       addOnce(repos, d);
+      // The first worker that lists a repository says where its entries are.
+      repo_cache_dir.emplace(
+          fs::absolute(d).lexically_normal().string(),
+          cache_dir.empty() ? "" : fs::absolute(cache_dir).lexically_normal().string());
+    }
     if (options.autotune_cache_dir.empty() && !w.runtime.autotune_cache_dir.empty() &&
         w.runtime.autotune_cache.value_or(true))
       addOnce(autotune, w.runtime.autotune_cache_dir);
@@ -54,10 +64,16 @@ Result<std::vector<CacheRoot>> resolveCacheRoots(const CacheSourceOptions &optio
   if (!options.autotune_cache_dir.empty())
     addOnce(autotune, options.autotune_cache_dir);
   std::vector<CacheRoot> roots;
-  for (size_t i = 0; i < repos.size(); ++i)
-    roots.push_back({"model_repos/" + std::to_string(i), "model_repo", repos[i]});
+  std::set<std::string> repository_entries;
+  for (size_t i = 0; i < repos.size(); ++i) {
+    const std::string &cache_dir = repo_cache_dir[repos[i]];
+    std::string own = runtime::repositoryCacheDir(repos[i], cache_dir);
+    if (!repository_entries.insert(own).second)
+      own.clear(); // two repositories sharing one cache_dir: its .cache/ is exported once
+    roots.push_back({"model_repos/" + std::to_string(i), "model_repo", repos[i], cache_dir, own});
+  }
   for (size_t i = 0; i < autotune.size(); ++i)
-    roots.push_back({"autotune_cache/" + std::to_string(i), "autotune_cache", autotune[i]});
+    roots.push_back({"autotune_cache/" + std::to_string(i), "autotune_cache", autotune[i], "", ""});
   return roots;
 }
 

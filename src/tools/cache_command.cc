@@ -170,6 +170,8 @@ void addCacheCommand(CLI::App &app) {
     cmd->add_option("-c,--config", args->source.config, "Node file (YAML)");
     cmd->add_option("--model-repo", args->source.model_repo,
                     "Model repository (overrides model_repo)");
+    cmd->add_option("--cache-dir", args->source.cache_dir,
+                    "Where the executable cache entries are (overrides cache_dir)");
     cmd->add_option("--autotune-cache-dir", args->source.autotune_cache_dir,
                     "Autotune cache directory (overrides runtime.autotune_cache_dir)");
   };

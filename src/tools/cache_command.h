@@ -4,15 +4,19 @@
 // "keep and back up the caches"):
 //
 //   reactant-server cache export ARCHIVE [--config NODE.yaml] [--model-repo DIR]
-//       [--autotune-cache-dir DIR]
+//       [--cache-dir DIR] [--autotune-cache-dir DIR]
 //   reactant-server cache import ARCHIVE [--config NODE.yaml] [--model-repo DIR]
-//       [--autotune-cache-dir DIR]
+//       [--cache-dir DIR] [--autotune-cache-dir DIR]
 //   reactant-server cache verify --metrics-url HOST:PORT [--log FILE] [--timeout-ms N]
 //
 // The caches (the roots): every model repository of the configuration (the node file's
 // model_repo or INFERENCE_SERVER_MODEL_DIRS, or --model-repo) with the executable cache of
 // each of its bundles (`<repo>/<bundle>/.cache/*`, runtime/executable_cache.h) and the
-// repository's own `<repo>/.cache/*` (the TF32 probe's programs); and every
+// repository's own `<repo>/.cache/*` (the TF32 probe's programs), or with the worker's
+// top-level `cache_dir` set (or --cache-dir) where the worker keeps them then:
+// `<cache_dir>/<bundle>/*` for each bundle of the repository and `<cache_dir>/.cache/*`
+// (with the first repository of that cache_dir only). The archive names them as without
+// cache_dir, so an archive exported with one layout imports into the other; and every
 // `runtime.autotune_cache_dir` of the node file's workers (or --autotune-cache-dir), all of
 // its files, recursively. Only regular files are taken; hidden files (the cache's
 // temporary files) and symbolic links are left out. Repositories are named
@@ -84,6 +88,8 @@ struct CacheSourceOptions {
   std::string config;
   /// Replaces the node file's model repository (`serve --model-repo`).
   std::string model_repo;
+  /// Replaces the workers' top-level cache_dir (where the executable cache entries are).
+  std::string cache_dir;
   /// Replaces every runtime.autotune_cache_dir of the node file.
   std::string autotune_cache_dir;
 };
@@ -93,6 +99,12 @@ struct CacheRoot {
   std::string name; // "model_repos/0", "autotune_cache/0"
   std::string kind; // "model_repo" | "autotune_cache"
   std::string path; // the directory
+  /// model_repo: the worker's top-level cache_dir ("" = each bundle's `.cache/`), so that
+  /// the entries of bundle B are in runtime::executableCacheDir(<path>/B, cache_dir).
+  std::string cache_dir;
+  /// model_repo: the directory of the repository's own entries (runtime::
+  /// repositoryCacheDir), "" when an earlier root already has the same one.
+  std::string repository_entries;
 };
 
 /// The roots of `options` (see the file comment). InvalidArgument when neither a node

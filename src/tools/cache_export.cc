@@ -1,6 +1,7 @@
 //===- tools/cache_export.cc - `reactant-server cache export` ---------------===//
 #include "tools/cache_archive_impl.h"
 
+#include "runtime/executable_cache.h"
 #include "support/digest.h"
 
 #include <archive_entry.h>
@@ -73,13 +74,15 @@ Result<std::vector<CacheFile>> listRoot(const CacheRoot &root) {
   }
   const std::string base = root.name + "/";
   if (root.kind == "model_repo") {
-    addCacheDir(fs::path(root.path) / ".cache", base + ".cache/", &files);
+    if (!root.repository_entries.empty())
+      addCacheDir(root.repository_entries, base + ".cache/", &files);
     for (fs::directory_iterator it(root.path, ec); !ec && it != fs::directory_iterator();
          it.increment(ec)) {
       if (hidden(it->path()) || it->is_symlink(ec) || !it->is_directory(ec))
         continue;
       const std::string bundle = it->path().filename().string();
-      addCacheDir(it->path() / ".cache", base + bundle + "/.cache/", &files);
+      addCacheDir(runtime::executableCacheDir(it->path().string(), root.cache_dir),
+                  base + bundle + "/.cache/", &files);
     }
   } else {
     fs::recursive_directory_iterator it(root.path, ec), end;

@@ -1,6 +1,7 @@
 //===- tools/cache_import.cc - `reactant-server cache import` ---------------===//
 #include "tools/cache_archive_impl.h"
 
+#include "runtime/executable_cache.h"
 #include "support/digest.h"
 
 #include <archive_entry.h>
@@ -123,7 +124,7 @@ checkArchive(const std::string &path) {
   for (const json &r : manifest["roots"]) {
     if (!r.is_object() || !r.contains("name") || !r["name"].is_string())
       return invalidArgument() << kManifestName << ": a root without a name";
-    roots.push_back({r["name"], r.value("kind", ""), r.value("path", "")});
+    roots.push_back({r["name"], r.value("kind", ""), r.value("path", ""), "", ""});
     if (roots.back().kind != "model_repo" && roots.back().kind != "autotune_cache")
       return invalidArgument() << kManifestName << ": root " << roots.back().name
                                << " has unknown kind '" << roots.back().kind << "'";
@@ -204,6 +205,30 @@ Status extractMember(struct archive *a, const std::string &name, const fs::path 
   return s;
 }
 
+/// Where member `rel` (the path inside root `target`, checked by splitMember) is written:
+/// an autotune file under the directory; a model repository's `.cache/<file>` in its
+/// repository entries' directory, `<bundle>/.cache/<file>` in the bundle's entries'
+/// directory (runtime::executableCacheDir). NotFound with the reason it is skipped when
+/// the repository does not hold that bundle (a `.cache/` alone would not make one).
+Result<fs::path> destination(const CacheRoot &target, const std::string &rel) {
+  if (target.kind != "model_repo")
+    return fs::path(target.path) / rel;
+  const fs::path member(rel);
+  const std::string file = member.filename().string();
+  std::error_code ec;
+  if (!fs::is_directory(target.path, ec))
+    return notFound() << "no such model repository";
+  if (member.begin()->string() == ".cache") {
+    if (target.repository_entries.empty())
+      return notFound() << "the repository's entries come from an earlier repository";
+    return fs::path(target.repository_entries) / file;
+  }
+  const fs::path bundle = fs::path(target.path) / *member.begin();
+  if (!fs::is_directory(bundle, ec))
+    return notFound() << "no such bundle in the repository";
+  return fs::path(runtime::executableCacheDir(bundle.string(), target.cache_dir)) / file;
+}
+
 } // namespace
 
 Status importArchive(const std::vector<CacheRoot> &targets, const std::string &archive,
@@ -237,14 +262,12 @@ Status importArchive(const std::vector<CacheRoot> &targets, const std::string &a
       continue;
     RS_ASSIGN_OR_RETURN(auto split, splitMember(name, roots));
     const CacheRoot &target = *target_by_name.at(split.first->name);
-    const fs::path dest = fs::path(target.path) / split.second;
-    std::error_code ec;
-    if (target.kind == "model_repo" &&
-        !fs::is_directory(dest.parent_path().parent_path(), ec)) { // the bundle (or repo)
-      skipped.push_back(name);
+    Result<fs::path> dest = destination(target, split.second);
+    if (!dest.isOk()) {
+      skipped.push_back(name + " (" + dest.status().message() + ")");
       continue;
     }
-    RS_RETURN_IF_ERROR(extractMember(a.get(), name, dest, want->second));
+    RS_RETURN_IF_ERROR(extractMember(a.get(), name, *dest, want->second));
     per_root[target.name].first += 1;
     per_root[target.name].second += want->second.size;
   }
@@ -259,7 +282,7 @@ Status importArchive(const std::vector<CacheRoot> &targets, const std::string &a
     bytes += per_root[r.name].second;
   }
   for (const std::string &s : skipped)
-    out << "skipped " << s << " (no such bundle in the repository)\n";
+    out << "skipped " << s << "\n";
   out << "imported " << count << " files (" << bytes << " bytes) from " << archive;
   if (!skipped.empty())
     out << ", skipped " << skipped.size();

@@ -40,7 +40,8 @@ TEST(Evidence, TextLinesUnderTheRegulatedProfile) {
   const ServerBuild &build = thisBuild();
   EXPECT_NE(effective[0].find("build.version=" + build.version + " build.commit=" + build.commit +
                               " build.compiler=" + build.compiler + " build.build_type=" +
-                              build.build_type + " build.eigen=" + build.eigen + " "),
+                              build.build_type + " build.eigen=" + build.eigen +
+                              " image=none "), // not in a release image
             std::string::npos)
       << effective[0];
   // Every resolved setting, as effectiveSettings() lists them.

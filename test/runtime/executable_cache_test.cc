@@ -95,7 +95,7 @@ public:
   }
 
   Result<CachedProgram> load(bool enabled = true) {
-    ExecutableCache cache(bundle_dir_.string(), enabled, hmac_key_);
+    ExecutableCache cache(cacheDir().string(), enabled, hmac_key_);
     return cache.loadOrCompile(*backend_, module_, "model.b1.mlir", parts_);
   }
 
@@ -108,7 +108,8 @@ public:
     return out.isOk() ? bytesOf((*out)[0]) : "";
   }
 
-  fs::path cacheDir() const { return bundle_dir_ / ".cache"; }
+  /// The entries' directory: the bundle's `.cache/`, or under cache_dir_ when set.
+  fs::path cacheDir() const { return executableCacheDir(bundle_dir_.string(), cache_dir_); }
   std::vector<fs::path> files() const {
     std::vector<fs::path> out;
     std::error_code ec;
@@ -124,7 +125,8 @@ public:
   std::vector<Tensor> weights_;
   std::unique_ptr<Backend> backend_;
   CacheKeyParts parts_;
-  std::string hmac_key_; // runtime.executable_cache_key_file's bytes ("" = none)
+  std::string hmac_key_;  // runtime.executable_cache_key_file's bytes ("" = none)
+  std::string cache_dir_; // the worker's top-level cache_dir ("" = the bundle's .cache/)
 };
 
 TEST_F(CacheTest, MissWritesTheEntryThenHitRunsTheSameBytes) {
@@ -236,7 +238,7 @@ TEST_F(CacheTest, ForeignEntryIsAMiss) {
   // An entry made for another key (another program or build) under this entry's name.
   CacheKeyParts other = parts_;
   other.server_build = "version=0.0.1";
-  ExecutableCache cache(bundle_dir_.string(), true);
+  ExecutableCache cache(cacheDir().string(), true);
   auto foreign = cache.loadOrCompile(*backend_, module_, "model.b1.mlir", other);
   ASSERT_TRUE(foreign.isOk());
   const std::string foreign_bytes = readFile(foreign->outcome.entry);
@@ -267,7 +269,7 @@ TEST_F(CacheTest, ReadOnlyBundleIsAWarning) {
   ASSERT_TRUE(r.isOk()) << r.status().toString();
   EXPECT_FALSE(r->outcome.hit);
   EXPECT_EQ(r->outcome.write_warning,
-            "bundle directory " + bundle_dir_.string() + " is read-only (no write permission bit)");
+            "directory " + bundle_dir_.string() + " is read-only (no write permission bit)");
   EXPECT_FALSE(fs::exists(cacheDir()));
   EXPECT_EQ(run(*r->executable).size(), 12u);
 }
@@ -285,7 +287,7 @@ TEST_F(CacheTest, ReadOnlyBundleWithAWritableCacheDirIsNotWritten) {
   ASSERT_TRUE(miss.isOk());
   EXPECT_FALSE(miss->outcome.hit);
   EXPECT_EQ(miss->outcome.write_warning,
-            "bundle directory " + bundle_dir_.string() + " is read-only (no write permission bit)");
+            "directory " + bundle_dir_.string() + " is read-only (no write permission bit)");
   EXPECT_EQ(files().size(), 1u); // nothing new in the (writable) .cache/
 }
 
@@ -304,6 +306,49 @@ TEST_F(CacheTest, ReadOnlyCacheDirIsAWarningButStillHits) {
   EXPECT_EQ(miss->outcome.write_warning,
             cacheDir().string() + " is read-only (no write permission bit)");
   EXPECT_EQ(files().size(), 1u);
+}
+
+TEST(CacheLocation, BundleCacheOrUnderCacheDirByBundleName) {
+  EXPECT_EQ(executableCacheDir("/models/iris_mlp", ""), "/models/iris_mlp/.cache");
+  EXPECT_EQ(executableCacheDir("/mnt/models/iris_mlp", "/var/cache/rs"), "/var/cache/rs/iris_mlp");
+  EXPECT_EQ(executableCacheDir("/mnt/models/iris_mlp/", "/var/cache/rs"), "/var/cache/rs/iris_mlp");
+  EXPECT_EQ(repositoryCacheDir("/models", ""), "/models/.cache");
+  EXPECT_EQ(repositoryCacheDir("/mnt/models", "/var/cache/rs"), "/var/cache/rs/.cache");
+}
+
+TEST_F(CacheTest, ReadOnlyBundleWithCacheDirWritesThereAndHits) {
+  cache_dir_ = (tmp_.path() / "caches" / "executables").string(); // made by the first write
+  fs::permissions(bundle_dir_,
+                  fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
+                  fs::perm_options::remove);
+  auto first = load();
+  ASSERT_TRUE(first.isOk()) << first.status().toString();
+  EXPECT_FALSE(first->outcome.hit);
+  EXPECT_EQ(first->outcome.write_warning, "");
+  const fs::path entry =
+      fs::path(cache_dir_) / "iris_mlp" / ("model.b1-" + first->outcome.key + ".rsexe");
+  EXPECT_EQ(first->outcome.entry, entry.string());
+  EXPECT_EQ(files(), std::vector<fs::path>{entry});
+  EXPECT_FALSE(fs::exists(bundle_dir_ / ".cache"));
+  auto second = load();
+  ASSERT_TRUE(second.isOk());
+  EXPECT_TRUE(second->outcome.hit);
+  EXPECT_EQ(second->outcome.key, first->outcome.key); // the same key as in the bundle
+  EXPECT_EQ(run(*second->executable), run(*first->executable));
+}
+
+TEST_F(CacheTest, ReadOnlyCacheDirIsAWarning) {
+  cache_dir_ = (tmp_.path() / "caches").string();
+  fs::create_directories(cache_dir_);
+  fs::permissions(cache_dir_,
+                  fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
+                  fs::perm_options::remove);
+  auto r = load();
+  ASSERT_TRUE(r.isOk()) << r.status().toString();
+  EXPECT_EQ(r->outcome.write_warning,
+            "directory " + cache_dir_ + " is read-only (no write permission bit)");
+  EXPECT_FALSE(fs::exists(cacheDir()));
+  EXPECT_EQ(run(*r->executable).size(), 12u);
 }
 
 TEST_F(CacheTest, OffCompilesAndWritesNothing) {

@@ -177,7 +177,7 @@ TEST(ModelRepositoryTest, ReadOnlyBundleWarnsOncePerModel) {
   ModelRepository repo(cpuBackend(), options(passes::NumericsMode::kAuto, false));
   ASSERT_TRUE(repo.loadModel(bundle.string()).isOk());
   EXPECT_EQ(log.count("executable cache: entry not written model=iris_mlp program=model.b1.mlir "
-                      "reason=bundle directory "),
+                      "reason=directory "),
             1u)
       << log.text();
   EXPECT_EQ(log.count("executable cache: entry not written"), 1u);

@@ -5,6 +5,7 @@
 // f32 environment of a vendor profile.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/executable_cache.h"
 #include "runtime/numerics_gate.h"
 
 #include "common/temp_dir.h"
@@ -78,7 +79,7 @@ TEST(NumericsGate, ProbeProgramsGoThroughTheExecutableCache) {
   std::unique_ptr<Backend> backend = cpuBackend();
   Tf32GateOptions options;
   options.mode = NumericsMode::kF32;
-  options.cache_dir = dir.str();
+  options.probe_cache_dir = repositoryCacheDir(dir.str(), "");
   options.compile_settings = "xla_flags=[] autotune=true";
   options.server_build = "test";
   ASSERT_TRUE(runTf32Gate(*backend, options).isOk());

@@ -26,13 +26,6 @@
 namespace rs::validation_test {
 namespace {
 
-/// The outcome of one command: exit status and what it printed.
-struct CommandRun {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
 /// The programs of digits_cnn (b1, b4, b8) and iris_mlp (b1, b8, b32).
 constexpr int64_t kPrograms = 6;
 constexpr std::string_view kAutotuneEntry = "fusion.1.textproto";
@@ -118,24 +111,6 @@ protected:
 
   TempDir tmp_;
   std::string repo_, autotune_, archive_;
-};
-
-/// Logs of the default logger also go to `path` while this lives.
-class LogCapture {
-public:
-  explicit LogCapture(const std::string &path)
-      : sink_(std::make_shared<spdlog::sinks::basic_file_sink_mt>(path, true)) {
-    spdlog::default_logger()->sinks().push_back(sink_);
-  }
-  ~LogCapture() {
-    sink_->flush();
-    auto &sinks = spdlog::default_logger()->sinks();
-    sinks.erase(std::remove(sinks.begin(), sinks.end(), sink_), sinks.end());
-  }
-  void flush() { sink_->flush(); }
-
-private:
-  std::shared_ptr<spdlog::sinks::basic_file_sink_mt> sink_;
 };
 
 TEST_F(CacheArchive, ExportDeleteImportRestartEveryProgramLoadsFromTheCache) {

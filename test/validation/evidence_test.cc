@@ -182,12 +182,15 @@ protected:
     copyBundle("iris_mlp", repo_);
     fs::rename(repo_ + "/iris_mlp", repo_ + "/broken");
     fs::remove(repo_ + "/broken/model.b8.mlir");
-    worker_ = startWorker(repo_);
+    LogCapture capture(log_);
+    worker_ = startWorker(repo_, "", imageEnvironment(image_file_, 'a', imageDigest('d')));
     ASSERT_NE(worker_, nullptr);
   }
 
   TempDir tmp_;
   std::string repo_;
+  std::string image_file_ = tmp_.str() + "/image.json";
+  std::string log_ = tmp_.str() + "/worker.log"; // the start's log
   std::unique_ptr<server::Worker> worker_;
 };
 
@@ -204,6 +207,22 @@ TEST_F(ServedEvidence, DocumentHoldsTheFactsOfTheDeployment) {
   EXPECT_EQ(doc["config"]["runtime.profile"], "none");
   EXPECT_FALSE(doc["config"].contains("endpoints.port")); // per instance
   EXPECT_EQ(doc["instance"]["config"]["endpoints.http_port"], "18000");
+  EXPECT_EQ(doc["image"], json({{"digest", imageDigest('d')},
+                                {"version", "0.4.0"},
+                                {"commit", std::string(40, 'a')},
+                                {"lock_sha256", std::string(64, 'c')},
+                                {"variant", "cpu"}}));
+  EXPECT_EQ(doc["instance"]["image_identity_file"], image_file_);
+  const std::string image_settings = " image.digest=" + imageDigest('d') +
+                                     " image.version=0.4.0 image.commit=" + std::string(40, 'a') +
+                                     " image.lock_sha256=" + std::string(64, 'c') +
+                                     " image.variant=cpu image.file=" + image_file_ + " ";
+  const std::string log = readFile(log_);
+  const size_t at = log.find("Effective configuration worker=worker0 build.version=");
+  ASSERT_NE(at, std::string::npos) << log;
+  const std::string effective = log.substr(at, log.find('\n', at) - at);
+  EXPECT_NE(effective.find(" build.eigen=" + thisBuild().eigen + image_settings), std::string::npos)
+      << effective;
 
   const std::string dir = repo_ + "/digits_cnn";
   const json &m = doc["models"]["digits_cnn"];
@@ -233,6 +252,7 @@ TEST_F(ServedEvidence, DocumentHoldsTheFactsOfTheDeployment) {
 
 TEST_F(ServedEvidence, HttpAndGrpcServeTheSameDocument) {
   const json expected = json::parse(worker_->evidenceJson());
+  ASSERT_EQ(expected["image"]["digest"], imageDigest('d')); // the digest travels both ways
 
   httplib::Client http("127.0.0.1", worker_->httpPort());
   httplib::Result r = http.Get("/v2/evidence");

@@ -28,13 +28,6 @@ using nlohmann::json;
 
 std::string grpcUrl(const server::Worker &w) { return "127.0.0.1:" + std::to_string(w.grpcPort()); }
 
-/// The outcome of one command: exit status and what it printed.
-struct CommandRun {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
 class Validate : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -268,6 +261,42 @@ TEST_F(Validate, ChangedNumericsAndProfileAreNamed) {
                            "  [settings] config.scheduler.coalescing: \"true\" -> \"false\"\n",
                            "  [model load] models.digits_cnn.batch_sizes: [1,4,8] -> [8]\n"})
     EXPECT_NE(regulated.out.find(line), std::string::npos) << line << "\n" << regulated.out;
+}
+
+TEST_F(Validate, AnotherImageIsAnIdentityChange) {
+  const std::string file = tmp_.str() + "/image.json";
+  std::unique_ptr<server::Worker> w =
+      startWorker(repo_, "", imageEnvironment(file, 'a', imageDigest('1')));
+  ASSERT_NE(w, nullptr);
+  ASSERT_EQ(record(*w).status, tools::kExitOk);
+  const json recorded = json::parse(readFile(record_))["identity"]["image"];
+  w->shutdown();
+  w.reset();
+
+  // The next release: another digest and commit, the same bundles and settings.
+  w = startWorker(repo_, "", imageEnvironment(file, 'b', imageDigest('2')));
+  ASSERT_NE(w, nullptr);
+  CommandRun next = check(grpcUrl(*w));
+  EXPECT_EQ(next.status, tools::kExitCheckFailed) << next.out << next.err;
+  for (const std::string &line :
+       {"  [image/build] image.digest: \"" + imageDigest('1') + "\" -> \"" + imageDigest('2') +
+            "\"\n",
+        "  [image/build] image.commit: \"" + std::string(40, 'a') + "\" -> \"" +
+            std::string(40, 'b') + "\"\n",
+        std::string("requests: 3 in the record: 3 identical, 0 differ, 0 not checked\n")})
+    EXPECT_NE(next.out.find(line), std::string::npos) << line << "\n" << next.out;
+  EXPECT_EQ(changedPaths(), (std::set<std::string>{"image.commit", "image.digest"}));
+  w->shutdown();
+  w.reset();
+
+  w = startWorker(repo_); // outside a release image
+  ASSERT_NE(w, nullptr);
+  CommandRun none = check(grpcUrl(*w));
+  EXPECT_EQ(none.status, tools::kExitCheckFailed) << none.out << none.err;
+  EXPECT_NE(none.out.find("  [image/build] image: " + recorded.dump() + " -> \"none\"\n"),
+            std::string::npos)
+      << none.out;
+  EXPECT_EQ(changedPaths(), std::set<std::string>{"image"});
 }
 
 TEST_F(Validate, ChangedRequestFileCannotBeReplayed) {

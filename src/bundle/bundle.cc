@@ -165,14 +165,25 @@ Result<Bundle> loadBundle(const std::string &dir_in) {
   if (bundle.name == "." || bundle.name == "..") // "." names the current directory's model
     bundle.name = fs::weakly_canonical(fs::path(dir), ec).filename().string();
 
-  RS_ASSIGN_OR_RETURN(bundle.manifest, loadManifest(dir + "/manifest.yaml", bundle.name));
+  bundle.hooks = fs::is_regular_file(dir + "/model.py", ec);
+  RS_ASSIGN_OR_RETURN(bundle.manifest,
+                      loadManifest(dir + "/manifest.yaml", bundle.name, bundle.hooks));
   const Manifest &m = bundle.manifest;
-  if (m.kind == BundleKind::kMeta)
-    return unimplemented() << dir << "/manifest.yaml: kind: meta bundles are not supported yet";
+  if (m.kind == BundleKind::kMeta) {
+    // A meta model is code only: model.py's run calls the models of meta.calls.
+    if (!bundle.hooks)
+      return invalidArgument() << dir << "/manifest.yaml: kind: meta needs a model.py that calls "
+                               << "register_meta_model (docs/hooks.md)";
+    if (fs::exists(dir + "/weights.safetensors", ec))
+      return invalidArgument() << dir << "/weights.safetensors: a meta bundle has no weights "
+                               << "of its own";
+    return bundle;
+  }
   if (fs::is_regular_file(dir + "/model.jl", ec))
     return unimplemented() << dir
-                           << "/model.jl: Julia pre/post-processing hooks are not supported; "
-                              "remove model.jl to serve the program as exported";
+                           << "/model.jl: Julia pre/post-processing hooks are not run by this "
+                              "server; port them to model.py (docs/hooks.md) or remove model.jl "
+                              "to serve the program as exported";
   RS_ASSIGN_OR_RETURN(ProgramSelection files, selectProgramFiles(dir, m));
   bundle.warnings = std::move(files.warnings);
 

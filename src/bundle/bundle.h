@@ -27,8 +27,13 @@
 //     sizes on the variable axes; each weight argument's dtype and shape; and the results
 //     against executable_outputs (variable axes of outputs take the variant's sizes too).
 //     For the unbatched key 0 the batch axis size is not checked.
-// Not supported (errors): kind: meta (Unimplemented), model.jl hooks (Unimplemented: this
-// server runs no Julia code, and serving without them would change outputs silently).
+// A bundle with model.py carries Python pre/post-processing hooks (docs/hooks.md; run by
+// hooks/, not here): Bundle::hooks is set and the manifest may declare client_inputs and
+// client_outputs. A `kind: meta` bundle is model.py (register_meta_model) and the manifest
+// only: no programs, no weights (InvalidArgument otherwise). Not supported (errors): model.jl
+// hooks
+// (Unimplemented: this server runs no Julia code, and serving without them would change
+// outputs silently).
 //
 // Errors name the file (full path) and give expected and actual values, e.g.
 // ".../model.b8.mlir: main takes 9 arguments but the manifest has 1 input and the weights
@@ -74,6 +79,8 @@ struct Bundle {
   std::string name; // directory basename: the served model name
   std::string dir;  // the directory as given to loadBundle
   Manifest manifest;
+  /// The bundle has model.py: its hooks run around the programs (docs/hooks.md).
+  bool hooks = false;
   /// Weight names in argument order (empty when the bundle has no weights).
   std::vector<std::string> weight_names;
   /// Weights in argument order: zero-copy views of the mmaped weights.safetensors.

@@ -206,9 +206,9 @@ Result<Manifest> ManifestParser::parse(const Value &root) {
     return error(*root.find("executable_outputs"))
            << "must list at least one output (the program's results), got none";
   for (const char *key : {"client_inputs", "client_outputs"}) {
-    if (const Value *client = root.find(key); is_model && client)
-      return error(*client) << "only allowed with model.jl pre/post-processing hooks, which this "
-                               "server does not run";
+    if (const Value *client = root.find(key); is_model && client && !has_hooks_)
+      return error(*client) << "only allowed with model.py pre/post-processing hooks (the "
+                               "bundle has no model.py; docs/hooks.md)";
   }
   RS_ASSIGN_OR_RETURN(m.client_inputs, parseSection(root, "client_inputs"));
   RS_ASSIGN_OR_RETURN(m.client_outputs, parseSection(root, "client_outputs"));
@@ -241,15 +241,16 @@ Result<Manifest> ManifestParser::parse(const Value &root) {
 } // namespace detail
 
 Result<Manifest> parseManifest(std::string_view text, std::string_view file,
-                               std::string_view model_name) {
+                               std::string_view model_name, bool has_hooks) {
   RS_ASSIGN_OR_RETURN(yaml::Value root, yaml::parse(text, file));
-  detail::ManifestParser parser(file, model_name);
+  detail::ManifestParser parser(file, model_name, has_hooks);
   return parser.parse(root);
 }
 
-Result<Manifest> loadManifest(const std::string &path, std::string_view model_name) {
+Result<Manifest> loadManifest(const std::string &path, std::string_view model_name,
+                              bool has_hooks) {
   RS_ASSIGN_OR_RETURN(yaml::Value root, yaml::loadFile(path));
-  detail::ManifestParser parser(path, model_name);
+  detail::ManifestParser parser(path, model_name, has_hooks);
   return parser.parse(root);
 }
 

@@ -13,7 +13,9 @@
 // Letters `n` and `b` mark the batch axis (at most one per tensor). Every other letter has
 // a dims entry: a size > 0, or -1 for a variable axis whose sizes come from the
 // `input_shapes` variants. Dtype tokens are the manifest's (f32, i32, u8, bool, ...);
-// f8_e5m2/f8_e4m3 are valid reference tokens this server does not support.
+// f8_e5m2/f8_e4m3 are valid reference tokens this server does not support. `bytes` (KServe
+// BYTES strings) is this server's token for wire-facing specs that model.py hooks consume or
+// produce; an executable never takes it.
 //
 // Errors: InvalidArgument whose message names the file, the line and column and the field
 // (support/yaml.h), e.g.
@@ -59,7 +61,9 @@ using ShapeVariant = std::map<char, int64_t>;
 /// A tensor spec `{name, dtype, shape, dims}` with its derived row-major form.
 struct TensorSpec {
   std::string name;
-  DType dtype = DType::kInvalid;
+  DType dtype = DType::kInvalid; // kInvalid when `bytes`
+  /// dtype `bytes`: KServe BYTES, variable-length strings (client_inputs/client_outputs only).
+  bool bytes = false;
   std::string letters;           // the manifest's `shape` string, column-major
   std::map<char, int64_t> dims;  // the manifest's `dims` (sizes > 0 or -1)
   std::vector<Dim> axes;         // row-major: letters reversed
@@ -73,7 +77,7 @@ struct TensorSpec {
   /// Row-major shape at `batch_size` (the batch axis set to it; ignored without one).
   /// Variable axes take their size from `variant`, or stay -1 when it lacks the letter.
   Shape shapeForBatch(int64_t batch_size, const ShapeVariant &variant = {}) const;
-  /// Dtype token and wire shape, e.g. "f32[-1,8,8,1]".
+  /// Dtype token and wire shape, e.g. "f32[-1,8,8,1]" ("bytes[-1]").
   std::string toString() const;
 };
 
@@ -88,8 +92,9 @@ struct Manifest {
   BundleKind kind = BundleKind::kModel;
   std::vector<TensorSpec> executable_inputs;
   std::vector<TensorSpec> executable_outputs;
-  std::vector<TensorSpec> client_inputs;  // meta bundles only (see parseManifest)
-  std::vector<TensorSpec> client_outputs; // meta bundles only
+  /// The wire-facing specs (see parseManifest); empty: the wire is the executable's.
+  std::vector<TensorSpec> client_inputs;
+  std::vector<TensorSpec> client_outputs;
   /// batching.compiled_batch_sizes, each > 0, sorted ascending, no duplicates; empty when
   /// the manifest has no `batching` block.
   std::vector<int64_t> compiled_batch_sizes;
@@ -106,18 +111,27 @@ struct Manifest {
   bool batched() const { return input_batch_dim.has_value(); }
   /// The largest compiled batch size (0 when none are listed).
   int64_t maxBatchSize() const;
+  /// The tensors clients send and receive: client_inputs (client_outputs) when declared,
+  /// else the executable's.
+  const std::vector<TensorSpec> &wireInputs() const {
+    return client_inputs.empty() ? executable_inputs : client_inputs;
+  }
+  const std::vector<TensorSpec> &wireOutputs() const {
+    return client_outputs.empty() ? executable_outputs : client_outputs;
+  }
 };
 
 /// Parses manifest YAML `text`. `file` names the source in messages (e.g. the path of
 /// manifest.yaml). `model_name` (the bundle directory's basename) is used to reject a meta
-/// bundle that calls itself; may be empty. client_inputs/client_outputs need model.jl
-/// hooks, which this server does not run: they are rejected on `kind: model` and parsed
-/// only for `kind: meta` (where they are required, non-empty).
+/// bundle that calls itself; may be empty. client_inputs/client_outputs (the wire-facing
+/// specs, which may use dtype `bytes`) are allowed on `kind: model` only when `has_hooks`
+/// (the bundle has model.py, docs/hooks.md) and are required, non-empty for `kind: meta`.
 Result<Manifest> parseManifest(std::string_view text, std::string_view file,
-                               std::string_view model_name = "");
+                               std::string_view model_name = "", bool has_hooks = false);
 
 /// Reads and parses the file at `path` (NotFound if it cannot be read); messages name
 /// the path.
-Result<Manifest> loadManifest(const std::string &path, std::string_view model_name = "");
+Result<Manifest> loadManifest(const std::string &path, std::string_view model_name = "",
+                              bool has_hooks = false);
 
 } // namespace rs::bundle

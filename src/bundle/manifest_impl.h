@@ -24,8 +24,8 @@ const yaml::Value *present(const yaml::Value &v, std::string_view key);
 /// Parses one manifest; every error names `file_`, the line and the field.
 class ManifestParser {
 public:
-  ManifestParser(std::string_view file, std::string_view model_name)
-      : file_(file), model_name_(model_name) {}
+  ManifestParser(std::string_view file, std::string_view model_name, bool has_hooks)
+      : file_(file), model_name_(model_name), has_hooks_(has_hooks) {}
 
   Result<Manifest> parse(const yaml::Value &root);
 
@@ -37,7 +37,8 @@ private:
   Status checkKeys(const yaml::Value &v, const std::set<std::string> &allowed) const;
   Result<std::string> scalar(const yaml::Value &v) const { return yaml::scalarOf(v, file_); }
   Result<int64_t> integer(const yaml::Value &v) const { return yaml::integerOf(v, file_); }
-  Result<TensorSpec> parseSpec(const yaml::Value &v) const;
+  /// `wire`: a client_inputs/client_outputs spec, which may take dtype `bytes`.
+  Result<TensorSpec> parseSpec(const yaml::Value &v, bool wire) const;
   Result<std::vector<TensorSpec>> parseSection(const yaml::Value &root, const char *key) const;
   Status parseBatching(const yaml::Value &root, Manifest &m) const;
   Status parseInputShapes(const yaml::Value &root, Manifest &m) const;
@@ -46,6 +47,7 @@ private:
 
   std::string file_;
   std::string model_name_;
+  bool has_hooks_ = false; // the bundle has model.py
 };
 
 } // namespace rs::bundle::detail

@@ -42,7 +42,7 @@ Shape TensorSpec::shapeForBatch(int64_t batch_size, const ShapeVariant &variant)
 }
 
 std::string TensorSpec::toString() const {
-  return std::string(dtypeManifestName(dtype)) + shapeToString(wireShape());
+  return std::string(bytes ? "bytes" : dtypeManifestName(dtype)) + shapeToString(wireShape());
 }
 
 namespace detail {
@@ -55,7 +55,7 @@ bool isAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 
 
 using yaml::Value;
 
-Result<TensorSpec> ManifestParser::parseSpec(const Value &v) const {
+Result<TensorSpec> ManifestParser::parseSpec(const Value &v, bool wire) const {
   if (!v.isMap())
     return error(v) << yaml::wrongKind("a tensor spec map {name, dtype, shape, dims}", v);
   RS_RETURN_IF_ERROR(checkKeys(v, {"name", "dtype", "shape", "dims"}));
@@ -72,15 +72,22 @@ Result<TensorSpec> ManifestParser::parseSpec(const Value &v) const {
   const Value &dtype_value = *v.find("dtype");
   RS_ASSIGN_OR_RETURN(std::string dtype, scalar(dtype_value));
   std::optional<DType> parsed = dtypeFromManifestName(dtype);
-  if (!parsed) {
+  if (dtype == "bytes") {
+    if (!wire)
+      return error(dtype_value) << "dtype 'bytes' is only allowed in client_inputs and "
+                                   "client_outputs (an executable takes numbers)";
+    spec.bytes = true;
+  } else if (!parsed) {
     if (dtype == "f8_e5m2" || dtype == "f8_e4m3")
       return unimplemented() << yaml::where(dtype_value, file_) << ": dtype '" << dtype
                              << "' is not supported by this server";
     return error(dtype_value)
            << "unknown dtype '" << dtype
-           << "' (expected one of f16 f32 f64 bf16 i8 i16 i32 i64 u8 u16 u32 u64 bool)";
+           << "' (expected one of f16 f32 f64 bf16 i8 i16 i32 i64 u8 u16 u32 u64 bool"
+           << (wire ? " bytes)" : ")");
+  } else {
+    spec.dtype = *parsed;
   }
-  spec.dtype = *parsed;
 
   const Value &shape = *v.find("shape");
   RS_ASSIGN_OR_RETURN(spec.letters, scalar(shape));
@@ -148,7 +155,8 @@ Result<std::vector<TensorSpec>> ManifestParser::parseSection(const Value &root,
   if (!list->isList())
     return error(*list) << yaml::wrongKind("a list of tensor specs", *list);
   for (const Value &item : list->list) {
-    RS_ASSIGN_OR_RETURN(TensorSpec spec, parseSpec(item));
+    RS_ASSIGN_OR_RETURN(TensorSpec spec,
+                        parseSpec(item, std::string_view(key).starts_with("client")));
     for (size_t j = 0; j < specs.size(); ++j)
       if (specs[j].name == spec.name)
         return error(*item.find("name"))

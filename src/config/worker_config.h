@@ -106,6 +106,13 @@ struct SchedulerConfig {
   std::map<std::string, ModelSchedulerConfig> models; // scheduler.models.<name>
 };
 
+/// `hooks:` block: model.py pre/post-processing hooks (docs/hooks.md).
+struct HooksConfig {
+  std::string python; // hooks.python; "" = .venv/bin/python beside the build, else python3
+  int64_t processes_per_model = 1; // hooks.processes_per_model in [1, 64]
+  int64_t timeout_ms = 10000;      // hooks.timeout_ms in [1, 3600000]
+};
+
 /// `endpoints:` block.
 struct EndpointsConfig {
   std::string host = "127.0.0.1";       // endpoints.host
@@ -168,6 +175,7 @@ struct WorkerConfig {
 
   RuntimeConfig runtime;
   SchedulerConfig scheduler;
+  HooksConfig hooks;
   EndpointsConfig endpoints;
   GrpcConfig grpc;
   TlsConfig tls;

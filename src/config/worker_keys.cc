@@ -226,8 +226,8 @@ KeyTable<W> makeWorkerKeys() {
   };
   // The sections in the order they are read and documented.
   t.rows = topLevelKeyRows();
-  for (std::vector<Key<W>> (*section)() :
-       {&detail::runtimeKeyRows, &detail::schedulerKeyRows, &endpointKeyRows}) {
+  for (std::vector<Key<W>> (*section)() : {&detail::runtimeKeyRows, &detail::schedulerKeyRows,
+                                           &detail::hookKeyRows, &endpointKeyRows}) {
     std::vector<Key<W>> rows = section();
     t.rows.insert(t.rows.end(), std::make_move_iterator(rows.begin()),
                   std::make_move_iterator(rows.end()));

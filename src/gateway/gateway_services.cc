@@ -275,6 +275,7 @@ Result<protocol::ModelMetadata> RestService::modelMetadata(const std::string &mo
       protocol::TensorSpec spec;
       spec.name = t.name();
       spec.dtype = dtypeFromWireName(t.datatype()).value_or(DType::kInvalid);
+      spec.bytes = t.datatype() == protocol::kBytesDatatype; // a model.py hook's text
       spec.shape.assign(t.shape().begin(), t.shape().end());
       dst->push_back(std::move(spec));
     }

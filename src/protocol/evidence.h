@@ -30,7 +30,10 @@
 //              outcome), inputs and outputs ([{name, datatype, shape}], shape as JSON
 //              integers with -1 for the batch axis and variable axes), and for a
 //              multi-shape bundle only input_shapes (the manifest's variants in order, each
-//              {letter: size}); or state "failed" with reason.
+//              {letter: size}); for a bundle with model.py hooks (docs/hooks.md) only
+//              `hooks`: sha256 (the hooks' identity, also in every cache key), files (each
+//              file the hooks may read, by bundle path: sha256), runtime ("cpython 3.11.7")
+//              and packages (["numpy==2.4.6", ...]); or state "failed" with reason.
 //   instance   facts of this one process that do not change outputs and that a
 //              validation check never compares: worker name and index, node file and
 //              host, hostname, pid, started_at (UTC, ISO 8601), image_identity_file (the

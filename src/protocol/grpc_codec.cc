@@ -226,7 +226,7 @@ void encodeModelMetadata(const ModelMetadata &metadata, inference::ModelMetadata
   out->set_platform(metadata.platform);
   auto add = [](const TensorSpec &spec, auto *t) {
     t->set_name(spec.name);
-    t->set_datatype(std::string(dtypeWireName(spec.dtype)));
+    t->set_datatype(std::string(spec.datatype()));
     setShape(t->mutable_shape(), spec.shape);
   };
   for (const auto &spec : metadata.inputs)

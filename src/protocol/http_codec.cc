@@ -108,8 +108,7 @@ Status decodeRequestJson(const json &root, std::string_view binary, bool has_hea
 json specsJson(const std::vector<TensorSpec> &specs) {
   json arr = json::array();
   for (const auto &s : specs)
-    arr.push_back(
-        {{"name", s.name}, {"datatype", std::string(dtypeWireName(s.dtype))}, {"shape", s.shape}});
+    arr.push_back({{"name", s.name}, {"datatype", std::string(s.datatype())}, {"shape", s.shape}});
   return arr;
 }
 

@@ -16,6 +16,10 @@ std::string_view NamedTensor::datatype() const {
   return bytes ? kBytesDatatype : dtypeWireName(tensor.dtype());
 }
 
+std::string_view TensorSpec::datatype() const {
+  return bytes ? kBytesDatatype : dtypeWireName(dtype);
+}
+
 uint64_t NamedTensor::wireByteSize() const {
   return bytes ? bytes->serializedSize() : static_cast<uint64_t>(tensor.byteSize());
 }

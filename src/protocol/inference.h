@@ -87,6 +87,11 @@ struct TensorSpec {
   /// The batch axis (its dim is -1 in `shape`), unset for an unbatched model or when the
   /// service does not know it.
   std::optional<int> batch_axis = std::nullopt;
+  /// Datatype BYTES (`dtype` is then kInvalid): a model.py hook's wire-facing tensor.
+  bool bytes = false;
+
+  /// The KServe V2 datatype: "BYTES", or the dtype's ("FP32").
+  std::string_view datatype() const;
 };
 
 struct ModelMetadata {

@@ -33,9 +33,11 @@ std::string configDataTypeName(DType dtype) {
 
 namespace {
 
-inference::DataType configDataType(DType dtype) {
+inference::DataType configDataType(const TensorSpec &spec) {
   inference::DataType out = inference::TYPE_INVALID;
-  if (!inference::DataType_Parse(configDataTypeName(dtype), &out))
+  if (spec.bytes)
+    return inference::TYPE_STRING;
+  if (!inference::DataType_Parse(configDataTypeName(spec.dtype), &out))
     return inference::TYPE_INVALID;
   return out;
 }
@@ -88,14 +90,14 @@ void encodeModelConfig(const ModelConfiguration &config, inference::ModelConfig 
   for (const TensorSpec &t : config.inputs) {
     inference::ModelInput *in = out->add_input();
     in->set_name(t.name);
-    in->set_data_type(configDataType(t.dtype));
+    in->set_data_type(configDataType(t));
     for (int64_t d : t.shape)
       in->add_dims(d);
   }
   for (const TensorSpec &t : config.outputs) {
     inference::ModelOutput *o = out->add_output();
     o->set_name(t.name);
-    o->set_data_type(configDataType(t.dtype));
+    o->set_data_type(configDataType(t));
     for (int64_t d : t.shape)
       o->add_dims(d);
   }
@@ -133,6 +135,7 @@ ModelConfiguration decodeModelConfig(const inference::ModelConfig &message) {
       TensorSpec spec;
       spec.name = t.name();
       spec.dtype = dtypeFromWireName(name).value_or(DType::kInvalid);
+      spec.bytes = name == "STRING";
       spec.shape.assign(t.dims().begin(), t.dims().end());
       dst->push_back(std::move(spec));
     }

@@ -11,7 +11,7 @@ expectedDatatypes(const InferenceService &service, std::string model) {
       return "";
     for (const TensorSpec &spec : metadata->inputs)
       if (spec.name == input)
-        return std::string(dtypeWireName(spec.dtype));
+        return std::string(spec.datatype());
     return "";
   };
 }

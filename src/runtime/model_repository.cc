@@ -105,6 +105,16 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
     RS_RETURN_IF_ERROR(hashBundleFile(dir, "manifest.yaml", model->file_sha256));
     if (std::filesystem::exists(std::filesystem::path(dir) / "weights.safetensors"))
       RS_RETURN_IF_ERROR(hashBundleFile(dir, "weights.safetensors", model->file_sha256));
+    std::string compile_settings = options_.compile_settings;
+    if (b.hooks) {
+      if (!options_.extensions)
+        return failedPrecondition() << dir << "/model.py: this process runs no hooks";
+      RS_ASSIGN_OR_RETURN(model->extension, options_.extensions(name, dir, b.manifest));
+      for (const auto &[file, digest] : model->extension->files())
+        model->file_sha256[file] = digest;
+      // The hooks decide what the program's inputs are: their identity is the program's too.
+      compile_settings += " hooks=" + model->extension->identity();
+    }
     const DeviceInfo device = backend_->deviceInfo();
     const passes::NumericsOptions numerics = numericsOptionsFor(options_.numerics, device);
     model->numerics.mode = numerics.mode;
@@ -123,7 +133,7 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
         return report.status();
       model->numerics.merge(*report);
       CacheKeyParts parts;
-      parts.compile_settings = options_.compile_settings;
+      parts.compile_settings = compile_settings;
       parts.device = device;
       parts.server_build = options_.server_build;
       const std::string file = std::filesystem::path(program.path).filename().string();
@@ -185,12 +195,20 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
             ? ""
             : " shape_variants=" + bundle::variantsText(m.manifest.input_shapes);
     const std::string refined = m.refined_sha256.empty() ? "" : " refined_from=model.mlir";
-    spdlog::info("model loaded name={} source={} inputs=[{}] outputs=[{}] batch_sizes={}{}{} "
-                 "weights={} weight_bytes={} platform={} load_seconds={:.3f} numerics={}",
+    std::string wire;
+    if (!m.manifest.client_inputs.empty())
+      wire += " client_inputs=[" + specsText(m.manifest.client_inputs) + "]";
+    if (!m.manifest.client_outputs.empty())
+      wire += " client_outputs=[" + specsText(m.manifest.client_outputs) + "]";
+    std::string extension = m.extension ? " " + m.extension->describe() : "";
+    if (m.manifest.kind == bundle::BundleKind::kMeta)
+      extension += fmt::format(" kind=meta calls=[{}]", fmt::join(m.manifest.meta_calls, ", "));
+    spdlog::info("model loaded name={} source={} inputs=[{}] outputs=[{}]{} batch_sizes={}{}{} "
+                 "weights={} weight_bytes={} platform={} load_seconds={:.3f} numerics={}{}",
                  name, source, specsText(m.manifest.executable_inputs),
-                 specsText(m.manifest.executable_outputs), batchSizesText(m.batch_sizes), variants,
-                 refined, m.weights.size(), weight_bytes, m.platform, seconds,
-                 m.numerics.outcome());
+                 specsText(m.manifest.executable_outputs), wire, batchSizesText(m.batch_sizes),
+                 variants, refined, m.weights.size(), weight_bytes, m.platform, seconds,
+                 m.numerics.outcome(), extension);
     return loaded;
   }
   spdlog::error("model load failed name={} dir={} source={} reason={}", name, dir, source,

@@ -35,6 +35,7 @@
 #include "passes/numerics.h"
 #include "runtime/backend.h"
 #include "runtime/executable_cache.h"
+#include "runtime/model_extension.h"
 #include "support/build_info.h"
 
 #include <atomic>
@@ -90,6 +91,10 @@ struct LoadedModel {
   /// The bundle's warnings (bundle::Bundle::warnings: files not loaded, weights not used),
   /// each starting with the file's path; loading logs each as `model bundle warning`.
   std::vector<std::string> warnings;
+  /// The model.py hooks of a bundle that has them (runtime/model_extension.h), started by
+  /// ModelRepositoryOptions::extensions before the programs compile; null otherwise. Its
+  /// files are in file_sha256 and its identity in every program's cache key.
+  std::shared_ptr<const ModelExtension> extension;
 
   /// Runs the program for `batch_size` on `inputs` (manifest order) followed by the
   /// weights (resident_weights when set); batch_size 0 runs the only program of a model
@@ -143,6 +148,9 @@ struct ModelRepositoryOptions {
   std::string compile_settings;
   /// ServerBuild::toString() of the build that compiles; part of every cache key.
   std::string server_build = thisBuild().toString();
+  /// Starts the hooks of a bundle with model.py (runtime/model_extension.h); unset: such a
+  /// bundle fails to load (FailedPrecondition).
+  ModelExtensionFactory extensions;
 };
 
 class ModelRepository {

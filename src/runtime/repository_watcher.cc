@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 bool isSignatureFile(const std::string &name) {
   return name == "manifest.yaml" || name == "weights.safetensors" || name == "model.jl" ||
-         bundle::parseProgramFileName(name).has_value();
+         name == "model.py" || bundle::parseProgramFileName(name).has_value();
 }
 
 } // namespace

@@ -3,8 +3,8 @@
 // Watches a model repository directory for bundle changes (reference-system.md §7,
 // Triton-style POLL). Every `model_poll_seconds` a poll scans each bundle directory under
 // the root (restricted to the include list when non-empty) and computes its signature:
-// (file name, mtime, size) of `manifest.yaml`, `weights.safetensors`, `model.jl` and the
-// program files (`model.mlir`, `model.b{N}.mlir`, `model.v{i}.mlir`, `model.v{i}.b{N}.mlir`:
+// (file name, mtime, size) of `manifest.yaml`, `weights.safetensors`, `model.jl`, `model.py` and
+// the program files (`model.mlir`, `model.b{N}.mlir`, `model.v{i}.mlir`, `model.v{i}.b{N}.mlir`:
 // bundle/program_files.h), plus the directory's (st_dev, inode). Other files (e.g.
 // `.cache/`) are ignored.
 //

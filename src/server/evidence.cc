@@ -80,6 +80,14 @@ json modelJson(const runtime::LoadedModel &m) {
                 {"numerics", m.numerics.outcome()},
                 {"inputs", specsJson(metadata.inputs)},
                 {"outputs", specsJson(metadata.outputs)}};
+  // model.py hooks: what their behaviour depends on (runtime/model_extension.h).
+  if (m.extension) {
+    const runtime::ExtensionEnvironment env = m.extension->environment();
+    model["hooks"] = {{"sha256", m.extension->identity()},
+                      {"files", m.extension->files()},
+                      {"runtime", env.runtime},
+                      {"packages", env.packages}};
+  }
   if (multi_shape) {
     json variants = json::array();
     for (const bundle::ShapeVariant &variant : m.manifest.input_shapes) {

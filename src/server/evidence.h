@@ -32,10 +32,13 @@ namespace rs::server {
 
 /// Settings of `Effective configuration` that describe this process's place (ports,
 /// paths, its device ordinal, queue limits) rather than what it computes: they go under
-/// instance.config and are never compared. Each entry is a key or a prefix ending in '.'.
+/// instance.config and are never compared (the hooks.* keys say where the interpreter is and
+/// how many run; what the hooks compute is compared as each model's `hooks` identity). Each
+/// entry is a key or a prefix ending in '.'.
 inline constexpr std::string_view kInstanceConfigKeys[] = {"cache_dir",
                                                            "endpoints.",
                                                            "grpc.",
+                                                           "hooks.",
                                                            "model_control_mode",
                                                            "model_dirs",
                                                            "model_poll_seconds",

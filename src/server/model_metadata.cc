@@ -9,7 +9,7 @@ namespace {
 std::vector<protocol::TensorSpec> wireSpecs(const std::vector<bundle::TensorSpec> &specs) {
   std::vector<protocol::TensorSpec> out;
   for (const auto &s : specs)
-    out.push_back({s.name, s.dtype, s.wireShape(), s.batch_axis});
+    out.push_back({s.name, s.dtype, s.wireShape(), s.batch_axis, s.bytes});
   return out;
 }
 
@@ -20,8 +20,8 @@ protocol::ModelMetadata modelMetadataOf(const runtime::LoadedModel &model) {
   out.name = model.name;
   out.versions = {protocol::kModelVersion};
   out.platform = model.platform;
-  out.inputs = wireSpecs(model.manifest.executable_inputs);
-  out.outputs = wireSpecs(model.manifest.executable_outputs);
+  out.inputs = wireSpecs(model.manifest.wireInputs());
+  out.outputs = wireSpecs(model.manifest.wireOutputs());
   return out;
 }
 
@@ -36,10 +36,10 @@ protocol::ModelConfiguration modelConfigOf(const runtime::LoadedModel &model,
     return std::all_of(specs.begin(), specs.end(),
                        [](const bundle::TensorSpec &s) { return s.batch_axis == 0; });
   };
-  const bool batches = !model.batch_sizes.empty() && batchFirst(m.executable_inputs) &&
-                       batchFirst(m.executable_outputs);
-  out.inputs = wireSpecs(m.executable_inputs);
-  out.outputs = wireSpecs(m.executable_outputs);
+  const bool batches =
+      !model.batch_sizes.empty() && batchFirst(m.wireInputs()) && batchFirst(m.wireOutputs());
+  out.inputs = wireSpecs(m.wireInputs());
+  out.outputs = wireSpecs(m.wireOutputs());
   if (batches) {
     out.max_batch_size = model.batch_sizes.back();
     if (settings.max_batch_size && *settings.max_batch_size > 0)

@@ -1,13 +1,15 @@
 //===- server/model_metadata.h - A loaded model as the wire describes it ----===//
 //
 // KServe ModelMetadata of a loaded model: its name, its one version
-// (protocol::kModelVersion), the backend's platform, and its executable inputs and outputs
-// in manifest order with row-major shapes, -1 on the batch axis and on the variable axes of
-// a multi-shape bundle (bundle::TensorSpec::wireShape), each with its batch axis.
+// (protocol::kModelVersion), the backend's platform, and its wire-facing inputs and outputs
+// (the manifest's client_inputs/client_outputs when a model.py bundle declares them, else
+// the executable's; bundle::Manifest::wireInputs) in manifest order with row-major shapes,
+// -1 on the batch axis and on variable axes (bundle::TensorSpec::wireShape), each with its
+// batch axis; a `bytes` spec is datatype BYTES (TYPE_STRING in the configuration).
 //
 // Triton's model configuration of a loaded model (protocol/model_config.h): platform
 // `reactant_stablehlo`, backend `reactant`; the model batches when it has compiled batch
-// sizes and every executable input and output has its batch axis first (Triton's batch axis
+// sizes and every wire-facing input and output has its batch axis first (Triton's batch axis
 // is always axis 0); then max_batch_size is its largest compiled size, capped by
 // scheduler.models.<m>.max_batch_size, dims leave the batch axis out, and dynamic batching
 // lists the compiled sizes up to that as preferred sizes with

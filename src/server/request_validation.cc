@@ -2,6 +2,7 @@
 #include "server/request_validation.h"
 
 #include "bundle/shape_variant.h"
+#include "protocol/wire_tensor.h"
 
 #include <algorithm>
 #include <set>
@@ -100,24 +101,99 @@ Result<ValidatedInputs> validateRequest(const bundle::Manifest &manifest,
     return noVariantError(manifest, out.inputs);
   out.variant = *variant;
 
-  const auto &outputs = manifest.executable_outputs;
-  if (request.requested_outputs.empty()) {
+  RS_ASSIGN_OR_RETURN(out.outputs,
+                      selectOutputs(manifest.executable_outputs, request.requested_outputs));
+  return out;
+}
+
+std::string requestPrefix(const protocol::InferRequest &r) {
+  std::string p = "model '" + r.model_name + "'";
+  if (!r.id.empty())
+    p += ", request '" + r.id + "'";
+  return p;
+}
+
+Status withRequestPrefix(const Status &s, const std::string &model, const std::string &prefix) {
+  const std::string named = "model '" + model + "'";
+  if (std::string_view(s.message()).starts_with(named))
+    return Status(s.code(), prefix + s.message().substr(named.size()));
+  return s.withPrefix(prefix);
+}
+
+Status closingError(const std::string &model) {
+  return notFound() << "model '" << model
+                    << "' was unloaded: new requests are refused while it unloads";
+}
+
+Result<std::vector<size_t>> selectOutputs(const std::vector<bundle::TensorSpec> &outputs,
+                                          const std::vector<std::string> &requested) {
+  std::vector<size_t> out;
+  if (requested.empty()) {
     for (size_t o = 0; o < outputs.size(); ++o)
-      out.outputs.push_back(o);
-  } else {
-    std::set<std::string> requested;
-    for (const std::string &name : request.requested_outputs) {
-      size_t o = 0;
-      while (o < outputs.size() && outputs[o].name != name)
-        ++o;
-      if (o == outputs.size())
-        return invalidArgument() << "unknown requested output '" << name
-                                 << "'; the model's outputs are " << declaredNames(outputs);
-      if (!requested.insert(name).second)
-        return invalidArgument() << "output '" << name << "' requested more than once";
-      out.outputs.push_back(o);
-    }
+      out.push_back(o);
+    return out;
   }
+  std::set<std::string> seen;
+  for (const std::string &name : requested) {
+    size_t o = 0;
+    while (o < outputs.size() && outputs[o].name != name)
+      ++o;
+    if (o == outputs.size())
+      return invalidArgument() << "unknown requested output '" << name
+                               << "'; the model's outputs are " << declaredNames(outputs);
+    if (!seen.insert(name).second)
+      return invalidArgument() << "output '" << name << "' requested more than once";
+    out.push_back(o);
+  }
+  return out;
+}
+
+Result<std::vector<protocol::NamedTensor>>
+checkTensors(const std::vector<bundle::TensorSpec> &specs,
+             const std::vector<protocol::NamedTensor> &tensors, std::string_view role,
+             StatusCode code) {
+  std::vector<protocol::NamedTensor> out(specs.size());
+  std::vector<bool> seen(specs.size(), false);
+  int64_t rows = -1;
+  for (const protocol::NamedTensor &t : tensors) {
+    size_t k = 0;
+    while (k < specs.size() && specs[k].name != t.name)
+      ++k;
+    if (k == specs.size())
+      return StatusBuilder(code) << "unexpected " << role << " '" << t.name << "'; expected "
+                                 << declaredNames(specs);
+    if (seen[k])
+      return StatusBuilder(code) << role << " '" << t.name << "' given more than once";
+    seen[k] = true;
+    const bundle::TensorSpec &spec = specs[k];
+    const bool dtype_ok = spec.bytes ? t.isBytes() : !t.isBytes() && t.tensor.dtype() == spec.dtype;
+    if (!dtype_ok)
+      return StatusBuilder(code) << role << " '" << t.name << "': datatype " << t.datatype()
+                                 << " does not match the model's "
+                                 << (spec.bytes ? std::string(protocol::kBytesDatatype)
+                                                : std::string(dtypeWireName(spec.dtype)))
+                                 << " (" << spec.toString() << ")";
+    const Shape want = spec.wireShape();
+    const Shape &got = t.shape();
+    bool shape_ok = got.size() == want.size();
+    for (size_t d = 0; shape_ok && d < want.size(); ++d)
+      shape_ok = want[d] < 0 || want[d] == got[d];
+    if (!shape_ok)
+      return StatusBuilder(code) << role << " '" << t.name << "': shape " << shapeToString(got)
+                                 << " does not match the model's " << shapeToString(want) << " ("
+                                 << spec.toString() << ")";
+    if (spec.batch_axis) {
+      const int64_t n = got[static_cast<size_t>(*spec.batch_axis)];
+      if (rows >= 0 && n != rows)
+        return StatusBuilder(code)
+               << role << " '" << t.name << "': " << n << " rows, but the others have " << rows;
+      rows = n;
+    }
+    out[k] = t;
+  }
+  for (size_t k = 0; k < specs.size(); ++k)
+    if (!seen[k])
+      return StatusBuilder(code) << "missing " << role << " '" << specs[k].name << "'";
   return out;
 }
 

@@ -39,4 +39,30 @@ struct ValidatedInputs {
 Result<ValidatedInputs> validateRequest(const bundle::Manifest &manifest,
                                         const protocol::InferRequest &request);
 
+/// Checks `tensors` against `specs` by the rules of the file comment, BYTES allowed where
+/// a spec has dtype `bytes` and variable (-1) axes of any size: the wire-facing tensors of a
+/// model with hooks (docs/hooks.md), and what its hooks return. `role` names a tensor in
+/// messages ("input", "postprocess output"); errors have `code`. The tensors in spec order.
+Result<std::vector<protocol::NamedTensor>>
+checkTensors(const std::vector<bundle::TensorSpec> &specs,
+             const std::vector<protocol::NamedTensor> &tensors, std::string_view role,
+             StatusCode code);
+
+/// "model 'digits_cnn', request 'abc'" (without the id when empty): the prefix of a
+/// request's errors.
+std::string requestPrefix(const protocol::InferRequest &r);
+
+/// A scheduler failure with the request's prefix. The scheduler names the model itself
+/// ("model 'm': deadline exceeded ...", "model 'm' was unloaded"): that name is replaced by
+/// the prefix (which adds the request id) instead of repeated.
+Status withRequestPrefix(const Status &s, const std::string &model, const std::string &prefix);
+
+/// The answer for a request of `model` while it unloads (WorkerService's gate is closed).
+Status closingError(const std::string &model);
+
+/// The indices into `outputs` of `requested` (all of them, in order, when empty).
+/// InvalidArgument for an unknown name or one requested twice.
+Result<std::vector<size_t>> selectOutputs(const std::vector<bundle::TensorSpec> &outputs,
+                                          const std::vector<std::string> &requested);
+
 } // namespace rs::server

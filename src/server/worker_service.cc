@@ -39,24 +39,6 @@ readyModel(const std::optional<runtime::ModelState> &state, const std::string &n
   return state->model;
 }
 
-/// "model 'digits_cnn', request 'abc'" (or without the id when empty).
-std::string requestPrefix(const protocol::InferRequest &r) {
-  std::string p = "model '" + r.model_name + "'";
-  if (!r.id.empty())
-    p += ", request '" + r.id + "'";
-  return p;
-}
-
-/// A scheduler failure with the request's prefix. The scheduler names the model itself
-/// ("model 'm': deadline exceeded ...", "model 'm' was unloaded"): that name is replaced by
-/// the prefix (which adds the request id) instead of repeated.
-Status withRequestPrefix(const Status &s, const std::string &model, const std::string &prefix) {
-  const std::string named = "model '" + model + "'";
-  if (std::string_view(s.message()).starts_with(named))
-    return Status(s.code(), prefix + s.message().substr(named.size()));
-  return s.withPrefix(prefix);
-}
-
 /// `options` with every dispatch reported to `metrics` and `statistics`, and the weight
 /// cache acquired before each dispatch (after the options' own prepare_run, if any).
 scheduler::SchedulerOptions observedBy(scheduler::SchedulerOptions options, WorkerMetrics &metrics,
@@ -273,6 +255,17 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
     return;
   }
   std::shared_ptr<const runtime::LoadedModel> model = std::move(ready).value();
+  if (auto pool = std::dynamic_pointer_cast<const hooks::HookPool>(model->extension)) {
+    std::string prefix = requestPrefix(request);
+    if (pool->has(hooks::HookStage::kRun)) {
+      inferMeta(std::move(model), std::move(pool), std::move(request), std::move(prefix),
+                std::move(done));
+      return;
+    }
+    inferWithHooks(std::move(model), std::move(pool), std::move(request), std::move(prefix),
+                   std::move(done));
+    return;
+  }
   Result<ValidatedInputs> valid = validateRequest(model->manifest, request);
   if (!valid.isOk()) {
     done(valid.status().withPrefix(requestPrefix(request)));
@@ -280,8 +273,7 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
   }
   std::shared_ptr<Gate> gate = enter(request.model_name);
   if (!gate) {
-    done(notFound() << "model '" << request.model_name
-                    << "' was unloaded: new requests are refused while it unloads");
+    done(closingError(request.model_name));
     return;
   }
   auto response = std::make_shared<protocol::InferResponse>();

@@ -21,6 +21,7 @@
 #pragma once
 
 #include "frontend/request_log.h"
+#include "hooks/hook_pool.h"
 #include "protocol/service.h"
 #include "protocol/shared_memory.h"
 #include "runtime/model_repository.h"
@@ -190,6 +191,22 @@ private:
   /// is released with leave().
   std::shared_ptr<Gate> enter(const std::string &name);
   void leave(const std::shared_ptr<Gate> &gate);
+
+  /// The request path of a model with model.py hooks (server/hooked_infer.cc); `done`
+  /// counts the answer. `prefix` starts every error (requestPrefix).
+  void inferWithHooks(std::shared_ptr<const runtime::LoadedModel> model,
+                      std::shared_ptr<const hooks::HookPool> pool, protocol::InferRequest request,
+                      std::string prefix, protocol::InferCallback done);
+
+  /// The request path of a meta model (server/meta_infer.cc), and one of its calls of
+  /// `callee` (run on a hook pool thread, which it blocks until the call is answered).
+  void inferMeta(std::shared_ptr<const runtime::LoadedModel> model,
+                 std::shared_ptr<const hooks::HookPool> pool, protocol::InferRequest request,
+                 std::string prefix, protocol::InferCallback done);
+  Result<std::vector<protocol::NamedTensor>>
+  metaCall(const runtime::LoadedModel &meta, const std::string &callee,
+           std::vector<protocol::NamedTensor> inputs,
+           std::optional<protocol::Clock::time_point> deadline);
 
   /// The `model` label of `name`: itself for a known model, "" otherwise.
   std::string metricsModel(const std::string &name) const;

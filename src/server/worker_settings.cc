@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "server/worker_impl.h"
 
+#include "hooks/hook_factory.h"
 #include "pjrt/compile_options.h"
 #include "pjrt/vendor_profile.h"
 #include "server/gpu_flags.h"
@@ -100,6 +101,8 @@ runtime::ModelRepositoryOptions repositoryOptions(const config::WorkerConfig &co
   o.compile_settings = "xla_flags=[" + pjrt::formatXlaFlags(rt.xla_flags) +
                        "] autotune=" + (rt.autotune ? "true" : "false");
   o.server_build = build.toString();
+  o.extensions =
+      hooks::hookFactory(config.hooks, config.runtime.profile == config::Profile::kRegulated);
   return o;
 }
 

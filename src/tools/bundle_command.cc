@@ -2,6 +2,7 @@
 #include "tools/bundle_command.h"
 
 #include "bundle/shape_variant.h"
+#include "hooks/hook_factory.h"
 #include "runtime/cpu_backend.h"
 #include "runtime/model_repository.h"
 #include "support/logging.h"
@@ -40,8 +41,11 @@ int validateBundles(const std::vector<std::string> &dirs, std::ostream &out,
     std::cerr << "error: " << backend.status().message() << "\n";
     return 1;
   }
+  // A bundle with model.py starts its hooks with the default hooks.* settings, so that an
+  // import error in model.py fails validation.
   runtime::ModelRepositoryOptions options;
   options.cache_dir = cache_dir;
+  options.extensions = hooks::hookFactory(config::HooksConfig{}, false);
   runtime::ModelRepository repository(std::shared_ptr<runtime::Backend>(std::move(*backend)),
                                       std::move(options));
   int failures = 0;
@@ -73,7 +77,7 @@ int validateBundles(const std::vector<std::string> &dirs, std::ostream &out,
       const std::string refined = m.refined_sha256.empty() ? "" : " refined_from=model.mlir";
       out << "ok " << m.name << " batch_sizes=[" << (sizes.empty() ? "unbatched" : sizes) << "]"
           << variants << refined << " inputs=[" << inputs << "] weights=" << m.weights.size()
-          << "\n";
+          << (m.extension ? " " + m.extension->describe() : std::string()) << "\n";
     }
   }
   return failures == 0 ? 0 : 1;

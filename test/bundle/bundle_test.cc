@@ -429,9 +429,9 @@ TEST(Bundle, UnsupportedFeaturesAreRefused) {
   const std::string dir = copyBundle("iris_mlp", tmp);
   writeFile(dir + "/model.jl", "register_model(\"iris_mlp\")\n");
   expectError(loadBundle(dir), StatusCode::kUnimplemented,
-              dir + "/model.jl: Julia pre/post-processing hooks are not "
-                    "supported; remove "
-                    "model.jl to serve the program as exported");
+              dir + "/model.jl: Julia pre/post-processing hooks are not run by this server; "
+                    "port them to model.py (docs/hooks.md) or remove model.jl to serve the "
+                    "program as exported");
   fs::remove(dir + "/model.jl");
   writeFile(dir + "/manifest.yaml", R"(format_version: "2.0"
 kind: meta
@@ -439,8 +439,17 @@ client_inputs: [{name: t, dtype: u8, shape: "n"}]
 client_outputs: [{name: t, dtype: u8, shape: "n"}]
 meta: {calls: [other]}
 )");
-  expectError(loadBundle(dir), StatusCode::kUnimplemented,
-              dir + "/manifest.yaml: kind: meta bundles are not supported yet");
+  expectError(loadBundle(dir), StatusCode::kInvalidArgument,
+              dir + "/manifest.yaml: kind: meta needs a model.py that calls register_meta_model "
+                    "(docs/hooks.md)");
+  writeFile(dir + "/model.py", "register_meta_model('m', run=lambda inputs, call: inputs)\n");
+  expectError(loadBundle(dir), StatusCode::kInvalidArgument,
+              dir + "/weights.safetensors: a meta bundle has no weights of its own");
+  fs::remove(dir + "/weights.safetensors");
+  Result<Bundle> meta = loadBundle(dir);
+  ASSERT_TRUE(meta.isOk()) << meta.status().toString();
+  EXPECT_TRUE(meta->programs.empty());
+  EXPECT_EQ(meta->manifest.meta_calls, (std::vector<std::string>{"other"}));
 }
 
 TEST(Bundle, MissingDirectoryOrManifest) {

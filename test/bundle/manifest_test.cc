@@ -121,6 +121,23 @@ meta: {calls: [encoder, head]}
   EXPECT_EQ(m->client_outputs[0].wireShape(), (Shape{-1}));
 }
 
+TEST(Manifest, ClientSpecsParseWithHooks) {
+  auto m = parseManifest(R"(format_version: "2.0"
+executable_inputs: [{name: image, dtype: f32, shape: "cn", dims: {c: 4}}]
+executable_outputs: [{name: logits, dtype: f32, shape: "cn", dims: {c: 3}}]
+client_inputs: [{name: text, dtype: bytes, shape: "n"}]
+client_outputs: [{name: label, dtype: bytes, shape: "n"}, {name: score, dtype: f32, shape: "n"}]
+)",
+                         "m.yaml", "classifier", /*has_hooks=*/true);
+  ASSERT_TRUE(m.isOk()) << m.status().toString();
+  EXPECT_TRUE(m->client_inputs[0].bytes);
+  EXPECT_EQ(m->client_inputs[0].dtype, DType::kInvalid);
+  EXPECT_EQ(m->client_inputs[0].toString(), "bytes[-1]");
+  EXPECT_EQ(m->wireInputs()[0].name, "text");
+  EXPECT_EQ(m->wireOutputs()[1].toString(), "f32[-1]");
+  EXPECT_FALSE(m->executable_inputs[0].bytes);
+}
+
 struct BadCase {
   const char *label;
   std::string yaml;
@@ -234,9 +251,12 @@ std::vector<BadCase> badCases() {
        "executable inputs"},
       {"client specs on a model",
        kHead + kInputs + kOutputs + "client_inputs: [{name: t, dtype: u8, shape: \"n\"}]\n",
-       ":4:1: client_inputs: only allowed with model.jl pre/post-processing hooks, which this "
-       "server "
-       "does not run"},
+       ":4:1: client_inputs: only allowed with model.py pre/post-processing hooks (the bundle has "
+       "no model.py; docs/hooks.md)"},
+      {"bytes on an executable input",
+       kHead + "executable_inputs: [{name: x, dtype: bytes, shape: \"n\"}]\n" + kOutputs,
+       ":2:31: executable_inputs[0].dtype: dtype 'bytes' is only allowed in client_inputs and "
+       "client_outputs (an executable takes numbers)"},
       {"input_shapes missing",
        kHead + "executable_inputs: [{name: x, dtype: f32, shape: \"sn\", dims: {s: -1}}]\n" +
            kOutputs,

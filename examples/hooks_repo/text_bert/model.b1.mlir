@@ -1,0 +1,1 @@
+../../../../shared/fixtures/bundles/tiny_bert/model.b1.mlir

@@ -1,0 +1,45 @@
+//===- config/worker_hooks_keys.cc - A worker's hooks.* rows ----------------===//
+//
+// One row per hooks.* key: how the model.py pre/post-processing hooks of a bundle run
+// (docs/hooks.md): the interpreter, the processes per model and the time a call may take.
+//
+//===----------------------------------------------------------------------===//
+#include "config/worker_keys_impl.h"
+
+#include "config/key_reader.h"
+
+// Each row names only the fields it sets (designated initializers, the rest keep their
+// defaults); GCC 12's -Wextra would still ask for every field.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+namespace rs::config::detail {
+
+std::vector<Key<WorkerConfig>> hookKeyRows() {
+  using W = WorkerConfig;
+  using T = ValueType;
+  return {
+      {{.path = "hooks.python",
+        .type = T::kText,
+        .default_doc = "`\"\"` (the checkout's `.venv/bin/python`, else `python3`)",
+        .values_doc = "path of a Python 3 interpreter with numpy",
+        .doc = "used (ours): the interpreter of the model.py hook processes (docs/hooks.md)"},
+       [](W &c) { return field(c.hooks.python); }},
+      {{.path = "hooks.processes_per_model",
+        .type = T::kInteger,
+        .fallback = "1",
+        .ints = {1, 64},
+        .doc = "used (ours): hook processes per model with model.py; each runs one call at a "
+               "time"},
+       [](W &c) { return field(c.hooks.processes_per_model); }},
+      {{.path = "hooks.timeout_ms",
+        .type = T::kInteger,
+        .fallback = "10000",
+        .ints = {1, 3600000},
+        .values_doc = "1..3600000 (milliseconds)",
+        .doc = "used (ours): the longest one hook call may run (the request's deadline when "
+               "earlier); past it the process is killed and restarted"},
+       [](W &c) { return field(c.hooks.timeout_ms); }},
+  };
+}
+
+} // namespace rs::config::detail

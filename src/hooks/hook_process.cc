@@ -1,0 +1,259 @@
+//===- hooks/hook_process.cc - One supervised Python hook process -----------===//
+#include "hooks/hook_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+namespace rs::hooks {
+
+std::string_view stageName(HookStage stage) {
+  switch (stage) {
+  case HookStage::kPreprocess: return "preprocess";
+  case HookStage::kPostprocess: return "postprocess";
+  case HookStage::kRun: return "run";
+  }
+  return "run";
+}
+
+namespace {
+
+/// The child side of fork(): only async-signal-safe calls until exec.
+[[noreturn]] void execRunner(int sock, const std::vector<char *> &argv) {
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr); // the server blocks SIGTERM/SIGINT for sigwait
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  const rlimit no_core{0, 0}; // a crashing hook leaves no core file in the server's directory
+  setrlimit(RLIMIT_CORE, &no_core);
+  if (sock != 3) {
+    dup2(sock, 3);
+  } else {
+    fcntl(3, F_SETFD, 0);
+  }
+  dup2(2, 1); // a hook's print() goes to the server's stderr, not its stdout
+  const int null_fd = open("/dev/null", O_RDONLY);
+  if (null_fd >= 0)
+    dup2(null_fd, 0);
+  syscall(SYS_close_range, 4u, ~0u, 0u); // nothing else of the server's reaches the hook
+  execv(argv[0], argv.data());
+  _exit(127);
+}
+
+std::string describeWait(int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char *abbrev = sigabbrev_np(sig);
+    return "killed by signal " + std::to_string(sig) +
+           (abbrev ? " (SIG" + std::string(abbrev) + ")" : std::string());
+  }
+  if (WIFEXITED(status))
+    return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "stopped";
+}
+
+std::string textOf(const nlohmann::json &body, const char *key) {
+  auto it = body.find(key);
+  return it != body.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+} // namespace
+
+Result<std::unique_ptr<HookProcess>> HookProcess::start(const HookProcessOptions &options) {
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    return internalError() << "socketpair for a hook process: " << std::strerror(errno);
+  UniqueFd parent(sv[0]), child(sv[1]);
+  std::vector<std::string> args = {options.python,     "-I", "-B", options.runner,
+                                   options.bundle_dir, "3"};
+  std::vector<char *> argv;
+  for (std::string &a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  if (::access(options.python.c_str(), X_OK) != 0)
+    return failedPrecondition() << "hooks.python '" << options.python
+                                << "' is not an executable file";
+  std::unique_ptr<HookProcess> p(new HookProcess());
+  p->pid_ = ::fork();
+  if (p->pid_ < 0)
+    return internalError() << "fork for a hook process: " << std::strerror(errno);
+  if (p->pid_ == 0)
+    execRunner(child.get(), argv);
+  child.reset();
+  p->sock_ = std::move(parent);
+  p->alive_ = true;
+  Result<Frame> hello = receiveFrame(p->sock_.get(), Clock::now() + options.start_timeout);
+  if (!hello.isOk()) {
+    if (hello.status().code() == StatusCode::kDeadlineExceeded) {
+      p->kill();
+      return deadlineExceeded() << options.bundle_dir << "/model.py: the hook process did not "
+                                << "start within " << options.start_timeout.count() << " ms";
+    }
+    return failedPrecondition() << options.bundle_dir << "/model.py: the hook process ("
+                                << options.python << " " << options.runner << ") " << p->reap()
+                                << " before it started";
+  }
+  const nlohmann::json &body = hello->body;
+  if (!body.value("ok", false)) {
+    p->reap();
+    return failedPrecondition() << options.bundle_dir << "/model.py: " << textOf(body, "error");
+  }
+  HookHello &h = p->hello_;
+  h.registered_name = textOf(body, "name");
+  h.preprocess = body.value("preprocess", false);
+  h.postprocess = body.value("postprocess", false);
+  h.meta = body.value("meta", false);
+  h.python_version = textOf(body, "python");
+  h.implementation = textOf(body, "implementation");
+  if (auto it = body.find("packages"); it != body.end() && it->is_array())
+    for (const nlohmann::json &pkg : *it)
+      if (pkg.is_string())
+        h.packages.push_back(pkg.get<std::string>());
+  return p;
+}
+
+HookProcess::~HookProcess() {
+  if (pid_ > 0)
+    kill();
+}
+
+void HookProcess::kill() {
+  alive_ = false;
+  sock_.reset();
+  if (pid_ <= 0)
+    return;
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+}
+
+std::string HookProcess::reap() {
+  alive_ = false;
+  sock_.reset();
+  if (pid_ <= 0)
+    return "exited";
+  // The socket closed: the process is exiting. Give it a moment to finish before it is
+  // killed, so that the status says why it went.
+  int status = 0;
+  for (int i = 0; i < 400; ++i) {
+    const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      pid_ = -1;
+      return describeWait(status);
+    }
+    if (r < 0 && errno != EINTR) {
+      pid_ = -1;
+      return "exited";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill();
+  return "closed its socket and was killed";
+}
+
+Result<std::vector<Result<HookProcess::Tensors>>>
+HookProcess::call(HookStage stage, const std::vector<const Tensors *> &calls,
+                  Clock::time_point deadline, std::string_view limit_text, const SubCall &sub) {
+  const std::string_view name = stageName(stage);
+  if (!alive_)
+    return unavailable() << name << ": the hook process is not running";
+  RS_ASSIGN_OR_RETURN(SharedTensors shared, writeSharedCalls(calls));
+  nlohmann::json described = nlohmann::json::array();
+  for (nlohmann::json &tensors : shared.descriptors)
+    described.push_back({{"tensors", std::move(tensors)}});
+  const nlohmann::json request = {{"op", name}, {"calls", std::move(described)}};
+  const pid_t pid = pid_;
+  auto died = [&] {
+    const std::string how = reap();
+    return internalError() << name << ": the hook process (pid " << pid << ") " << how
+                           << " while it ran; it is restarted";
+  };
+  if (!sendFrame(sock_.get(), request, shared.fd.get()).isOk())
+    return died();
+  shared.fd.reset(); // the hook holds its own descriptor now
+  Result<Frame> reply = receiveFrame(sock_.get(), deadline);
+  // A meta model's sub-calls come before its answer.
+  while (reply.isOk() && textOf(reply->body, "op") == "call") {
+    const nlohmann::json &ask = reply->body;
+    const std::string callee = textOf(ask, "model");
+    const size_t index = ask.value("index", size_t{0});
+    Result<Tensors> inputs = readSharedTensors(
+        reply->fd.get(), ask.contains("tensors") ? ask["tensors"] : nlohmann::json::array(),
+        "call of model '" + callee + "'");
+    Result<Tensors> outputs =
+        !inputs.isOk() ? Result<Tensors>(inputs.status())
+        : !sub || index >= calls.size()
+            ? Result<Tensors>(failedPrecondition() << "call of model '" << callee
+                                                   << "': only a meta model's run may call")
+            : sub(index, callee, std::move(*inputs));
+    Result<SharedTensors> shared_out =
+        outputs.isOk() ? writeSharedTensors(*outputs) : Result<SharedTensors>(outputs.status());
+    nlohmann::json answer;
+    UniqueFd answer_fd;
+    if (shared_out.isOk()) {
+      answer = {{"ok", true}, {"tensors", shared_out->descriptors}};
+      answer_fd = std::move(shared_out->fd);
+    } else {
+      answer = {{"ok", false}, {"error", shared_out.status().message()}};
+    }
+    if (!sendFrame(sock_.get(), answer, answer_fd.get()).isOk())
+      return died();
+    reply = receiveFrame(sock_.get(), deadline);
+  }
+  if (!reply.isOk()) {
+    switch (reply.status().code()) {
+    case StatusCode::kDeadlineExceeded:
+      kill();
+      return deadlineExceeded() << name << " did not finish within " << limit_text
+                                << ": the hook process (pid " << pid
+                                << ") was killed and is restarted";
+    case StatusCode::kUnavailable: return died();
+    default:
+      kill();
+      return Status(reply.status().code(), std::string(name) + ": " + reply.status().message() +
+                                               "; the hook process was killed and is restarted");
+    }
+  }
+  const nlohmann::json &body = reply->body;
+  if (!body.value("ok", false))
+    return internalError() << name << ": " << textOf(body, "error");
+  auto results = body.find("results");
+  if (results == body.end() || !results->is_array() || results->size() != calls.size()) {
+    kill();
+    return internalError() << name << ": the hook process answered " << calls.size()
+                           << " calls without one result each; it was killed and is restarted";
+  }
+  std::vector<Result<Tensors>> out;
+  for (const nlohmann::json &result : *results) {
+    if (!result.is_object() || !result.value("ok", false)) {
+      const std::string error = result.is_object() ? textOf(result, "error") : "no result";
+      if (result.is_object() && textOf(result, "kind") == "raised")
+        out.push_back(Status(stage == HookStage::kPreprocess ? StatusCode::kInvalidArgument
+                                                             : StatusCode::kInternal,
+                             std::string(name) + " raised " + error));
+      else
+        out.push_back(internalError() << name << ": " << error);
+      continue;
+    }
+    auto tensors = result.find("tensors");
+    if (tensors == result.end()) {
+      out.push_back(internalError() << name << ": a result without a tensor list");
+      continue;
+    }
+    out.push_back(readSharedTensors(reply->fd.get(), *tensors, std::string(name) + " result"));
+  }
+  return out;
+}
+
+} // namespace rs::hooks

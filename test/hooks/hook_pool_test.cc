@@ -1,0 +1,174 @@
+//===- test/hooks/hook_pool_test.cc - Hook processes on a real interpreter ---===//
+#include "hooks/hook_paths.h"
+#include "hooks/hook_pool.h"
+
+#include "common/files.h"
+#include "common/temp_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <future>
+#include <thread>
+
+namespace rs::hooks {
+namespace {
+
+namespace fs = std::filesystem;
+
+HookOptions optionsFor(int64_t processes) {
+  HookOptions o;
+  Result<std::string> python = resolveHookPython("");
+  EXPECT_TRUE(python.isOk()) << python.status().toString();
+  o.python = python.isOk() ? *python : "python3";
+  o.runner = std::string(RS_SOURCE_DIR) + "/python/reactant_hooks/runner.py";
+  o.processes = processes;
+  o.timeout = std::chrono::milliseconds(30000);
+  return o;
+}
+
+using testing::TempDir;
+using testing::writeFile;
+
+/// The INT64 scalar of a hook's single output.
+int64_t scalarOf(const Result<HookPool::Tensors> &r) {
+  EXPECT_TRUE(r.isOk()) << r.status().toString();
+  if (!r.isOk() || r->size() != 1 || r->front().tensor.dtype() != DType::kI64)
+    return -1;
+  return *r->front().tensor.dataAs<int64_t>();
+}
+
+TEST(HookPool, ReportsTheHooksAndTheirEnvironment) {
+  TempDir tmp;
+  const std::string dir = tmp.file("m");
+  fs::create_directories(dir);
+  writeFile(dir + "/model.py", "register_model('m', postprocess=lambda t: t)\n");
+  writeFile(dir + "/vocab.txt", "a\nb\n");
+  writeFile(dir + "/manifest.yaml", "not read by the pool\n");
+  Result<std::shared_ptr<HookPool>> pool = HookPool::start("m", dir, optionsFor(1));
+  ASSERT_TRUE(pool.isOk()) << pool.status().toString();
+  EXPECT_FALSE((*pool)->has(HookStage::kPreprocess));
+  EXPECT_TRUE((*pool)->has(HookStage::kPostprocess));
+  const std::map<std::string, std::string> files = (*pool)->files();
+  ASSERT_EQ(files.size(), 2u); // model.py and vocab.txt; the manifest is the server's
+  EXPECT_EQ(files.at("vocab.txt"),
+            "911169ddaaf146aff539f58c26c489af3b892dff0fe283c1c264c65ae5aa59a2");
+  bool numpy = false;
+  for (const std::string &p : (*pool)->environment().packages)
+    numpy = numpy || p.starts_with("numpy==");
+  EXPECT_TRUE(numpy);
+  EXPECT_TRUE((*pool)->environment().runtime.starts_with("cpython 3."));
+}
+
+TEST(HookPool, AnImportErrorFailsTheStartWithItsLastLine) {
+  TempDir tmp;
+  const std::string dir = tmp.file("m");
+  fs::create_directories(dir);
+  writeFile(dir + "/model.py", "import no_such_module_anywhere\n");
+  Result<std::shared_ptr<HookPool>> pool = HookPool::start("m", dir, optionsFor(1));
+  ASSERT_FALSE(pool.isOk());
+  EXPECT_EQ(pool.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(pool.status().message(),
+            dir + "/model.py: ModuleNotFoundError: No module named 'no_such_module_anywhere'");
+  writeFile(dir + "/model.py", "x = 1\n");
+  pool = HookPool::start("m", dir, optionsFor(1));
+  ASSERT_FALSE(pool.isOk());
+  EXPECT_EQ(pool.status().message(), dir + "/model.py: RuntimeError: model.py did not call "
+                                           "register_model");
+}
+
+// Two processes serve two calls at once: each hook waits until both have started, which only
+// happens when two processes hold one call each.
+TEST(HookPool, ProcessesServeCallsInParallel) {
+  TempDir tmp;
+  const std::string dir = tmp.file("m");
+  fs::create_directories(dir);
+  writeFile(dir + "/model.py", R"(import os, time
+import numpy as np
+HERE = os.path.dirname(__file__)
+
+def post(t):
+    open(os.path.join(HERE, f"started.{os.getpid()}"), "w").close()
+    while len([f for f in os.listdir(HERE) if f.startswith("started.")]) < 2:
+        time.sleep(0.01)
+    return {"pid": np.array(os.getpid(), np.int64)}
+
+register_model("m", postprocess=post)
+)");
+  Result<std::shared_ptr<HookPool>> pool = HookPool::start("m", dir, optionsFor(2));
+  ASSERT_TRUE(pool.isOk()) << pool.status().toString();
+  std::promise<Result<HookPool::Tensors>> first, second;
+  (*pool)->run(HookStage::kPostprocess, {}, std::nullopt,
+               [&](Result<HookPool::Tensors> r) { first.set_value(std::move(r)); });
+  // The second call is queued once the first runs (queued together, they would share one
+  // frame to one process).
+  auto started = [&] {
+    for (const auto &e : fs::directory_iterator(dir))
+      if (e.path().filename().string().starts_with("started."))
+        return true;
+    return false;
+  };
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!started() && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(started());
+  (*pool)->run(HookStage::kPostprocess, {}, std::nullopt,
+               [&](Result<HookPool::Tensors> r) { second.set_value(std::move(r)); });
+  const int64_t a = scalarOf(first.get_future().get());
+  const int64_t b = scalarOf(second.get_future().get());
+  EXPECT_GT(a, 0);
+  EXPECT_GT(b, 0);
+  EXPECT_NE(a, b);
+}
+
+TEST(HookPool, AResultThatIsNotADictIsAnInternalError) {
+  TempDir tmp;
+  const std::string dir = tmp.file("m");
+  fs::create_directories(dir);
+  writeFile(dir + "/model.py", "register_model('m', preprocess=lambda t: [1, 2])\n");
+  Result<std::shared_ptr<HookPool>> pool = HookPool::start("m", dir, optionsFor(1));
+  ASSERT_TRUE(pool.isOk()) << pool.status().toString();
+  Result<HookPool::Tensors> r = (*pool)->runNow(HookStage::kPreprocess, {});
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.status().code(), StatusCode::kInternal);
+  EXPECT_EQ(r.status().message(), "preprocess: HookResultError: preprocess returned list, "
+                                  "expected a dict name -> numpy array");
+}
+
+// Calls queued together may share a frame to one process; each gets its own result, a
+// call that raised fails alone.
+TEST(HookPool, EachQueuedCallGetsItsOwnResult) {
+  TempDir tmp;
+  const std::string dir = tmp.file("m");
+  fs::create_directories(dir);
+  writeFile(dir + "/model.py", R"(import numpy as np
+def pre(t):
+    if t["x"][0] < 0:
+        raise ValueError("negative")
+    return {"y": t["x"] * 2}
+register_model("m", preprocess=pre)
+)");
+  Result<std::shared_ptr<HookPool>> pool = HookPool::start("m", dir, optionsFor(1));
+  ASSERT_TRUE(pool.isOk()) << pool.status().toString();
+  std::vector<std::promise<Result<HookPool::Tensors>>> answers(5);
+  for (int k = 0; k < 5; ++k) {
+    const int64_t value = k == 3 ? -1 : k;
+    Tensor x = Tensor::copyOf(DType::kI64, {1}, {reinterpret_cast<const uint8_t *>(&value), 8});
+    (*pool)->run(
+        HookStage::kPreprocess, {{"x", x}}, std::nullopt,
+        [&answers, k](Result<HookPool::Tensors> r) { answers[k].set_value(std::move(r)); });
+  }
+  for (int k = 0; k < 5; ++k) {
+    Result<HookPool::Tensors> r = answers[k].get_future().get();
+    if (k == 3) {
+      ASSERT_FALSE(r.isOk());
+      EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+      EXPECT_EQ(r.status().message(), "preprocess raised ValueError: negative");
+      continue;
+    }
+    EXPECT_EQ(scalarOf(r), 2 * k);
+  }
+}
+
+} // namespace
+} // namespace rs::hooks

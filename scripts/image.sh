@@ -55,7 +55,7 @@ build_binary() {
 fetch_wheels() {
   mkdir -p "$cache/wheels"
   local plats=() v
-  for v in 12 17 24 25 26 27 28; do plats+=(--platform "manylinux_2_${v}_x86_64"); done
+  for v in 12 17 18 24 25 26 27 28; do plats+=(--platform "manylinux_2_${v}_x86_64"); done
   "$root/.venv/bin/pip" download -q --disable-pip-version-check --no-deps --only-binary=:all: \
     "${plats[@]}" --platform manylinux2014_x86_64 --platform manylinux2010_x86_64 \
     --python-version 3.12 -d "$cache/wheels" -r "$1"

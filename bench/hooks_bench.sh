@@ -5,6 +5,8 @@
 # `reactant-server loadgen` drives each over loopback gRPC with CLIENTS concurrent clients for
 # SECONDS, alternating ROUNDS times, and prints requests per second and the ratio.
 #   bench/hooks_bench.sh [CLIENTS=16] [SECONDS=5] [ROUNDS=2] [PROCESSES=2]
+# REACTANT_SERVER: the binary (default build/src/tools/reactant-server); HOOKS_PYTHON: the
+# hooks' interpreter (hooks.python; default the server's own choice, docs/hooks.md).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 server="${REACTANT_SERVER:-$root/build/src/tools/reactant-server}"
@@ -40,7 +42,7 @@ metrics_base_port: $((port + 2))
 global:
   endpoints: {host: 127.0.0.1, http_port: $port}
   runtime: {backend: cpu, executable_cache: false}
-  hooks: {processes_per_model: $processes}
+  hooks: {processes_per_model: $processes${HOOKS_PYTHON:+, python: "$HOOKS_PYTHON"}}
 YAML
 "$server" serve --config "$work/node.yaml" > "$work/server.log" 2>&1 &
 pid=$!

@@ -17,6 +17,9 @@ inline constexpr int kExitOk = 0;
 /// A check ran and failed (cache verify: a program was compiled or the worker is not
 /// ready; validate check: MISMATCH).
 inline constexpr int kExitCheckFailed = 1;
+/// Bad command-line use: CLI11's own status for it, and a subcommand's refusal of an
+/// argument that parses but cannot be checked as given (verify-image: no image digest).
+inline constexpr int kExitUsage = 2;
 /// The command could not do its work.
 inline constexpr int kExitError = 3;
 

@@ -157,7 +157,8 @@ ImageCheck checkStatement(const json &envelope, const json &statement) {
 Result<Layout> readLayout(const std::string &image) {
   Layout l;
   l.dir = image;
-  if (size_t at = image.rfind("@sha256:"); at != std::string::npos) {
+  if (imageNamesDigest(image)) {
+    const size_t at = image.rfind("@sha256:");
     l.dir = image.substr(0, at);
     l.wanted = image.substr(at + 8);
     if (l.wanted.size() != 64 ||
@@ -290,7 +291,18 @@ Result<std::vector<ImageCheck>> verifyImage(const VerifyImageOptions &o) {
   return checks;
 }
 
+bool imageNamesDigest(std::string_view image) {
+  return image.rfind("@sha256:") != std::string_view::npos;
+}
+
 int runVerifyImage(const VerifyImageOptions &options, std::ostream &out, std::ostream &err) {
+  if (!imageNamesDigest(options.image) && !options.allow_no_digest) {
+    err << "verify-image: --image " << options.image
+        << " names no digest: give --image OCI_DIR@sha256:DIGEST with the digest you deploy "
+           "(the other checks do not pin which image that is), or --allow-no-digest to check "
+           "the signature, blobs, subject and materials alone\n";
+    return kExitUsage;
+  }
   Result<std::vector<ImageCheck>> checks = verifyImage(options);
   if (!checks.isOk()) {
     err << "verify-image: " << checks.status().toString() << "\n";
@@ -306,7 +318,12 @@ int runVerifyImage(const VerifyImageOptions &options, std::ostream &out, std::os
         << ": " << c.detail << "\n";
   }
   if (failed == 0) {
-    out << "verify-image: VERIFIED\n";
+    out << "verify-image: VERIFIED"
+        << (imageNamesDigest(options.image)
+                ? ""
+                : " (digest not checked: the image was given without @sha256:DIGEST, so this "
+                  "is not proof that the image deployed is this one)")
+        << "\n";
     return kExitOk;
   }
   out << "verify-image: REFUSED: " << failed << " of " << checks->size() << " checks failed\n";
@@ -317,12 +334,15 @@ void addVerifyImageCommand(CLI::App &app) {
   auto o = std::make_shared<VerifyImageOptions>();
   CLI::App *c = app.add_subcommand(
       "verify-image", "Check a release image's layout against its signed build attestation");
-  c->add_option("--image", o->image, "OCI image layout directory, optionally @sha256:DIGEST")
+  c->add_option("--image", o->image, "OCI image layout directory, OCI_DIR@sha256:DIGEST")
       ->required();
   c->add_option("--attestation", o->attestation, "DSSE envelope (attestation.dsse.json)")
       ->required();
   c->add_option("--key", o->key, "The releaser's Ed25519 public key (PEM)")->required();
   c->add_option("--lock", o->lock, "The release lock (deploy/lock/release.lock.json)")->required();
+  c->add_flag("--allow-no-digest", o->allow_no_digest,
+              "Check an image given without @sha256:DIGEST (the digest check is skipped and "
+              "the verdict says so)");
   c->callback([o] { std::exit(runVerifyImage(*o, std::cout, std::cerr)); });
 }
 

@@ -2,7 +2,8 @@
 // signed by scripts/image.sh sign with the release lock (its cpu inputs), as the real
 // binary: the untouched image verifies; a tampered layer, a wrong key, a digest that is not
 // the image's, another image's attestation and a lock that differs are each refused with
-// their documented line (docs/deploy.md, "The release image"). Also the DSSE encoding and
+// their documented line (docs/deploy.md, "The release image"); an image without a digest
+// is a usage error unless --allow-no-digest, whose verdict says so. Also the DSSE encoding and
 // the lock check the image build applies to every downloaded input.
 #include "tools/verify_image.h"
 #include "tools_test_util.h"
@@ -48,9 +49,13 @@ struct SignedImage {
     return img + "/blobs/sha256/" + manifest["layers"][0]["digest"].get<std::string>().substr(7);
   }
 
-  RunResult verify(const std::string &image, const std::string &pubkey) const {
-    return runServer({"verify-image", "--image", image, "--attestation", attestation, "--key",
-                      pubkey, "--lock", lock});
+  RunResult verify(const std::string &image, const std::string &pubkey,
+                   std::vector<std::string> extra = {}) const {
+    std::vector<std::string> args = {"verify-image",  "--image",   image,
+                                     "--attestation", attestation, "--key",
+                                     pubkey,          "--lock",    lock};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return runServer(args);
   }
 };
 
@@ -84,12 +89,34 @@ TEST(VerifyImage, SignedImageVerifies) {
   EXPECT_EQ(checkLine(r.out, "digest"),
             "verify-image: digest: OK: the manifest is the digest given, " + s.digest);
   EXPECT_EQ(lines(r.out).back(), "verify-image: VERIFIED");
-  // Without a digest the digest check is skipped, and the rest still passes.
+}
+
+TEST(VerifyImage, ImageWithoutDigestIsAUsageError) {
+  SignedImage s;
+  // No check runs: the layout alone does not say which image is deployed.
   RunResult plain = s.verify(s.img, s.key);
-  EXPECT_EQ(plain.status, 0) << plain.out;
-  EXPECT_EQ(checkLine(plain.out, "digest"),
+  EXPECT_EQ(plain.status, 2) << plain.out << plain.err;
+  EXPECT_EQ(plain.out, "");
+  EXPECT_EQ(plain.err, "verify-image: --image " + s.img +
+                           " names no digest: give --image OCI_DIR@sha256:DIGEST with the "
+                           "digest you deploy (the other checks do not pin which image that "
+                           "is), or --allow-no-digest to check the signature, blobs, subject "
+                           "and materials alone\n");
+  // Allowed: the digest check is skipped, the rest passes, and the verdict says what was not
+  // checked.
+  RunResult allowed = s.verify(s.img, s.key, {"--allow-no-digest"});
+  EXPECT_EQ(allowed.status, 0) << allowed.out << allowed.err;
+  EXPECT_EQ(checkLine(allowed.out, "digest"),
             "verify-image: digest: SKIPPED: no digest given (give --image "
             "OCI_DIR@sha256:DIGEST to pin the image)");
+  EXPECT_EQ(checkLine(allowed.out, "materials").substr(0, 29), "verify-image: materials: OK: ");
+  EXPECT_EQ(lines(allowed.out).back(),
+            "verify-image: VERIFIED (digest not checked: the image was given without "
+            "@sha256:DIGEST, so this is not proof that the image deployed is this one)");
+  // The flag changes nothing for an image given by digest.
+  RunResult pinned = s.verify(s.img + "@" + s.digest, s.key, {"--allow-no-digest"});
+  EXPECT_EQ(pinned.status, 0) << pinned.out;
+  EXPECT_EQ(lines(pinned.out).back(), "verify-image: VERIFIED");
 }
 
 TEST(VerifyImage, TamperedLayerIsRefused) {
@@ -147,7 +174,7 @@ TEST(VerifyImage, AnotherImagesAttestationIsRefused) {
   const std::string other = s.dir.file("other");
   const std::string digest =
       nlohmann::json::parse(readFile(other + "/index.json"))["manifests"][0]["digest"];
-  RunResult r = s.verify(other, s.key);
+  RunResult r = s.verify(other + "@" + digest, s.key);
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_EQ(checkLine(r.out, "subject"),
             "verify-image: subject: FAILED: the attestation's subject is " + s.digest +
@@ -161,7 +188,7 @@ TEST(VerifyImage, LockThatDiffersIsRefused) {
   const std::string name = libc["name"], was = libc["sha256"];
   libc["sha256"] = std::string(64, '0');
   writeFile(s.lock, lock.dump(1) + "\n");
-  RunResult r = s.verify(s.img, s.key);
+  RunResult r = s.verify(s.img + "@" + s.digest, s.key);
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   // The lock file's own digest differs too; the first difference named is the package.
   EXPECT_EQ(checkLine(r.out, "materials"), "verify-image: materials: FAILED: deb:" + name +
@@ -172,7 +199,7 @@ TEST(VerifyImage, LockThatDiffersIsRefused) {
 
 TEST(VerifyImage, UnreadableInputIsAnError) {
   SignedImage s;
-  RunResult r = s.verify(s.dir.file("no_such_layout"), s.key);
+  RunResult r = s.verify(s.dir.file("no_such_layout") + "@" + s.digest, s.key);
   EXPECT_EQ(r.status, 3);
   EXPECT_NE(r.err.find("verify-image: "), std::string::npos) << r.err;
 }

@@ -92,8 +92,8 @@ def test_infer_through_shared_memory(protocol, worker, regions, digit_0):
             client.infer("digits_cnn", [image])
         assert e.value.status() == ("400" if protocol == "http"
                                     else "StatusCode.FAILED_PRECONDITION")
-        assert e.value.message() == (f"model 'digits_cnn': shared memory region \"in_{tag}\" "
-                                     "is not registered")
+        assert e.value.message() == (f"model 'digits_cnn': input 'image': shared memory region "
+                                     f"\"in_{tag}\" is not registered")
         assert client.is_model_ready("digits_cnn")
     finally:
         client.unregister_system_shared_memory()

@@ -13,13 +13,32 @@ namespace rs::protocol {
 
 using shm_detail::jsonQuoted;
 
+namespace {
+
+/// The region `ref` names for tensor `what` ("input 'x'"), with `what` in front of the
+/// registry's FailedPrecondition when it is not registered. The code is the one
+/// reference-system.md section 5.2 gives, on which the reference client re-registers and
+/// retries; Triton answers NOT_FOUND here, which the gateway would take for a model gone
+/// from the worker (it fails over and probes again) and the reference client as final.
+Result<std::shared_ptr<const SharedMemoryRegion>> findRegion(const SharedMemoryRegistry &registry,
+                                                             const std::string &owner,
+                                                             std::string_view what,
+                                                             const SharedMemoryRef &ref) {
+  Result<std::shared_ptr<const SharedMemoryRegion>> region = registry.find(owner, ref.region);
+  if (!region.isOk())
+    return region.status().withPrefix(what);
+  return region;
+}
+
+} // namespace
+
 // ---- Tensors in regions ---------------------------------------------------------
 
 Result<Tensor> readSharedMemoryInput(const SharedMemoryRegistry &registry, const std::string &owner,
                                      std::string_view what, const WireTensorLayout &layout,
                                      const SharedMemoryRef &ref) {
   RS_ASSIGN_OR_RETURN(std::shared_ptr<const SharedMemoryRegion> region,
-                      registry.find(owner, ref.region));
+                      findRegion(registry, owner, what, ref));
   if (ref.byte_size != static_cast<uint64_t>(layout.byte_size))
     return invalidArgument() << what << ": shared_memory_byte_size is " << ref.byte_size
                              << " bytes but " << describeLayout(layout) << " needs "
@@ -41,7 +60,7 @@ Result<BytesTensor> readSharedMemoryBytes(const SharedMemoryRegistry &registry,
                                           const WireTensorLayout &layout,
                                           const SharedMemoryRef &ref) {
   RS_ASSIGN_OR_RETURN(std::shared_ptr<const SharedMemoryRegion> region,
-                      registry.find(owner, ref.region));
+                      findRegion(registry, owner, what, ref));
   Status window = region->checkWindow(ref.offset, ref.byte_size);
   if (!window.isOk())
     return window.withPrefix(what);
@@ -80,7 +99,7 @@ Result<SharedMemoryOutput> bindSharedMemoryOutput(const SharedMemoryRegistry &re
                                                   const std::string &owner, const std::string &name,
                                                   const SharedMemoryRef &ref) {
   RS_ASSIGN_OR_RETURN(std::shared_ptr<const SharedMemoryRegion> region,
-                      registry.find(owner, ref.region));
+                      findRegion(registry, owner, outputWhat(name), ref));
   Status window = region->checkWindow(ref.offset, ref.byte_size);
   if (!window.isOk())
     return window.withPrefix(outputWhat(name));

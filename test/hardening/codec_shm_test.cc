@@ -117,7 +117,15 @@ TEST_F(CodecShm, GrpcErrors) {
                          "but shape [1,4] of FP32 needs 16 bytes");
   s = code(grpcRequest("nope", 0, 16));
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(s.message(), "model 'm', request '7': shared memory region \"nope\" is not registered");
+  EXPECT_EQ(s.message(),
+            "model 'm', request '7': input 'x': shared memory region \"nope\" is not registered");
+  inference::ModelInferRequest unbound = grpcRequest("in", 0, 16);
+  setParam((*unbound.mutable_outputs(0)->mutable_parameters())[kShmRegionParameter],
+           std::string("gone"));
+  s = code(unbound);
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s.message(),
+            "model 'm', request '7': output 'y': shared memory region \"gone\" is not registered");
 
   inference::ModelInferRequest msg = grpcRequest("in", 0, 16);
   (*msg.mutable_outputs(0)->mutable_parameters())[kShmOffsetParameter].set_int64_param(56);
@@ -211,6 +219,7 @@ TEST_F(CodecShm, HttpErrors) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   s = decode(R"("parameters":{"shared_memory_region":"gone","shared_memory_byte_size":16})");
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s.message(), "model 'm': input 'x': shared memory region \"gone\" is not registered");
   s = decode(R"("parameters":{"shared_memory_region":"in","shared_memory_byte_size":16},)"
              R"("data":[1,2,3,4])");
   EXPECT_EQ(s.message(), "model 'm': input 'x': has shared memory parameters and 'data'");
@@ -228,6 +237,11 @@ TEST_F(CodecShm, HttpErrors) {
   s = decodeHttpInferRequest({"m", ""}, body, std::nullopt, options_).status();
   EXPECT_EQ(s.message(), "model 'm': output 'y': shared memory region \"out\": 8 bytes at offset "
                          "60 run past the region's 64 bytes");
+  std::string unbound = body;
+  unbound.replace(unbound.find("\"out\""), 5, "\"gone\"");
+  s = decodeHttpInferRequest({"m", ""}, unbound, std::nullopt, options_).status();
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s.message(), "model 'm': output 'y': shared memory region \"gone\" is not registered");
   DecodeOptions plain;
   s = decodeHttpInferRequest({"m", ""}, body, std::nullopt, plain).status();
   EXPECT_EQ(s.code(), StatusCode::kUnimplemented);

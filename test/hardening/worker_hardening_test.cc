@@ -381,11 +381,16 @@ TEST(WorkerSharedMemory, BothProtocolsEndToEnd) {
   EXPECT_EQ(res->status, 200);
   s = w->infer(msg, &reply);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-  EXPECT_EQ(s.error_message(), "model 'iris_mlp', request '1': shared memory region "
-                               "\"iris_in\" is not registered");
+  EXPECT_EQ(s.error_message(),
+            "model 'iris_mlp', request '1': input 'features': shared memory region "
+            "\"iris_in\" is not registered");
   res = w->http()->Post("/v2/models/iris_mlp/infer", body, "application/json");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 400);
+  EXPECT_EQ(nlohmann::json::parse(res->body, nullptr, false).value("error", ""),
+            "model 'iris_mlp': input 'features': shared memory region \"iris_in\" is not "
+            "registered")
+      << res->body;
   res = w->http()->Get("/v2/systemsharedmemory/region/iris_in/status");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 404);

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # perf_analyzer_env.sh: installs Triton's perf_analyzer into .tools/perf_analyzer (git-ignored)
-# for the client tests (python/tests/clients) and scripts/perf_analyzer_bench.sh; run by
-# setup.sh after python_env.sh.
+# for the client tests (python/client_tests/test_perf_analyzer.py) and
+# bench/perf_analyzer_bench.sh; run by scripts/setup.sh after scripts/python_env.sh.
 #
 # The binary comes from the perf-analyzer wheel pinned with its hash in
 # python/perf_analyzer.lock, with libcudart.so from the nvidia-cuda-runtime-cu12 wheel pinned
-# there too (perf_analyzer opens it for any shared memory, system shared memory included). It is linked against glibc 2.38 and GCC 13's libstdc++, newer than
+# there too (perf_analyzer opens it for any shared memory, system shared memory included; its
+# objects are named "/<tensor>...", so the worker it measures needs
+# endpoints.shared_memory_prefix: "/", docs/operations.md). It is linked against glibc 2.38
+# and GCC 13's libstdc++, newer than
 # Debian 12's, so it runs on Debian 13's libc6, libstdc++6 and libgcc-s1: those packages are
 # downloaded with a private apt configuration (apt checks them against the archive's signed
 # index with the system's debian-archive-keyring), unpacked under .tools/perf_analyzer/runtime

@@ -9,6 +9,7 @@
 
 #include "frontend/grpc_server_impl.h"
 
+#include "protocol/grpc_statistics.h"
 #include "protocol/model_config.h"
 #include "protocol/status_mapping.h"
 
@@ -55,32 +56,7 @@ grpc::Status GrpcServer::Impl::ModelStatistics(const inference::ModelStatisticsR
     return protocol::toGrpcStatus(stats.status());
   if (Status v = protocol::checkModelVersion(req->name(), req->version()); !v.isOk())
     return protocol::toGrpcStatus(v);
-  auto duration = [](const protocol::DurationStat &d, inference::StatisticDuration *out) {
-    out->set_count(d.count);
-    out->set_ns(d.ns);
-  };
-  for (const protocol::ModelStatistics &m : *stats) {
-    inference::ModelStatistics *out = resp->add_model_stats();
-    out->set_name(m.name);
-    out->set_version(m.version);
-    out->set_last_inference(m.last_inference_ms);
-    out->set_inference_count(m.inference_count);
-    out->set_execution_count(m.execution_count);
-    inference::InferStatistics *is = out->mutable_inference_stats();
-    duration(m.success, is->mutable_success());
-    duration(m.fail, is->mutable_fail());
-    duration(m.queue, is->mutable_queue());
-    duration(m.compute_input, is->mutable_compute_input());
-    duration(m.compute_infer, is->mutable_compute_infer());
-    duration(m.compute_output, is->mutable_compute_output());
-    for (const protocol::BatchStatistics &b : m.batch_stats) {
-      inference::InferBatchStatistics *bs = out->add_batch_stats();
-      bs->set_batch_size(b.batch_size);
-      duration(b.compute_input, bs->mutable_compute_input());
-      duration(b.compute_infer, bs->mutable_compute_infer());
-      duration(b.compute_output, bs->mutable_compute_output());
-    }
-  }
+  protocol::encodeModelStatistics(*stats, resp);
   return grpc::Status::OK;
 }
 

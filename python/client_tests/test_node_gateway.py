@@ -3,12 +3,16 @@ node's gateway: `reactant-server node` with two CPU workers on examples/model_re
 embedded gateway in front, round robin (docs/gateway.md, docs/protocols.md "Through the
 gateway"). Inference, model metadata, model configuration, the repository index, streaming
 inference and the gateway's answer for a model no worker serves, each over both protocols
-where tritonclient has it; Triton's CUDA shared-memory calls forwarded over gRPC."""
+where tritonclient has it; Triton's CUDA shared-memory calls forwarded over gRPC, and system
+shared memory registered with both workers through the gateway."""
 
+import os
 import queue
 
 import numpy as np
 import pytest
+import tritonclient.grpc as grpcclient
+import tritonclient.utils.shared_memory as shm
 from google.protobuf.json_format import MessageToDict
 from tritonclient.utils import InferenceServerException
 
@@ -131,9 +135,29 @@ def test_a_model_no_worker_serves(client, protocol, digit_0):
     assert client.is_model_ready("digits_cnn")
 
 
+def test_statistics_are_summed_over_the_workers(client, protocol, node, digit_0):
+    """get_inference_statistics through the gateway: the sum of both workers' statistics,
+    so 4 requests spread over them add exactly 4 (docs/gateway.md "Statistics")."""
+    def counts():
+        # gRPC as JSON leaves out zero fields and writes uint64 as strings.
+        as_json = {"as_json": True} if protocol == "grpc" else {}
+        (m,) = client.get_inference_statistics("digits_cnn", **as_json)["model_stats"]
+        success = m.get("inference_stats", {}).get("success", {})
+        return (int(m.get("inference_count", 0)), int(m.get("execution_count", 0)),
+                int(success.get("count", 0)))
+
+    before = counts()
+    served = node.served("digits_cnn")
+    for _ in range(4):
+        client.infer("digits_cnn", inputs(protocol, [("image", digit_0)]))
+    after_served = node.served("digits_cnn")
+    assert {w: after_served[w] - served[w] for w in WORKERS} == {"w0": 2, "w1": 2}
+    assert tuple(a - b for a, b in zip(counts(), before)) == (4, 4, 4)
+
+
 def test_cuda_shared_memory_is_forwarded(node):
     """tritonclient.grpc's CUDA shared-memory calls reach a worker through the gateway and
-    come back with its answers; system shared memory is not forwarded."""
+    come back with its answers."""
     client = connect("grpc", node)
     try:
         assert dict(client.get_cuda_shared_memory_status().regions) == {}
@@ -143,8 +167,47 @@ def test_cuda_shared_memory_is_forwarded(node):
         assert e.value.status() == "StatusCode.INVALID_ARGUMENT"
         assert e.value.message() == ('cuda shared memory region "gpu0": CUDA shared memory is '
                                      "not offered (system shared memory is)")
-        with pytest.raises(InferenceServerException) as e:
-            client.get_system_shared_memory_status()
-        assert e.value.status() == "StatusCode.UNIMPLEMENTED"
     finally:
         client.close()
+
+
+def test_system_shared_memory_through_the_gateway(node, digit_0):
+    """tritonclient.grpc registers regions through the gateway, which registers them with
+    both workers: requests naming them are answered by either worker (round robin) with the
+    inline answer's bits, written into the output region; unregistering reaches both. The
+    gateway's REST routes say to use gRPC or a worker (docs/gateway.md "Shared memory")."""
+    tag = str(os.getpid())
+    image_bytes, out_bytes = 8 * 8 * 4, 10 * 4
+    handles = [shm.create_shared_memory_region(f"gw_in_{tag}", f"/rs_gw_in_{tag}", image_bytes),
+               shm.create_shared_memory_region(f"gw_out_{tag}", f"/rs_gw_out_{tag}", out_bytes)]
+    client = connect("grpc", node)
+    try:
+        inline = client.infer("digits_cnn", inputs("grpc", [("image", digit_0)]))
+        shm.set_shared_memory_region(handles[0], [digit_0])
+        client.register_system_shared_memory(f"gw_in_{tag}", f"/rs_gw_in_{tag}", image_bytes)
+        client.register_system_shared_memory(f"gw_out_{tag}", f"/rs_gw_out_{tag}", out_bytes)
+        assert sorted(client.get_system_shared_memory_status().regions) == [
+            f"gw_in_{tag}", f"gw_out_{tag}"]
+        before = node.served("digits_cnn")
+        for _ in range(2):
+            image = grpcclient.InferInput("image", [1, 8, 8, 1], "FP32")
+            image.set_shared_memory(f"gw_in_{tag}", image_bytes)
+            probs = grpcclient.InferRequestedOutput("probs")
+            probs.set_shared_memory(f"gw_out_{tag}", out_bytes)
+            client.infer("digits_cnn", [image], outputs=[probs])
+            got = shm.get_contents_as_numpy(handles[1], np.float32, [1, 10])
+            assert_same(got, inline.as_numpy("probs"))
+        after = node.served("digits_cnn")
+        assert {w: after[w] - before[w] for w in WORKERS} == {"w0": 1, "w1": 1}
+        client.unregister_system_shared_memory()
+        assert dict(client.get_system_shared_memory_status().regions) == {}
+        rest = connect("http", node)
+        with pytest.raises(InferenceServerException) as e:
+            rest.get_system_shared_memory_status()
+        rest.close()
+        assert e.value.status() == "501"
+    finally:
+        client.unregister_system_shared_memory()
+        client.close()
+        for handle in handles:
+            shm.destroy_shared_memory_region(handle)

@@ -26,7 +26,8 @@
 //                                    every loaded model without {m}), 404 unknown model
 //
 // With HttpServerOptions::shared_memory set, the system shared memory extension
-// (protocol/shared_memory.h; else these routes are 404 and shared-memory tensors 501):
+// (protocol/shared_memory.h; else these routes are 404, or answer
+// HttpServerOptions::shared_memory_refusal when that is set, and shared-memory tensors 501):
 //   GET  /v2/systemsharedmemory[/region/{r}]/status   200 [{"name","key","offset",
 //                                    "byte_size"}], 404 for an unknown region
 //   POST /v2/systemsharedmemory/region/{r}/register   body {"key","offset","byte_size"};
@@ -105,6 +106,9 @@ struct HttpServerOptions {
   std::function<std::string()> evidence;
   /// The system shared memory regions; nullptr: the extension is not offered.
   protocol::SharedMemoryRegistry *shared_memory = nullptr;
+  /// Without `shared_memory`: when not OK, every system shared memory route answers this
+  /// error (the gateway's, which says where regions are registered) instead of 404.
+  Status shared_memory_refusal;
   /// Told about every failed inference request; may be null.
   RequestReporter *reporter = nullptr;
   /// Origins allowed to call across origins (frontend/http_cors.h,
@@ -149,7 +153,8 @@ private:
   void replyToTransportError(const HttpRequest &req, int status, const std::string &message,
                              HttpResponse &res) const;
   /// With a registry: Triton's system shared-memory routes, and its CUDA ones answering that
-  /// no CUDA region exists (http_server_control.cc).
+  /// no CUDA region exists (http_server_control.cc). Without one, the system routes answer
+  /// options_.shared_memory_refusal when it is set.
   void addSharedMemoryRoutes();
   /// POST /v2/repository/index and /v2/repository/models/{m}/load|unload.
   void addRepositoryRoutes();

@@ -37,9 +37,19 @@ Result<std::string> sharedMemoryPeer(const HttpRequest &req) {
 
 void HttpServer::addSharedMemoryRoutes() {
   protocol::SharedMemoryRegistry *registry = options_.shared_memory;
-  if (!registry)
-    return;
   constexpr const char *kRegion = "/v2/systemsharedmemory/region/([^/]+)";
+  if (!registry) {
+    if (options_.shared_memory_refusal.isOk())
+      return;
+    auto refuse = [refusal = options_.shared_memory_refusal](
+                      const HttpRequest &, HttpResponse &res) { replyError(res, refusal); };
+    get("/v2/systemsharedmemory/status", refuse);
+    get(std::string(kRegion) + "/status", refuse);
+    post(std::string(kRegion) + "/register", refuse);
+    post("/v2/systemsharedmemory/unregister", refuse);
+    post(std::string(kRegion) + "/unregister", refuse);
+    return;
+  }
   auto status = [registry](const HttpRequest &req, HttpResponse &res) {
     Result<std::string> owner = sharedMemoryPeer(req);
     if (!owner.isOk())

@@ -112,6 +112,7 @@ Status Gateway::Impl::start() {
     o.max_body_bytes = std::min(o.max_body_bytes, config_.max_recv_msg_bytes);
     o.evidence = [this] { return evidenceJson(); };
     o.cors_allowed_origins = config_.cors_allowed_origins;
+    o.shared_memory_refusal = restSharedMemoryRefusal();
     http_ = std::make_unique<frontend::HttpServer>(o, *rest_service_, *rest_service_);
     RS_RETURN_IF_ERROR(http_->start());
   }

@@ -305,4 +305,37 @@ void Gateway::Impl::forwardModelConfig(const inference::ModelConfigRequest *req,
   forwardToModel("ModelConfig", req, resp, &AsyncStub::ModelConfig, unavailable, std::move(done));
 }
 
+void Gateway::Impl::fanOut(std::vector<size_t> workers,
+                           std::function<void(size_t, AsyncStub *, grpc::ClientContext *,
+                                              std::function<void(grpc::Status)>)>
+                               start,
+                           std::function<void(std::vector<grpc::Status>)> then) {
+  if (workers.empty())
+    return then({});
+  // Every worker's status lands in its slot; the last one to answer calls `then`.
+  struct Gather {
+    std::vector<grpc::Status> statuses;
+    std::mutex mu;
+    size_t left = 0; // GUARDED_BY(mu)
+  };
+  auto g = std::make_shared<Gather>();
+  g->statuses.resize(workers.size());
+  g->left = workers.size();
+  for (size_t i = 0; i < workers.size(); ++i) {
+    auto begin = [start, i](AsyncStub *async, grpc::ClientContext *ctx,
+                            std::function<void(grpc::Status)> cb) {
+      start(i, async, ctx, std::move(cb));
+    };
+    unaryInvoke(begin)(workers[i], [g, i, then](grpc::Status s) {
+      {
+        std::lock_guard lock(g->mu);
+        g->statuses[i] = std::move(s);
+        if (--g->left > 0)
+          return;
+      }
+      then(std::move(g->statuses));
+    });
+  }
+}
+
 } // namespace rs::gateway

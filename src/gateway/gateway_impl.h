@@ -100,6 +100,44 @@ public:
       std::function<void(AsyncStub *, grpc::ClientContext *, std::function<void(grpc::Status)>)>
           start,
       std::function<void(const grpc::Status &)> done);
+  /// Triton's ModelStatistics through the gateway (docs/gateway.md "Statistics"): for
+  /// model `req.name()`, every ready worker serving it is asked (in parallel, under the
+  /// metadata deadline) and their answers are summed (gateway/statistics_sum.h); for an
+  /// empty name, every ready worker, summed per model over the union of their models.
+  /// `req.version()` goes to the workers, which check it. Errors: NOT_FOUND "model 'm' is
+  /// not served by any worker" for a model no worker reported; for a known model no ready
+  /// worker serves, unservedError() or UNAVAILABLE "model 'm' is not served by any ready
+  /// worker"; UNAVAILABLE "ModelStatistics: no worker is ready" for an empty name; a
+  /// worker's error, its code kept and "worker '<w>': " in front (a sum without that
+  /// worker's counts would be wrong, not partial). A worker that answers NOT_FOUND for a
+  /// named model (unloaded since the last probe) is left out while another answers; when
+  /// every one does, the first one's error is the answer. `done` runs once, on a gRPC
+  /// thread or the caller's.
+  void gatherStatistics(const inference::ModelStatisticsRequest &req,
+                        std::function<void(Result<std::vector<protocol::ModelStatistics>>)> done);
+  /// System shared memory through the gateway (gateway/gateway_fanout.cc, docs/gateway.md
+  /// "Shared memory"), for a client at `peer` (ServerContext::peer()): PERMISSION_DENIED
+  /// unless the peer is on the gateway's host (frontend/peer.h, as a worker requires).
+  /// Register goes to every configured worker, under the metadata deadline, all or nothing:
+  /// when one fails, the workers that registered the region unregister it again, and the
+  /// answer is the first failure with "worker '<w>': " in front. `done` once.
+  void forwardSharedMemoryRegister(const std::string &peer,
+                                   const inference::SystemSharedMemoryRegisterRequest &req,
+                                   std::function<void(const grpc::Status &)> done);
+  /// Unregister goes to every configured worker: OK when any worker answers OK (one that
+  /// cannot be reached keeps nothing a retry would not remove), else the first worker's
+  /// error.
+  void forwardSharedMemoryUnregister(const std::string &peer,
+                                     const inference::SystemSharedMemoryUnregisterRequest &req,
+                                     std::function<void(const grpc::Status &)> done);
+  /// Status asks every configured worker and lists the regions every one of them holds with
+  /// the same key, offset and size (only those can be named through the gateway); a
+  /// worker's error (NOT_FOUND for a named region it lacks) is the answer, "worker '<w>': "
+  /// in front.
+  void forwardSharedMemoryStatus(const std::string &peer,
+                                 const inference::SystemSharedMemoryStatusRequest &req,
+                                 inference::SystemSharedMemoryStatusResponse *resp,
+                                 std::function<void(const grpc::Status &)> done);
   /// For a model the workers list but none serves (Router::unservedModel): UNAVAILABLE
   /// "model '<m>' is not ready: <the worker's reason>", a worker's own answer; else nullopt.
   std::optional<grpc::Status> unservedError(const std::string &model) const;
@@ -149,6 +187,25 @@ private:
                       std::function<grpc::Status()> unrouted,
                       std::function<void(const grpc::Status &)> done);
   int64_t itemsOf(const inference::ModelInferRequest &req) const;
+  /// Calls `start(i, async_stub, ctx, done)` for each `workers[i]` at once (unaryInvoke:
+  /// the metadata deadline, counted in flight) and, once every one answered, `then` with
+  /// their statuses in the order of `workers`, on the thread of the last answer (at once,
+  /// with none, when `workers` is empty).
+  void fanOut(std::vector<size_t> workers,
+              std::function<void(size_t, AsyncStub *, grpc::ClientContext *,
+                                 std::function<void(grpc::Status)>)>
+                  start,
+              std::function<void(std::vector<grpc::Status>)> then);
+  /// 0 .. workers - 1, every configured worker.
+  std::vector<size_t> allWorkers() const;
+  /// System shared memory call `rpc` from `peer` to every configured worker
+  /// (gateway_fanout.cc): PERMISSION_DENIED at once for a peer not on this host, else
+  /// `method` with a copy of `req` on each worker (fanOut), then `then(statuses, answers,
+  /// reply)`, where `reply(status)` records the call and runs `done`.
+  template <typename Req, typename Resp, typename Then>
+  void sharedMemoryToEveryWorker(const char *rpc, const std::string &peer, const Req &req,
+                                 AsyncMethod<Req, Resp> method, Then then,
+                                 std::function<void(const grpc::Status &)> done);
 
   const config::GatewayConfig config_;
   const ServerBuild build_;
@@ -231,6 +288,24 @@ public:
   grpc::ServerUnaryReactor *RepositoryIndex(grpc::CallbackServerContext *ctx,
                                             const inference::RepositoryIndexRequest *req,
                                             inference::RepositoryIndexResponse *resp) override;
+  /// Triton's statistics extension: the sum over the workers (Impl::gatherStatistics).
+  grpc::ServerUnaryReactor *ModelStatistics(grpc::CallbackServerContext *ctx,
+                                            const inference::ModelStatisticsRequest *req,
+                                            inference::ModelStatisticsResponse *resp) override;
+  /// System shared memory, registered with every worker (Impl::forwardSharedMemoryStatus,
+  /// forwardSharedMemoryRegister, forwardSharedMemoryUnregister).
+  grpc::ServerUnaryReactor *
+  SystemSharedMemoryStatus(grpc::CallbackServerContext *ctx,
+                           const inference::SystemSharedMemoryStatusRequest *req,
+                           inference::SystemSharedMemoryStatusResponse *resp) override;
+  grpc::ServerUnaryReactor *
+  SystemSharedMemoryRegister(grpc::CallbackServerContext *ctx,
+                             const inference::SystemSharedMemoryRegisterRequest *req,
+                             inference::SystemSharedMemoryRegisterResponse *resp) override;
+  grpc::ServerUnaryReactor *
+  SystemSharedMemoryUnregister(grpc::CallbackServerContext *ctx,
+                               const inference::SystemSharedMemoryUnregisterRequest *req,
+                               inference::SystemSharedMemoryUnregisterResponse *resp) override;
   /// Triton's CUDA shared-memory RPCs, forwarded to a ready worker (forwardToAnyWorker).
   grpc::ServerUnaryReactor *
   CudaSharedMemoryStatus(grpc::CallbackServerContext *ctx,
@@ -303,6 +378,9 @@ public:
   Result<protocol::ModelConfiguration> modelConfig(const std::string &model_name) const override;
   void infer(protocol::InferRequest request, protocol::InferCallback done) override;
   std::vector<protocol::ModelIndexEntry> listModels() const override;
+  /// Impl::gatherStatistics, waited for (GET /v2/models[/{m}]/stats).
+  Result<std::vector<protocol::ModelStatistics>>
+  modelStatistics(const std::string &name) const override;
 
 private:
   Gateway::Impl &gw_;
@@ -310,5 +388,9 @@ private:
 
 /// The gateway's ServerMetadata.
 protocol::ServerMetadata gatewayServerMetadata();
+
+/// The gateway's REST answer to the system shared memory routes: Unimplemented, saying to
+/// use gRPC through the gateway, or a worker's own endpoint.
+Status restSharedMemoryRefusal();
 
 } // namespace rs::gateway

@@ -2,6 +2,7 @@
 #include "gateway/gateway_impl.h"
 
 #include "protocol/grpc_codec.h"
+#include "protocol/grpc_statistics.h"
 #include "protocol/model_config.h"
 #include "protocol/proto/model_config.pb.h"
 #include "protocol/status_mapping.h"
@@ -49,6 +50,15 @@ grpc::ServerUnaryReactor *toAnyWorker(Gateway::Impl &gw, grpc::CallbackServerCon
   });
 }
 
+/// Runs `start(answer)`, which calls `answer(T)` once on any thread, and waits for that
+/// value (the REST front-end's handlers are synchronous).
+template <typename T, typename Start> T waitFor(Start start) {
+  std::promise<T> answered;
+  std::future<T> value = answered.get_future();
+  start([&answered](T v) { answered.set_value(std::move(v)); });
+  return value.get();
+}
+
 /// One model of the gateway's repository index.
 struct ModelState {
   std::string name, state, reason;
@@ -81,6 +91,13 @@ clientDeadline(const grpc::CallbackServerContext *ctx) {
 } // namespace
 
 protocol::ServerMetadata gatewayServerMetadata() { return {"ReactantServerGateway", "0.1.0", {}}; }
+
+Status restSharedMemoryRefusal() {
+  return Status(StatusCode::kUnimplemented,
+                "system shared memory: the gateway forwards it over gRPC only "
+                "(SystemSharedMemoryRegister reaches every worker); over HTTP, send it, and the "
+                "requests that name the region, to a worker's own endpoint");
+}
 
 // ---- inference.GRPCInferenceService ------------------------------------------------
 
@@ -152,6 +169,47 @@ GrpcFrontend::RepositoryIndex(grpc::CallbackServerContext *ctx,
     entry->set_reason(m.reason);
   }
   return finishNow(ctx, grpc::Status::OK);
+}
+
+grpc::ServerUnaryReactor *
+GrpcFrontend::ModelStatistics(grpc::CallbackServerContext *ctx,
+                              const inference::ModelStatisticsRequest *req,
+                              inference::ModelStatisticsResponse *resp) {
+  return forwarded(ctx, [&](auto finish) {
+    gw_.gatherStatistics(*req,
+                         [resp, finish](Result<std::vector<protocol::ModelStatistics>> stats) {
+                           if (!stats.isOk())
+                             return finish(protocol::toGrpcStatus(stats.status()));
+                           protocol::encodeModelStatistics(*stats, resp);
+                           finish(grpc::Status::OK);
+                         });
+  });
+}
+
+grpc::ServerUnaryReactor *
+GrpcFrontend::SystemSharedMemoryStatus(grpc::CallbackServerContext *ctx,
+                                       const inference::SystemSharedMemoryStatusRequest *req,
+                                       inference::SystemSharedMemoryStatusResponse *resp) {
+  return forwarded(ctx, [&](auto finish) {
+    gw_.forwardSharedMemoryStatus(ctx->peer(), *req, resp, std::move(finish));
+  });
+}
+
+grpc::ServerUnaryReactor *
+GrpcFrontend::SystemSharedMemoryRegister(grpc::CallbackServerContext *ctx,
+                                         const inference::SystemSharedMemoryRegisterRequest *req,
+                                         inference::SystemSharedMemoryRegisterResponse *) {
+  return forwarded(ctx, [&](auto finish) {
+    gw_.forwardSharedMemoryRegister(ctx->peer(), *req, std::move(finish));
+  });
+}
+
+grpc::ServerUnaryReactor *GrpcFrontend::SystemSharedMemoryUnregister(
+    grpc::CallbackServerContext *ctx, const inference::SystemSharedMemoryUnregisterRequest *req,
+    inference::SystemSharedMemoryUnregisterResponse *) {
+  return forwarded(ctx, [&](auto finish) {
+    gw_.forwardSharedMemoryUnregister(ctx->peer(), *req, std::move(finish));
+  });
 }
 
 grpc::ServerUnaryReactor *
@@ -299,14 +357,19 @@ Result<protocol::ModelConfiguration> RestService::modelConfig(const std::string 
   inference::ModelConfigRequest req;
   req.set_name(model_name);
   inference::ModelConfigResponse resp;
-  std::promise<grpc::Status> answered;
-  std::future<grpc::Status> status = answered.get_future();
-  gw_.forwardModelConfig(&req, &resp,
-                         [&answered](const grpc::Status &s) { answered.set_value(s); });
-  const grpc::Status s = status.get();
+  const grpc::Status s = waitFor<grpc::Status>(
+      [&](auto answer) { gw_.forwardModelConfig(&req, &resp, std::move(answer)); });
   if (!s.ok())
     return protocol::fromGrpcStatus(s);
   return protocol::decodeModelConfig(resp.config());
+}
+
+Result<std::vector<protocol::ModelStatistics>>
+RestService::modelStatistics(const std::string &name) const {
+  inference::ModelStatisticsRequest req;
+  req.set_name(name);
+  return waitFor<Result<std::vector<protocol::ModelStatistics>>>(
+      [&](auto answer) { gw_.gatherStatistics(req, std::move(answer)); });
 }
 
 std::vector<protocol::ModelIndexEntry> RestService::listModels() const {

@@ -104,6 +104,10 @@ public:
   Result<protocol::ControlStatus> controlStatus() const override {
     return inner_control_.controlStatus();
   }
+  Result<std::vector<protocol::ModelStatistics>>
+  modelStatistics(const std::string &m) const override {
+    return inner_control_.modelStatistics(m);
+  }
 
   void infer(protocol::InferRequest request, protocol::InferCallback done) override {
     if (isEcho(request.model_name)) {

@@ -90,7 +90,13 @@ clientDeadline(const grpc::CallbackServerContext *ctx) {
 
 } // namespace
 
-protocol::ServerMetadata gatewayServerMetadata() { return {"ReactantServerGateway", "0.1.0", {}}; }
+protocol::ServerMetadata gatewayServerMetadata() {
+  // Triton's extension names for what the gateway answers on both protocols: the binary tensor
+  // data extension (its REST frontend is the worker's codec) and the statistics extension
+  // (summed over the workers). System shared memory is forwarded over gRPC only, and the
+  // repository's load and unload are not forwarded, so neither is advertised.
+  return {"ReactantServerGateway", "0.1.0", {"binary_tensor_data", "statistics"}};
+}
 
 Status restSharedMemoryRefusal() {
   return Status(StatusCode::kUnimplemented,

@@ -325,6 +325,8 @@ TEST_F(GatewayTest, AnswersHealthMetadataAndErrors) {
     inference::ServerMetadataResponse r;
     ASSERT_TRUE(gw->stub().ServerMetadata(&ctx, {}, &r).ok());
     EXPECT_EQ(r.name(), "ReactantServerGateway");
+    EXPECT_EQ(std::vector<std::string>(r.extensions().begin(), r.extensions().end()),
+              (std::vector<std::string>{"binary_tensor_data", "statistics"}));
   }
   {
     grpc::ClientContext ctx;

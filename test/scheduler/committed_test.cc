@@ -10,6 +10,7 @@
 #include "scheduler/scheduler.h"
 
 #include "fake_clock.h"
+#include "scheduler_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -38,21 +39,17 @@ struct IdDevice {
       return std::vector<Tensor>{inputs[0]};
     };
   }
+  /// `discipline`, coalescing as given, on the fake clock.
   SchedulerOptions options(Discipline discipline, bool coalescing) {
     SchedulerOptions o;
     o.coalescing = coalescing;
     o.discipline = discipline;
     o.clock = clock;
-    o.warmup = false;
     return o;
   }
 };
 
-Tensor idTensor(int32_t id) {
-  Tensor t = Tensor::zeros(DType::kI32, {1, 1});
-  t.mutableDataAs<int32_t>()[0] = id;
-  return t;
-}
+using testing::idTensor;
 
 using Future = std::future<Result<std::vector<Tensor>>>;
 

@@ -130,6 +130,11 @@ struct MetaWorker {
         return e;
     return std::nullopt;
   }
+  /// Why the index lists `name` as not ready; "ready" or "not listed" otherwise.
+  std::string failure(const std::string &name) const {
+    std::optional<protocol::ModelIndexEntry> e = indexed(name);
+    return !e ? "not listed" : e->ready ? "ready" : e->reason;
+  }
 };
 
 const char *const kInternal =
@@ -197,19 +202,15 @@ TEST(MetaModel, TheMetaReachesItsSubModelAndCountsItsRequests) {
 TEST(MetaModel, AMissingCalleeOrAMetaCalleeFailsTheMetasLoad) {
   MetaWorker w({{"meta_missing", {metaManifest("no_such_model"), metaModel("pass")}},
                 {"meta_of_meta", {metaManifest("digits_top3"), metaModel("pass")}}});
-  std::optional<protocol::ModelIndexEntry> missing = w.indexed("meta_missing");
-  ASSERT_TRUE(missing.has_value());
-  EXPECT_FALSE(missing->ready);
-  EXPECT_EQ(missing->reason, "meta model 'meta_missing': meta.calls names model 'no_such_model', "
-                             "which is not in the repository");
-  std::optional<protocol::ModelIndexEntry> nested = w.indexed("meta_of_meta");
-  ASSERT_TRUE(nested.has_value());
-  EXPECT_FALSE(nested->ready);
-  EXPECT_EQ(nested->reason, "meta model 'meta_of_meta': meta.calls names model 'digits_top3', "
-                            "which is itself a meta model (a meta model may call only models "
-                            "with programs)");
+  EXPECT_EQ(w.failure("meta_missing"),
+            "meta model 'meta_missing': meta.calls names model 'no_such_model', "
+            "which is not in the repository");
+  EXPECT_EQ(w.failure("meta_of_meta"),
+            "meta model 'meta_of_meta': meta.calls names model 'digits_top3', "
+            "which is itself a meta model (a meta model may call only models "
+            "with programs)");
   // A meta that failed hides nothing: digits_top3 is listed and served.
-  EXPECT_TRUE(w.indexed("digits_top3")->ready);
+  EXPECT_EQ(w.failure("digits_top3"), "ready");
   EXPECT_TRUE(w.ask("digits_top3").isOk());
   Result<protocol::InferResponse> r = w.ask("meta_missing");
   ASSERT_FALSE(r.isOk());
@@ -230,7 +231,7 @@ TEST(MetaModel, TheGateHoldsARequestPastTheConcurrencyUntilItsDeadline) {
   MetaWorker w(
       {{"meta_wait", {metaManifest("digits_probs"), metaModel("open('" + fifo + "').read()")}}},
       serving, 2);
-  ASSERT_TRUE(w.indexed("meta_wait")->ready) << w.indexed("meta_wait")->reason;
+  ASSERT_EQ(w.failure("meta_wait"), "ready");
   // The first run takes the only slot as infer() admits it, and waits on the FIFO.
   std::future<Result<protocol::InferResponse>> first = w.send("meta_wait");
   std::future<Result<protocol::InferResponse>> second =
@@ -257,14 +258,12 @@ TEST(MetaModel, RegulatedWarmUpPassesAPureRunAndRefusesANoisyOne) {
       {{"meta_noisy",
         {metaManifest("digits_probs"), metaModel("pass", "np.random.default_rng().random()")}}},
       serving);
-  EXPECT_TRUE(w.indexed("digits_top3")->ready) << w.indexed("digits_top3")->reason;
+  EXPECT_EQ(w.failure("digits_top3"), "ready");
   EXPECT_TRUE(w.ask("digits_top3").isOk());
-  std::optional<protocol::ModelIndexEntry> noisy = w.indexed("meta_noisy");
-  ASSERT_TRUE(noisy.has_value());
-  EXPECT_FALSE(noisy->ready);
-  EXPECT_EQ(noisy->reason, "model.py: run gave different results for the same input "
-                           "on two runs (tensor 'scores' differs); runtime.profile regulated "
-                           "needs hooks whose output is a function of their input");
+  EXPECT_EQ(w.failure("meta_noisy"),
+            "model.py: run gave different results for the same input "
+            "on two runs (tensor 'scores' differs); runtime.profile regulated "
+            "needs hooks whose output is a function of their input");
 }
 
 } // namespace

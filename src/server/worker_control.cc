@@ -247,6 +247,11 @@ Result<protocol::ControlStatus> WorkerService::controlStatus() const {
     m.host_resident = true; // the weights' mapping lives as long as the model
     for (const Tensor &w : s.model->weights)
       m.weight_nbytes += w.byteSize();
+    // A meta model is reported as a group: its footprint is its callees' (its own is none).
+    for (const std::string &callee : s.model->manifest.meta_calls)
+      if (std::optional<runtime::ModelState> sub = repository_.state(callee); sub && sub->model)
+        for (const Tensor &w : sub->model->weights)
+          m.weight_nbytes += w.byteSize();
     if (!s.model->batch_sizes.empty())
       m.max_batch_size = s.model->batch_sizes.back();
     if (std::optional<scheduler::ModelSchedStats> st = scheduler_.stats(s.name)) {

@@ -168,7 +168,7 @@ public:
   /// any; else the load error or "unloaded".
   std::vector<protocol::ModelIndexEntry> listModels() const override;
   /// ModelControlStatus: the discipline, and per loaded model (not internal to a meta) its
-  /// weight bytes, max batch
+  /// weight bytes (a meta model's: the sum of its callees'), max batch
   /// (largest compiled size, capped by scheduler.models.<m>.max_batch_size), queue depth
   /// and the scheduler's serving counters.
   Result<protocol::ControlStatus> controlStatus() const override;

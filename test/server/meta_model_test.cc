@@ -151,6 +151,10 @@ TEST(MetaModel, SubModelIsHiddenFromTheIndexControlStatusAndStatistics) {
   for (const protocol::ModelControlInfo &m : control->models)
     names.push_back(m.name);
   EXPECT_EQ(names, (std::vector<std::string>{"digits_softmax", "digits_top3"}));
+  // The meta as a group: digits_probs's weights, which are digits_softmax's.
+  EXPECT_GT(control->models[0].weight_nbytes, 0);
+  EXPECT_EQ(control->models[1].weight_nbytes, control->models[0].weight_nbytes);
+  EXPECT_EQ(control->models[1].max_batch_size, 0);
   Result<std::vector<protocol::ModelStatistics>> all = w.service->modelStatistics("");
   ASSERT_TRUE(all.isOk());
   names.clear();

@@ -1,8 +1,9 @@
 """model.py pre/post-processing hooks (docs/hooks.md) over both protocols with tritonclient:
 the digits_softmax example of examples/hooks_repo, BYTES in and out, and the failure cases
 (a hook that raises, crashes with SIGSEGV, hangs past hooks.timeout_ms, or returns the wrong
-shape or dtype), each with its documented error while every other model keeps serving; and
-the regulated profile's determinism warm-up."""
+shape or dtype), each with its documented error while every other model keeps serving; the
+regulated profile's determinism warm-up; and meta models (digits_top3 and its internal
+digits_probs, callees that fail the meta's load)."""
 
 import json
 import os
@@ -85,6 +86,18 @@ def postprocess(outputs):
 register_model("noisy", postprocess=postprocess)
 """
 
+NOISY_META = """import numpy as np
+
+def run(inputs, call):
+    probs = call("digits_probs", {"pixels": inputs["pixels"]})["probs"]
+    classes = np.argsort(-probs, axis=1, kind="stable")[:, :3]
+    noise = np.random.default_rng().random(1, np.float32)
+    return {"classes": classes.astype(np.int64),
+            "scores": np.take_along_axis(probs, classes, axis=1) + noise}
+
+register_meta_model("meta_noisy", run=run)
+"""
+
 
 def write_bundle(repo, name, manifest, model_py):
     d = repo / name
@@ -105,12 +118,20 @@ def worker(server_binary, tmp_path_factory):
     shutil.copytree(os.path.join(EXAMPLES, "model_repo", "iris_mlp"), repo / "iris_mlp")
     shutil.copytree(os.path.join(EXAMPLES, "hooks_repo", "text_bert"), repo / "text_bert")
     shutil.copytree(os.path.join(EXAMPLES, "hooks_repo", "digits_top3"), repo / "digits_top3")
-    meta_bad = repo / "meta_bad"
-    meta_bad.mkdir()
-    (meta_bad / "manifest.yaml").write_text(
-        (repo / "digits_top3" / "manifest.yaml").read_text())
-    (meta_bad / "model.py").write_text(
-        "register_meta_model('meta_bad', run=lambda inputs, call: call('iris_mlp', inputs))\n")
+    shutil.copytree(os.path.join(EXAMPLES, "hooks_repo", "digits_probs"), repo / "digits_probs")
+    top3_manifest = (repo / "digits_top3" / "manifest.yaml").read_text()
+    # meta_bad calls a model outside its meta.calls; meta_missing and meta_of_meta name a
+    # callee that is not in the repository and one that is a meta model (their loads fail).
+    for name, calls, code in (
+            ("meta_bad", "digits_probs", "call('iris_mlp', inputs)"),
+            ("meta_missing", "no_such_model", "inputs"),
+            ("meta_of_meta", "digits_top3", "call('digits_top3', inputs)")):
+        meta = repo / name
+        meta.mkdir()
+        (meta / "manifest.yaml").write_text(
+            top3_manifest.replace("calls: [digits_probs]", f"calls: [{calls}]"))
+        (meta / "model.py").write_text(
+            f"register_meta_model('{name}', run=lambda inputs, call: {code})\n")
     shutil.copytree(os.path.join(SHARED, "fixtures", "bundles", "tiny_bert"), repo / "tiny_bert",
                     ignore=shutil.ignore_patterns("generic", "portable"))
     for bundle in ("text_bert", "tiny_bert"):  # the fixtures are read-only
@@ -269,15 +290,28 @@ def test_wrong_shape_and_dtype_name_the_tensor(client, protocol, image):
 
 def test_regulated_profile_refuses_a_nondeterministic_hook(server_binary, tmp_path_factory):
     repo = tmp_path_factory.mktemp("regulated_repo")
-    os.symlink(os.path.join(EXAMPLES, "hooks_repo", "digits_softmax"), repo / "digits_softmax")
+    for name in ("digits_softmax", "digits_probs", "digits_top3"):
+        os.symlink(os.path.join(EXAMPLES, "hooks_repo", name), repo / name)
     write_bundle(repo, "noisy", FAULTY_MANIFEST, NOISY_MODEL)
+    # A meta whose run is not a function of its input.
+    meta_noisy = repo / "meta_noisy"
+    meta_noisy.mkdir()
+    (meta_noisy / "manifest.yaml").write_text(
+        open(os.path.join(EXAMPLES, "hooks_repo", "digits_top3", "manifest.yaml")).read())
+    (meta_noisy / "model.py").write_text(NOISY_META)
     log = tmp_path_factory.mktemp("regulated") / "server.log"
     with rx.Server(str(repo), binary=server_binary, log_path=str(log),
                    settings={"runtime": {"profile": "regulated"}}) as s:
         c = httpclient.InferenceServerClient(s.http_url)
         assert c.is_model_ready("digits_softmax")
         assert not c.is_model_ready("noisy")
+        assert c.is_model_ready("digits_top3")
+        assert not c.is_model_ready("meta_noisy")
         text = s.log()
+    assert ("hook warm-up identical dir=" + str(repo / "digits_top3") + " stage=run" in text)
+    assert ("meta_noisy/model.py: run gave different results for the same input on two runs "
+            "(tensor 'scores' differs); runtime.profile regulated needs hooks whose output is a "
+            "function of their input") in text
     assert ("hook warm-up identical dir=" + str(repo / "digits_softmax") + " stage=postprocess"
             in text)
     assert ("noisy/model.py: postprocess gave different results for the same input on two runs "
@@ -350,6 +384,52 @@ def test_meta_model_calls_its_sub_models(client, protocol, image):
     names = [t["name"] for t in md["outputs"]] if protocol == "http" else \
         [t.name for t in md.outputs]
     assert names == ["classes", "scores"]
+
+
+def index_of(client, protocol):
+    """name -> (state, reason) of the repository index."""
+    if protocol == "http":
+        return {m["name"]: (m.get("state", ""), m.get("reason", ""))
+                for m in client.get_model_repository_index()}
+    return {m.name: (m.state, m.reason) for m in client.get_model_repository_index().models}
+
+
+INTERNAL = ("model 'digits_probs' is internal to meta model 'digits_top3' and is not served "
+            "directly")
+
+
+def test_sub_models_are_internal_to_their_meta(client, protocol, image):
+    index = index_of(client, protocol)
+    assert "digits_probs" not in index
+    assert index["digits_top3"][0] == "READY"
+    assert index["digits_softmax"][0] == "READY"
+    pixels = np.round(image * 16).astype(np.uint8)
+    got = failure(client, protocol, "digits_probs", [("pixels", pixels)])
+    assert got[0] == status(protocol, 404, "NOT_FOUND")
+    assert INTERNAL in got[1]
+    with pytest.raises(InferenceServerException) as e:
+        client.get_model_metadata("digits_probs")
+    assert INTERNAL in e.value.message()
+    if protocol == "http":
+        assert not client.is_model_ready("digits_probs")
+    else:
+        with pytest.raises(InferenceServerException) as e:
+            client.is_model_ready("digits_probs")
+        assert INTERNAL in e.value.message()
+    # The meta still reaches it.
+    r = infer(client, protocol, "digits_top3", [("pixels", pixels)])
+    assert r.as_numpy("classes")[0].tolist() == [5, 8, 3]
+
+
+def test_a_missing_or_meta_callee_fails_the_metas_load(client, protocol, image):
+    index = index_of(client, protocol)
+    assert index["meta_missing"] == (
+        "UNAVAILABLE", "meta model 'meta_missing': meta.calls names model 'no_such_model', "
+                       "which is not in the repository")
+    assert index["meta_of_meta"] == (
+        "UNAVAILABLE", "meta model 'meta_of_meta': meta.calls names model 'digits_top3', which "
+                       "is itself a meta model (a meta model may call only models with programs)")
+    assert_others_serve(client, protocol, image)
 
 
 def test_meta_model_may_call_only_its_meta_calls(client, protocol, image):

@@ -111,6 +111,7 @@ struct HooksConfig {
   std::string python; // hooks.python; "" = .venv/bin/python beside the build, else python3
   int64_t processes_per_model = 1; // hooks.processes_per_model in [1, 64]
   int64_t timeout_ms = 10000;      // hooks.timeout_ms in [1, 3600000]
+  int64_t meta_concurrency = 2;    // hooks.meta_concurrency in [1, 1024]: meta runs at once
 };
 
 /// `endpoints:` block.

@@ -1,7 +1,8 @@
 //===- config/worker_hooks_keys.cc - A worker's hooks.* rows ----------------===//
 //
 // One row per hooks.* key: how the model.py pre/post-processing hooks of a bundle run
-// (docs/hooks.md): the interpreter, the processes per model and the time a call may take.
+// (docs/hooks.md): the interpreter, the processes per model, the time a call may take and
+// how many runs of a meta model go at once.
 //
 //===----------------------------------------------------------------------===//
 #include "config/worker_keys_impl.h"
@@ -39,6 +40,14 @@ std::vector<Key<WorkerConfig>> hookKeyRows() {
         .doc = "used (ours): the longest one hook call may run (the request's deadline when "
                "earlier); past it the process is killed and restarted"},
        [](W &c) { return field(c.hooks.timeout_ms); }},
+      {{.path = "hooks.meta_concurrency",
+        .type = T::kInteger,
+        .fallback = "2",
+        .ints = {1, 1024},
+        .doc = "used: runs of one meta model's `run` at once (the reference's MetaGate; its "
+               "`REACTANT_META_CONCURRENCY` variable is not read: set this key); a request past "
+               "them waits, at most until its deadline (docs/hooks.md)"},
+       [](W &c) { return field(c.hooks.meta_concurrency); }},
   };
 }
 

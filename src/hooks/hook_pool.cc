@@ -120,10 +120,11 @@ void HookPool::run(HookStage stage, Tensors inputs, std::optional<Clock::time_po
   state_->cv.notify_one();
 }
 
-Result<HookPool::Tensors> HookPool::runNow(HookStage stage, Tensors inputs) const {
+Result<HookPool::Tensors> HookPool::runNow(HookStage stage, Tensors inputs, SubCall sub) const {
   std::promise<Result<Tensors>> answer;
-  run(stage, std::move(inputs), std::nullopt,
-      [&answer](Result<Tensors> r) { answer.set_value(std::move(r)); });
+  run(
+      stage, std::move(inputs), std::nullopt,
+      [&answer](Result<Tensors> r) { answer.set_value(std::move(r)); }, std::move(sub));
   return answer.get_future().get();
 }
 

@@ -76,8 +76,8 @@ public:
   /// tensors or the error (hooks/hook_process.h).
   void run(HookStage stage, Tensors inputs, std::optional<Clock::time_point> deadline, Done done,
            SubCall sub = nullptr) const;
-  /// run() and wait for it.
-  Result<Tensors> runNow(HookStage stage, Tensors inputs) const;
+  /// run() without a deadline, and wait for it; `sub` serves a meta model's calls.
+  Result<Tensors> runNow(HookStage stage, Tensors inputs, SubCall sub = nullptr) const;
 
   std::string describe() const override;
   std::string identity() const override { return identity_; }

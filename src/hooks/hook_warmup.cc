@@ -48,9 +48,10 @@ std::string firstDifference(const std::vector<protocol::NamedTensor> &a,
 }
 
 Status compareTwoRuns(const HookPool &pool, HookStage stage,
-                      const std::vector<protocol::NamedTensor> &input, const std::string &dir) {
+                      const std::vector<protocol::NamedTensor> &input, const std::string &dir,
+                      const HookPool::SubCall &sub = nullptr) {
   const std::string_view name = stageName(stage);
-  Result<std::vector<protocol::NamedTensor>> first = pool.runNow(stage, input);
+  Result<std::vector<protocol::NamedTensor>> first = pool.runNow(stage, input, sub);
   if (!first.isOk()) {
     if (first.status().code() == StatusCode::kInvalidArgument ||
         first.status().code() == StatusCode::kInternal) {
@@ -60,7 +61,7 @@ Status compareTwoRuns(const HookPool &pool, HookStage stage,
     }
     return first.status().withPrefix(dir + "/model.py: warm-up");
   }
-  RS_ASSIGN_OR_RETURN(std::vector<protocol::NamedTensor> second, pool.runNow(stage, input));
+  RS_ASSIGN_OR_RETURN(std::vector<protocol::NamedTensor> second, pool.runNow(stage, input, sub));
   const std::string differs = firstDifference(*first, second);
   if (!differs.empty())
     return failedPrecondition() << dir << "/model.py: " << name
@@ -84,6 +85,13 @@ Status checkHooksDeterministic(const HookPool &pool, const bundle::Manifest &man
     RS_RETURN_IF_ERROR(compareTwoRuns(pool, HookStage::kPostprocess,
                                       sampleOf(manifest.executable_outputs, batch), dir));
   return Status::ok();
+}
+
+Status checkRunDeterministic(const HookPool &pool, const bundle::Manifest &manifest,
+                             const std::string &dir, const HookPool::SubCall &call) {
+  if (!pool.has(HookStage::kRun))
+    return Status::ok();
+  return compareTwoRuns(pool, HookStage::kRun, sampleOf(manifest.client_inputs, 1), dir, call);
 }
 
 } // namespace rs::hooks

@@ -211,13 +211,16 @@ Result<std::shared_ptr<const LoadedModel>> ModelRepository::buildModel(const std
                  m.numerics.outcome(), extension);
     return loaded;
   }
-  spdlog::error("model load failed name={} dir={} source={} reason={}", name, dir, source,
-                loaded.status().message());
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++load_failures_[{name, std::string(statusCodeName(loaded.status().code()))}];
-  }
+  reportLoadFailure(name, dir, source, loaded.status());
   return loaded;
+}
+
+void ModelRepository::reportLoadFailure(const std::string &name, const std::string &dir,
+                                        std::string_view source, const Status &status) {
+  spdlog::error("model load failed name={} dir={} source={} reason={}", name, dir, source,
+                status.message());
+  std::lock_guard<std::mutex> lock(mu_);
+  ++load_failures_[{name, std::string(statusCodeName(status.code()))}];
 }
 
 void ModelRepository::publish(std::shared_ptr<const LoadedModel> model) {

@@ -171,6 +171,11 @@ public:
   /// loadFailures().
   Result<std::shared_ptr<const LoadedModel>> buildModel(const std::string &dir,
                                                         std::string_view source);
+  /// Logs `model load failed name=<name> dir=<dir> source=<source> reason=<status>` and
+  /// counts the failure in loadFailures(): buildModel() does so for its own failures, the
+  /// server for a built model it refuses afterwards (a meta model whose callees do not fit).
+  void reportLoadFailure(const std::string &name, const std::string &dir, std::string_view source,
+                         const Status &status);
   /// Makes `model` the served model of its name (replacing any earlier one atomically:
   /// requests already running keep the LoadedModel they hold).
   void publish(std::shared_ptr<const LoadedModel> model);

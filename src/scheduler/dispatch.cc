@@ -69,7 +69,9 @@ Scheduler::takeBatch(ModelState &state, Clock::time_point t, std::vector<QueuedP
     QueuedPiece &next = state.queue.front();
     // A passed deadline first: gRPC cancels a call whose deadline passed, and its client
     // sees DEADLINE_EXCEEDED.
-    if (next.deadline && t + margin >= *next.deadline) {
+    // A committed piece's request is already running: shed only past its deadline.
+    if (next.deadline &&
+        t + (next.committed ? Clock::duration::zero() : margin) >= *next.deadline) {
       expired->push_back(std::move(next));
       state.queue.pop_front();
       continue;

@@ -78,7 +78,8 @@ std::optional<Clock::time_point> Scheduler::holdUntil(const ModelState &state,
                                                       Clock::time_point t) const {
   const std::vector<int64_t> &sizes = state.batching.compiled_batch_sizes;
   if (options_.max_queue_delay_us.count() <= 0 || sizes.empty() || state.queue.empty() ||
-      !state.queue.front().coalescable || stopping_) // draining: send what is queued at once
+      !state.queue.front().coalescable || state.queue.front().committed ||
+      stopping_) // draining: send what is queued at once
     return std::nullopt;
   const int64_t cap = rowCap(state);
   int64_t rows = 0;
@@ -112,6 +113,8 @@ std::optional<Clock::time_point> Scheduler::holdUntil(const ModelState &state,
 }
 
 Scheduler::ModelMap::iterator Scheduler::pick(Clock::time_point t) {
+  if (ModelMap::iterator committed = pickCommitted(); committed != models_.end())
+    return committed;
   switch (options_.discipline) {
   case Discipline::kFifo: return pickFifo();
   case Discipline::kEdf: return pickEdf();
@@ -129,6 +132,15 @@ template <typename State> bool olderFront(const State &a, const State &b) {
 }
 
 } // namespace
+
+Scheduler::ModelMap::iterator Scheduler::pickCommitted() {
+  ModelMap::iterator chosen = models_.end();
+  for (auto it = models_.begin(); it != models_.end(); ++it)
+    if (!it->second.queue.empty() && it->second.queue.front().committed &&
+        (chosen == models_.end() || olderFront(it->second, chosen->second)))
+      chosen = it;
+  return chosen;
+}
 
 Scheduler::ModelMap::iterator Scheduler::pickFifo() {
   ModelMap::iterator chosen = models_.end();

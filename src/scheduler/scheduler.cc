@@ -118,6 +118,18 @@ void Scheduler::removeModel(const std::string &model) {
 void Scheduler::submit(const std::string &model, std::vector<Tensor> inputs,
                        std::optional<Clock::time_point> deadline, DoneFn done,
                        CancellationPtr cancel) {
+  enqueue(model, {std::move(inputs), deadline, std::move(done), std::move(cancel), false});
+}
+
+void Scheduler::submitCommitted(const std::string &model, std::vector<Tensor> inputs,
+                                std::optional<Clock::time_point> deadline, DoneFn done,
+                                CancellationPtr cancel) {
+  enqueue(model, {std::move(inputs), deadline, std::move(done), std::move(cancel), true});
+}
+
+void Scheduler::enqueue(const std::string &model, Submission submission) {
+  std::vector<Tensor> &inputs = submission.inputs;
+  DoneFn &done = submission.done;
   std::unique_lock<std::mutex> lock(mu_);
   if (stopping_) {
     lock.unlock();
@@ -141,7 +153,7 @@ void Scheduler::submit(const std::string &model, std::vector<Tensor> inputs,
   auto request = std::make_shared<SplitRequest>();
   request->output_batch_axes = b.output_batch_axes;
   request->done = std::move(done);
-  request->cancel = std::move(cancel);
+  request->cancel = std::move(submission.cancel);
 
   // A model whose only program is unbatched (size 0) runs each request whole.
   bool batched = !b.compiled_batch_sizes.empty() && b.compiled_batch_sizes.back() > 0;
@@ -162,16 +174,22 @@ void Scheduler::submit(const std::string &model, std::vector<Tensor> inputs,
   request->piece_outputs.resize(request->pieces.size());
   const bool single = request->pieces.size() == 1;
   const Clock::time_point enqueued = now();
+  // A committed request goes behind the committed pieces at the queue's front, ahead of
+  // the rest; any other at the back.
+  auto at = submission.committed ? std::find_if(state.queue.begin(), state.queue.end(),
+                                                [](const QueuedPiece &q) { return !q.committed; })
+                                 : state.queue.end();
   for (size_t p = 0; p < request->pieces.size(); ++p) {
     QueuedPiece piece;
     piece.request = request;
     piece.piece = p;
     piece.rows = request->pieces[p];
     piece.coalescable = batched && single && outputs_batched && options_.coalescing;
-    piece.deadline = deadline;
+    piece.deadline = submission.deadline;
     piece.seq = next_seq_++;
     piece.enqueued = enqueued;
-    state.queue.push_back(std::move(piece));
+    piece.committed = submission.committed;
+    at = std::next(state.queue.insert(at, std::move(piece)));
   }
   // Inline dispatch: with the device idle, the submitting thread runs the next batch
   // itself (the discipline still picks it) instead of waking the dispatch thread, saving a

@@ -2,7 +2,8 @@
 //
 // Dispatch loops per device run one program at a time by default (DESIGN.md "Request
 // path"; reference-system.md §4), or up to `scheduler.max_batches_in_flight` batches at
-// once (below). Each model has a FIFO queue (never reordered); before each dispatch a loop
+// once (below). Each model has a FIFO queue (never reordered; committed requests, below,
+// enter near its front); before each dispatch a loop
 // picks a model by the discipline (`scheduler.discipline`):
 //
 // - fair: deficit-weighted and cost-aware. Over the models with queued requests,
@@ -53,6 +54,15 @@
 // batch is formed, and answered Cancelled; a request whose flag is raised while its batch
 // runs is answered Cancelled instead of with its outputs (the batch itself runs to the end
 // for the other requests in it). ModelSchedStats::requests_cancelled counts the first kind.
+//
+// Committed requests (submitCommitted(): a meta model's sub-calls, reference-system.md §4.5):
+// a request that a running request waits for goes ahead of what is queued. Its pieces enter
+// the model's queue behind the committed pieces already there and ahead of every other
+// piece, so committed requests keep their own arrival order and still coalesce with the
+// requests queued behind them. Before the discipline scan, a loop runs the model whose
+// queue starts with the oldest committed piece; such a model is never held by the
+// coalescing wait, and under edf a committed piece is shed only once its deadline has
+// passed (laxity margin 0).
 //
 // Errors delivered to DoneFn: NotFound (model unknown or removed while queued),
 // ResourceExhausted (the model's queue holds max_queue_depth requests),
@@ -276,6 +286,11 @@ public:
   void submit(const std::string &model, std::vector<Tensor> inputs,
               std::optional<Clock::time_point> deadline, DoneFn done,
               CancellationPtr cancel = nullptr);
+  /// submit() of a committed request (see the file comment): queued ahead of every piece
+  /// that is not committed, dispatched before the discipline picks. Same errors.
+  void submitCommitted(const std::string &model, std::vector<Tensor> inputs,
+                       std::optional<Clock::time_point> deadline, DoneFn done,
+                       CancellationPtr cancel = nullptr);
 
   /// Starts the dispatch threads, one per batch in flight (idempotent).
   void start();
@@ -298,6 +313,15 @@ private:
     std::optional<Clock::time_point> deadline;
     uint64_t seq = 0;
     Clock::time_point enqueued;
+    bool committed = false; // submitCommitted(): ahead of the pieces that are not
+  };
+  /// What submit() and submitCommitted() queue: one request of a model.
+  struct Submission {
+    std::vector<Tensor> inputs;
+    std::optional<Clock::time_point> deadline;
+    DoneFn done;
+    CancellationPtr cancel;
+    bool committed = false;
   };
   struct ModelState {
     ModelBatching batching;
@@ -318,6 +342,8 @@ private:
   };
   using ModelMap = std::map<std::string, ModelState>;
 
+  /// Queues `request` for `model` (submit() and submitCommitted()).
+  void enqueue(const std::string &model, Submission request);
   Clock::time_point now() const;
   void decayEma(ModelState &state, Clock::time_point now) const;
   /// The compiled size (0 when unbatched) the next batch of `state` would run at; the
@@ -337,6 +363,8 @@ private:
   void foldCost(ModelState &state, int64_t batch_size, double seconds) const;
   /// The model the discipline runs next among those with a queue and no hold; end() if none.
   ModelMap::iterator pick(Clock::time_point now);
+  /// The model whose queue starts with the oldest committed piece; end() if none.
+  ModelMap::iterator pickCommitted();
   ModelMap::iterator pickFifo();
   ModelMap::iterator pickEdf();
   ModelMap::iterator pickFair(Clock::time_point now);

@@ -6,7 +6,8 @@
 //   1. the wire tensors are checked against the wire-facing inputs (client_inputs, or the
 //      executable's), BYTES allowed where declared; preprocess (when registered) runs on a
 //      hook process and its result is checked against the executable inputs;
-//   2. the scheduler runs the program as for any model;
+//   2. the scheduler runs the program as for any model (a meta model's call as a committed
+//      request, server/meta_infer.cc);
 //   3. postprocess (when registered) runs on every executable output; its result (or the
 //      executable's outputs) is checked against the wire-facing outputs, and the requested
 //      ones are answered.
@@ -25,7 +26,7 @@ namespace rs::server {
 void WorkerService::inferWithHooks(std::shared_ptr<const runtime::LoadedModel> model,
                                    std::shared_ptr<const hooks::HookPool> pool,
                                    protocol::InferRequest request, std::string prefix,
-                                   protocol::InferCallback done) {
+                                   protocol::InferCallback done, Sender sender) {
   const bundle::Manifest &m = model->manifest;
   Result<std::vector<protocol::NamedTensor>> wire =
       checkTensors(m.wireInputs(), request.inputs, "input", StatusCode::kInvalidArgument);
@@ -84,8 +85,8 @@ void WorkerService::inferWithHooks(std::shared_ptr<const runtime::LoadedModel> m
   };
 
   // Step 2: the program on the (preprocessed) inputs.
-  auto execute = [this, model, response, prefix, deadline, cancel = request.cancel, answer,
-                  finish](std::vector<protocol::NamedTensor> inputs, bool hooked) {
+  auto execute = [this, model, response, prefix, deadline, cancel = request.cancel, answer, finish,
+                  sender](std::vector<protocol::NamedTensor> inputs, bool hooked) {
     protocol::InferRequest program_request;
     program_request.inputs = std::move(inputs);
     Result<ValidatedInputs> valid = validateRequest(model->manifest, program_request);
@@ -96,8 +97,8 @@ void WorkerService::inferWithHooks(std::shared_ptr<const runtime::LoadedModel> m
                     : valid.status().withPrefix(prefix));
       return;
     }
-    scheduler_.submit(
-        response->model_name, std::move(valid->inputs), deadline,
+    schedule(
+        sender, response->model_name, std::move(valid->inputs), deadline,
         [this, model, response, prefix, answer, finish](Result<std::vector<Tensor>> outputs) {
           if (!outputs.isOk()) {
             finish(withRequestPrefix(outputs.status(), response->model_name, prefix));

@@ -2,18 +2,28 @@
 //
 // A meta model (`kind: meta`, docs/hooks.md "Meta models") has no program: its model.py's
 // run(inputs, call) gets the request's tensors, checked against client_inputs, and calls
-// the models of `meta.calls` through call(name, inputs). Each call is an ordinary request
-// of that model (WorkerService::infer: its hooks, its queue, its batching, its counters)
-// with the meta request's deadline; the pool thread that runs the meta waits for it. A
+// the models of `meta.calls` through call(name, inputs). Each call is a request of that
+// model (its hooks, its queue, its batching, its counters) with the meta request's
+// deadline, committed: queued ahead of the callee's other traffic (scheduler/scheduler.h),
+// since a run waits for it; the pool thread that runs the meta waits for the answer. A
 // callee not in meta.calls, or itself a meta model, is refused. run's result is checked
 // against client_outputs, and the requested outputs are answered.
+//
+// A meta model with calls runs under its MetaGate (server/meta_gate.h): at most
+// hooks.meta_concurrency runs at once, a request waiting for a slot at most until its
+// deadline. A compute-only meta (no calls) holds nothing of other models and bypasses it.
+//
+// Also here: which models are internal to a meta model, and the check a loaded meta model
+// passes before it serves (its callees, its regulated warm-up).
 //
 //===----------------------------------------------------------------------===//
 #include "server/worker_service.h"
 
+#include "hooks/hook_warmup.h"
 #include "server/request_validation.h"
 
 #include <algorithm>
+#include <chrono>
 #include <future>
 
 namespace rs::server {
@@ -35,8 +45,10 @@ WorkerService::metaCall(const runtime::LoadedModel &meta, const std::string &cal
   request.inputs = std::move(inputs);
   request.deadline = deadline;
   std::promise<Result<protocol::InferResponse>> answer;
-  infer(std::move(request),
-        [&answer](Result<protocol::InferResponse> r) { answer.set_value(std::move(r)); });
+  route(
+      std::move(request),
+      [&answer](Result<protocol::InferResponse> r) { answer.set_value(std::move(r)); },
+      Sender::kMetaCall);
   Result<protocol::InferResponse> r = answer.get_future().get();
   if (!r.isOk())
     return r.status();
@@ -69,27 +81,118 @@ void WorkerService::inferMeta(std::shared_ptr<const runtime::LoadedModel> model,
   response->model_version = request.model_version;
   response->id = request.id;
   const std::optional<protocol::Clock::time_point> deadline = request.deadline;
-  pool->run(
-      hooks::HookStage::kRun, std::move(*wire), deadline,
-      [this, gate, model, response, selected = *selected, prefix,
-       done](Result<std::vector<protocol::NamedTensor>> r) {
-        Result<std::vector<protocol::NamedTensor>> checked =
-            r.isOk() ? checkTensors(model->manifest.client_outputs, *r, "run output",
-                                    StatusCode::kInternal)
-                     : r;
-        leave(gate);
-        if (!checked.isOk()) {
-          done(checked.status().withPrefix(prefix));
-          return;
-        }
-        for (size_t o : selected)
-          response->outputs.push_back((*checked)[o]);
-        done(std::move(*response));
-      },
-      [this, model, deadline](const std::string &callee,
-                              std::vector<protocol::NamedTensor> inputs) {
-        return metaCall(*model, callee, std::move(inputs), deadline);
+  // A compute-only meta bypasses the MetaGate (null).
+  MetaGate *slots = m.meta_calls.empty() ? nullptr : metaGate(model->name);
+  const protocol::Clock::time_point arrived = protocol::Clock::now();
+  // Seconds the run's calls took; the run's calls come one after another from its thread.
+  auto call_seconds = std::make_shared<double>(0);
+  auto start = [this, gate, slots, model, pool, response, selected = *selected, prefix, done,
+                deadline, arrived, call_seconds, wire = std::move(*wire)](Status admitted) mutable {
+    if (!admitted.isOk()) {
+      leave(gate);
+      done(admitted.withPrefix(prefix));
+      return;
+    }
+    const double gate_seconds =
+        std::chrono::duration<double>(protocol::Clock::now() - arrived).count();
+    pool->run(
+        hooks::HookStage::kRun, std::move(wire), deadline,
+        [this, gate, slots, model, response, selected, prefix, done, call_seconds,
+         gate_seconds](Result<std::vector<protocol::NamedTensor>> r) {
+          if (slots)
+            slots->release();
+          Result<std::vector<protocol::NamedTensor>> checked =
+              r.isOk() ? checkTensors(model->manifest.client_outputs, *r, "run output",
+                                      StatusCode::kInternal)
+                       : r;
+          leave(gate);
+          if (!checked.isOk()) {
+            done(checked.status().withPrefix(prefix));
+            return;
+          }
+          // The meta's execution, as the reference records it: batch size 0, one row, the
+          // compute time of its calls.
+          scheduler::DispatchStats stats;
+          stats.model = model->name;
+          stats.rows = 1;
+          stats.compute_seconds = *call_seconds;
+          stats.queue_wait_seconds = {gate_seconds};
+          statistics_.observeDispatch(stats);
+          for (size_t o : selected)
+            response->outputs.push_back((*checked)[o]);
+          done(std::move(*response));
+        },
+        [this, model, deadline, call_seconds](const std::string &callee,
+                                              std::vector<protocol::NamedTensor> inputs) {
+          const auto called = protocol::Clock::now();
+          Result<std::vector<protocol::NamedTensor>> r =
+              metaCall(*model, callee, std::move(inputs), deadline);
+          *call_seconds += std::chrono::duration<double>(protocol::Clock::now() - called).count();
+          return r;
+        });
+  };
+  if (slots)
+    slots->acquire(deadline, std::move(start));
+  else
+    start(Status::ok());
+}
+
+Status WorkerService::checkMeta(const runtime::LoadedModel &meta) {
+  for (const std::string &callee : meta.manifest.meta_calls) {
+    const std::optional<runtime::ModelState> state = repository_.state(callee);
+    if (!state || state->unloaded)
+      return failedPrecondition() << "meta model '" << meta.name << "': meta.calls names model '"
+                                  << callee << "', which is not in the repository";
+    if (!state->model)
+      return failedPrecondition() << "meta model '" << meta.name << "': meta.calls names model '"
+                                  << callee << "', which did not load: " << state->status.message();
+    if (state->model->manifest.kind == bundle::BundleKind::kMeta)
+      return failedPrecondition() << "meta model '" << meta.name << "': meta.calls names model '"
+                                  << callee
+                                  << "', which is itself a meta model (a meta model may call "
+                                     "only models with programs)";
+  }
+  if (!meta_warmup_)
+    return Status::ok();
+  auto pool = std::dynamic_pointer_cast<const hooks::HookPool>(meta.extension);
+  if (!pool)
+    return Status::ok();
+  return hooks::checkRunDeterministic(
+      *pool, meta.manifest, meta.dir,
+      [this, &meta](const std::string &callee, std::vector<protocol::NamedTensor> inputs) {
+        return metaCall(meta, callee, std::move(inputs), std::nullopt);
       });
+}
+
+void WorkerService::refreshInternal() {
+  std::map<std::string, std::string> internal;
+  for (const runtime::ModelState &s : repository_.states())
+    if (s.model && s.model->manifest.kind == bundle::BundleKind::kMeta)
+      for (const std::string &callee : s.model->manifest.meta_calls)
+        internal.emplace(callee, s.name); // the first meta by name names it
+  std::lock_guard<std::mutex> lock(meta_mu_);
+  internal_.swap(internal);
+}
+
+std::optional<std::string> WorkerService::internalTo(const std::string &name) const {
+  std::lock_guard<std::mutex> lock(meta_mu_);
+  auto it = internal_.find(name);
+  if (it == internal_.end())
+    return std::nullopt;
+  return it->second;
+}
+
+Status WorkerService::internalError(const std::string &name, const std::string &meta) {
+  return notFound() << "model '" << name << "' is internal to meta model '" << meta
+                    << "' and is not served directly";
+}
+
+MetaGate *WorkerService::metaGate(const std::string &name) {
+  std::lock_guard<std::mutex> lock(meta_mu_);
+  std::unique_ptr<MetaGate> &gate = meta_gates_[name];
+  if (!gate)
+    gate = std::make_unique<MetaGate>(meta_concurrency_);
+  return gate.get();
 }
 
 } // namespace rs::server

@@ -50,6 +50,12 @@ Status WorkerService::loadModel(const std::string &name, const std::string &dir)
   const std::optional<runtime::ModelState> before = repository_.state(name);
   Result<std::shared_ptr<const runtime::LoadedModel>> built =
       repository_.buildModel(dir, "dynamic");
+  // A meta model serves only once its callees fit (and its regulated warm-up passes).
+  if (built.isOk() && (*built)->manifest.kind == bundle::BundleKind::kMeta)
+    if (Status checked = checkMeta(**built); !checked.isOk()) {
+      repository_.reportLoadFailure(name, dir, "dynamic", checked);
+      built = checked;
+    }
   if (!built.isOk()) {
     if (before && before->model) {
       spdlog::warn("model reload failed name={}: the loaded version keeps serving reason={}", name,
@@ -71,6 +77,7 @@ Status WorkerService::loadModel(const std::string &name, const std::string &dir)
                     weight_cache_.residency(name).value_or(residencyOf(name)));
   scheduler_.addModel(name, batchingOf(**built));
   repository_.publish(*built);
+  refreshInternal();
   return Status::ok();
 }
 
@@ -102,6 +109,7 @@ Status WorkerService::unloadModel(const std::string &name) {
     std::lock_guard<std::mutex> lock(gate_mu_);
     gates_.erase(name); // a later load of this name starts open
   }
+  refreshInternal();
   spdlog::info("model unloaded name={} inflight_finished={}", name, waited_for);
   return Status::ok();
 }
@@ -130,6 +138,7 @@ Status WorkerService::renameModel(const std::string &from, const std::string &to
       gates_.erase(it);
     }
   }
+  refreshInternal();
   spdlog::info("model renamed from={} to={} dir={} programs={} recompiled=0", from, to, dir,
                renamed->programs.size());
   return Status::ok();
@@ -159,6 +168,8 @@ Result<std::vector<protocol::ModelStatistics>>
 WorkerService::modelStatistics(const std::string &name) const {
   std::vector<protocol::ModelStatistics> out;
   if (!name.empty()) {
+    if (std::optional<std::string> meta = internalTo(name))
+      return internalError(name, *meta);
     auto state = repository_.state(name);
     if (!state || !state->model)
       return notFound() << "ModelStatistics: model '" << name << "' is not loaded";
@@ -166,7 +177,7 @@ WorkerService::modelStatistics(const std::string &name) const {
     return out;
   }
   for (const runtime::ModelState &s : repository_.states())
-    if (s.model)
+    if (s.model && !internalTo(s.name))
       out.push_back(statistics_.get(s.name));
   return out;
 }
@@ -211,8 +222,9 @@ Status WorkerService::repositoryUnload(const std::string &name) {
 std::vector<protocol::ModelIndexEntry> WorkerService::listModels() const {
   std::vector<protocol::ModelIndexEntry> out;
   for (const runtime::ModelState &s : repository_.states())
-    out.push_back(
-        {s.name, s.model != nullptr, s.model ? s.last_failure.message() : s.status.message()});
+    if (!internalTo(s.name))
+      out.push_back(
+          {s.name, s.model != nullptr, s.model ? s.last_failure.message() : s.status.message()});
   return out;
 }
 
@@ -226,7 +238,7 @@ Result<protocol::ControlStatus> WorkerService::controlStatus() const {
   out.residency_mode = explicit_control_ ? "externally_managed" : "self_managed";
   out.weight_cache_max_bytes = static_cast<uint64_t>(weight_cache_.stats().max_bytes);
   for (const runtime::ModelState &s : repository_.states()) {
-    if (!s.model)
+    if (!s.model || internalTo(s.name))
       continue;
     protocol::ModelControlInfo m;
     m.name = s.name;
@@ -235,6 +247,11 @@ Result<protocol::ControlStatus> WorkerService::controlStatus() const {
     m.host_resident = true; // the weights' mapping lives as long as the model
     for (const Tensor &w : s.model->weights)
       m.weight_nbytes += w.byteSize();
+    // A meta model is reported as a group: its footprint is its callees' (its own is none).
+    for (const std::string &callee : s.model->manifest.meta_calls)
+      if (std::optional<runtime::ModelState> sub = repository_.state(callee); sub && sub->model)
+        for (const Tensor &w : sub->model->weights)
+          m.weight_nbytes += w.byteSize();
     if (!s.model->batch_sizes.empty())
       m.max_batch_size = s.model->batch_sizes.back();
     if (std::optional<scheduler::ModelSchedStats> st = scheduler_.stats(s.name)) {

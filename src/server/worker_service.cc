@@ -69,7 +69,8 @@ WorkerService::WorkerService(runtime::ModelRepository &repository,
       explicit_control_(serving.control_mode == "explicit"),
       system_shared_memory_(serving.system_shared_memory),
       max_queue_delay_us_(options.max_queue_delay_us.count()),
-      device_ordinal_(serving.device_ordinal), residency_config_(std::move(serving.residency)),
+      device_ordinal_(serving.device_ordinal), meta_concurrency_(serving.meta_concurrency),
+      meta_warmup_(serving.meta_warmup), residency_config_(std::move(serving.residency)),
       default_residency_(serving.weight_pool_bytes > 0 ? runtime::Residency::kPinnedSystem
                                                        : runtime::Residency::kUnpinned),
       weight_cache_(runtime::WeightCacheOptions{serving.weight_pool_bytes}),
@@ -85,14 +86,36 @@ WorkerService::WorkerService(runtime::ModelRepository &repository,
   scheduler_.start();
 }
 
-WorkerService::~WorkerService() { shutdown(); }
+WorkerService::~WorkerService() {
+  shutdown();
+  // The gates answer their waiters while the statistics and metrics those answers touch
+  // are still alive.
+  std::map<std::string, std::unique_ptr<MetaGate>> gates;
+  {
+    std::lock_guard<std::mutex> lock(meta_mu_);
+    gates.swap(meta_gates_);
+  }
+}
 
 void WorkerService::registerLoadedModels() {
-  for (const runtime::ModelState &s : repository_.states())
-    if (s.model) {
-      weight_cache_.add(s.name, s.model->weights, residencyOf(s.name));
-      scheduler_.addModel(s.name, batchingOf(*s.model));
+  // The models with programs first: a meta model's check calls them.
+  std::vector<std::shared_ptr<const runtime::LoadedModel>> metas;
+  for (const runtime::ModelState &s : repository_.states()) {
+    if (!s.model)
+      continue;
+    if (s.model->manifest.kind == bundle::BundleKind::kMeta)
+      metas.push_back(s.model);
+    weight_cache_.add(s.name, s.model->weights, residencyOf(s.name));
+    scheduler_.addModel(s.name, batchingOf(*s.model));
+  }
+  for (const std::shared_ptr<const runtime::LoadedModel> &meta : metas)
+    if (Status checked = checkMeta(*meta); !checked.isOk()) {
+      repository_.reportLoadFailure(meta->name, meta->dir, "startup", checked);
+      repository_.recordFailure(meta->name, meta->dir, checked);
+      scheduler_.removeModel(meta->name);
+      weight_cache_.remove(meta->name);
     }
+  refreshInternal();
 }
 
 runtime::Residency WorkerService::residencyOf(const std::string &name) const {
@@ -170,12 +193,16 @@ protocol::ServerMetadata WorkerService::serverMetadata() const {
 }
 
 Result<protocol::ModelMetadata> WorkerService::modelMetadata(const std::string &model_name) const {
+  if (std::optional<std::string> meta = internalTo(model_name))
+    return internalError(model_name, *meta);
   RS_ASSIGN_OR_RETURN(auto model, readyModel(repository_.state(model_name), model_name));
   return modelMetadataOf(*model);
 }
 
 Result<protocol::ModelConfiguration>
 WorkerService::modelConfig(const std::string &model_name) const {
+  if (std::optional<std::string> meta = internalTo(model_name))
+    return internalError(model_name, *meta);
   RS_ASSIGN_OR_RETURN(auto model, readyModel(repository_.state(model_name), model_name));
   ModelConfigSettings settings;
   settings.max_queue_delay_us = max_queue_delay_us_;
@@ -187,6 +214,8 @@ WorkerService::modelConfig(const std::string &model_name) const {
 }
 
 Result<protocol::ModelReadiness> WorkerService::modelReady(const std::string &model_name) const {
+  if (std::optional<std::string> meta = internalTo(model_name))
+    return internalError(model_name, *meta);
   auto state = repository_.state(model_name);
   if (!state)
     return notFound() << "unknown model '" << model_name << "'";
@@ -195,7 +224,22 @@ Result<protocol::ModelReadiness> WorkerService::modelReady(const std::string &mo
   return protocol::ModelReadiness{true, ""};
 }
 
-void WorkerService::infer(protocol::InferRequest request, protocol::InferCallback user_done) {
+void WorkerService::infer(protocol::InferRequest request, protocol::InferCallback done) {
+  route(std::move(request), std::move(done), Sender::kClient);
+}
+
+void WorkerService::schedule(Sender sender, const std::string &model, std::vector<Tensor> inputs,
+                             std::optional<protocol::Clock::time_point> deadline,
+                             scheduler::DoneFn done, CancellationPtr cancel) {
+  if (sender == Sender::kMetaCall)
+    scheduler_.submitCommitted(model, std::move(inputs), deadline, std::move(done),
+                               std::move(cancel));
+  else
+    scheduler_.submit(model, std::move(inputs), deadline, std::move(done), std::move(cancel));
+}
+
+void WorkerService::route(protocol::InferRequest request, protocol::InferCallback user_done,
+                          Sender sender) {
   // Every answer passes through here once: count it and time it.
   const auto arrived = protocol::Clock::now();
   const std::string model_label = metricsModel(request.model_name);
@@ -249,6 +293,11 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
     done(ready.status());
     return;
   }
+  if (sender == Sender::kClient)
+    if (std::optional<std::string> meta = internalTo(request.model_name)) {
+      done(internalError(request.model_name, *meta));
+      return;
+    }
   if (Status v = protocol::checkModelVersion(request.model_name, request.model_version);
       !v.isOk()) {
     done(withRequestPrefix(v, request.model_name, requestPrefix(request)));
@@ -263,7 +312,7 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
       return;
     }
     inferWithHooks(std::move(model), std::move(pool), std::move(request), std::move(prefix),
-                   std::move(done));
+                   std::move(done), sender);
     return;
   }
   Result<ValidatedInputs> valid = validateRequest(model->manifest, request);
@@ -283,8 +332,8 @@ void WorkerService::infer(protocol::InferRequest request, protocol::InferCallbac
   std::vector<size_t> selected = valid->outputs;
   std::string prefix = requestPrefix(request);
   CancellationPtr cancel = request.cancel;
-  scheduler_.submit(
-      request.model_name, std::move(valid->inputs), request.deadline,
+  schedule(
+      sender, request.model_name, std::move(valid->inputs), request.deadline,
       [this, gate, model, response, selected, prefix, done](Result<std::vector<Tensor>> outputs) {
         if (!outputs.isOk()) {
           leave(gate);

@@ -6,9 +6,19 @@
 // Scheduler (one dispatch loop for the worker's device), and turns the outputs into an
 // InferResponse with the requested outputs in order.
 //
-// Errors: NotFound (unknown model), Unavailable (the model failed to load; the message
-// carries the load error; or the worker is draining for shutdown), InvalidArgument
-// (request does not match the model; message starts with the model and request id),
+// Meta models (docs/hooks.md "Meta models"): a model named in the meta.calls of a loaded
+// meta model is internal to it: left out of the repository index, the control status and
+// the statistics of every model, and refused (NotFound) to a client's inference,
+// metadata, configuration, readiness and statistics requests by its name; the meta's
+// calls reach it as committed requests (scheduler/scheduler.h). A meta model serves only
+// once every model of its meta.calls is loaded and none is itself a meta (else its load
+// fails naming the callee) and, under runtime.profile regulated, its run gave the same
+// bytes twice on a fixed input (hooks/hook_warmup.h). At most hooks.meta_concurrency runs
+// of one meta model go at once (server/meta_gate.h).
+//
+// Errors: NotFound (unknown model, or internal to a meta model), Unavailable (the model failed to
+// load; the message carries the load error; or the worker is draining for shutdown),
+// InvalidArgument (request does not match the model; message starts with the model and request id),
 // ResourceExhausted (endpoints.max_concurrent_requests in flight: server/admission.h),
 // plus the scheduler's codes.
 //
@@ -28,6 +38,7 @@
 #include "runtime/weight_cache.h"
 #include "scheduler/scheduler.h"
 #include "server/admission.h"
+#include "server/meta_gate.h"
 #include "server/model_statistics.h"
 #include "server/worker_metrics.h"
 
@@ -72,6 +83,11 @@ struct ServingOptions {
   protocol::SharedMemoryRegistryOptions shared_memory;
   /// runtime.device_ordinal: the GPU of the model configuration's instance group.
   int64_t device_ordinal = 0;
+  /// hooks.meta_concurrency: runs of one meta model at once (server/meta_gate.h).
+  int64_t meta_concurrency = 2;
+  /// runtime.profile regulated: a meta model's run must give the same bytes twice on a
+  /// fixed input before the meta serves (hooks/hook_warmup.h).
+  bool meta_warmup = false;
 };
 
 class WorkerService final : public protocol::InferenceService,
@@ -84,7 +100,9 @@ public:
                 std::string worker_name = "worker0", ServingOptions serving = {});
   ~WorkerService() override;
 
-  /// Registers every loaded model of the repository with the scheduler (call after loading).
+  /// Registers every loaded model of the repository with the scheduler (call after loading),
+  /// then admits each loaded meta model (the file comment): one whose callees do not fit,
+  /// or whose regulated warm-up fails, is recorded as failed (`model load failed`).
   void registerLoadedModels();
 
   // Live repository (model_control_mode dynamic and explicit; docs/model_repository.md).
@@ -141,18 +159,25 @@ public:
   /// Triton's model configuration of a loaded model (server/model_metadata.h): NotFound
   /// for an unknown model, Unavailable for one that is not loaded.
   Result<protocol::ModelConfiguration> modelConfig(const std::string &model_name) const override;
-  /// Also refuses a `model_version` other than "" and protocol::kModelVersion (NotFound).
+  /// Also refuses a `model_version` other than "" and protocol::kModelVersion, and a model
+  /// internal to a meta model (NotFound: "model 'm' is internal to meta model 'meta' and is
+  /// not served directly").
   void infer(protocol::InferRequest request, protocol::InferCallback done) override;
-  /// Every model of the repository, unloaded ones included (RepositoryIndex): ready when
-  /// loaded, with the last failed reload's reason if any; else the load error or
-  /// "unloaded".
+  /// Every model of the repository but those internal to a meta model, unloaded ones
+  /// included (RepositoryIndex): ready when loaded, with the last failed reload's reason if
+  /// any; else the load error or "unloaded".
   std::vector<protocol::ModelIndexEntry> listModels() const override;
-  /// ModelControlStatus: the discipline, and per loaded model its weight bytes, max batch
+  /// ModelControlStatus: the discipline, and per loaded model (not internal to a meta) its
+  /// weight bytes (a meta model's: the sum of its callees'), max batch
   /// (largest compiled size, capped by scheduler.models.<m>.max_batch_size), queue depth
   /// and the scheduler's serving counters.
   Result<protocol::ControlStatus> controlStatus() const override;
   /// Triton ModelStatistics (server/model_statistics.h) of `name`, or of every loaded
-  /// model (sorted by name) when `name` is empty. NotFound for a model that is not loaded.
+  /// model but those internal to a meta (sorted by name) when `name` is empty. NotFound for
+  /// a model that is not loaded or is internal to a meta. A meta model's statistics count
+  /// its requests, and each successful one as one execution of one inference at batch size
+  /// 0 whose compute time is the sum of its calls' times and whose queue time is its wait
+  /// for a run slot; each call also counts in its callee's own statistics.
   Result<std::vector<protocol::ModelStatistics>>
   modelStatistics(const std::string &name) const override;
   /// SetModelPolicy: the fair weight (scheduler.models.<m>.weight) when set. NotFound for
@@ -192,11 +217,21 @@ private:
   std::shared_ptr<Gate> enter(const std::string &name);
   void leave(const std::shared_ptr<Gate> &gate);
 
+  /// Who sends a request: a client, or a meta model's run (a committed request that may
+  /// reach a model internal to a meta).
+  enum class Sender : uint8_t { kClient, kMetaCall };
+  /// infer() for `sender`.
+  void route(protocol::InferRequest request, protocol::InferCallback done, Sender sender);
+  /// Queues a validated request on the scheduler: committed for a meta call.
+  void schedule(Sender sender, const std::string &model, std::vector<Tensor> inputs,
+                std::optional<protocol::Clock::time_point> deadline, scheduler::DoneFn done,
+                CancellationPtr cancel);
+
   /// The request path of a model with model.py hooks (server/hooked_infer.cc); `done`
   /// counts the answer. `prefix` starts every error (requestPrefix).
   void inferWithHooks(std::shared_ptr<const runtime::LoadedModel> model,
                       std::shared_ptr<const hooks::HookPool> pool, protocol::InferRequest request,
-                      std::string prefix, protocol::InferCallback done);
+                      std::string prefix, protocol::InferCallback done, Sender sender);
 
   /// The request path of a meta model (server/meta_infer.cc), and one of its calls of
   /// `callee` (run on a hook pool thread, which it blocks until the call is answered).
@@ -207,6 +242,21 @@ private:
   metaCall(const runtime::LoadedModel &meta, const std::string &callee,
            std::vector<protocol::NamedTensor> inputs,
            std::optional<protocol::Clock::time_point> deadline);
+  /// Whether loaded meta model `meta` may serve (server/meta_infer.cc): every model of its
+  /// meta.calls loaded and not a meta (FailedPrecondition naming the meta and the callee),
+  /// and under meta_warmup its run's warm-up (hooks/hook_warmup.h). Its callees must be
+  /// registered with the scheduler.
+  Status checkMeta(const runtime::LoadedModel &meta);
+  /// Recomputes which models are internal to a meta model from the repository's loaded
+  /// meta models (after every load, unload and rename).
+  void refreshInternal();
+  /// The meta model `name` is internal to, if any.
+  std::optional<std::string> internalTo(const std::string &name) const;
+  /// NotFound for a client's request of `name`, internal to `meta`.
+  static Status internalError(const std::string &name, const std::string &meta);
+  /// The MetaGate of meta model `name`, made on first use and kept as long as the service
+  /// (a rename or reload of the meta keeps its runs' slots valid).
+  MetaGate *metaGate(const std::string &name);
 
   /// The `model` label of `name`: itself for a known model, "" otherwise.
   std::string metricsModel(const std::string &name) const;
@@ -223,11 +273,16 @@ private:
   bool system_shared_memory_ = false;
   int64_t max_queue_delay_us_ = 0; // scheduler.max_queue_delay_microseconds
   int64_t device_ordinal_ = 0;
+  int64_t meta_concurrency_ = 2;
+  bool meta_warmup_ = false;
   std::atomic<bool> startup_done_{false};
   std::mutex control_mu_; // serializes loadModel / unloadModel / renameModel
   std::mutex gate_mu_;
   std::condition_variable gate_cv_;
   std::map<std::string, std::shared_ptr<Gate>> gates_; // GUARDED_BY(gate_mu_)
+  mutable std::mutex meta_mu_;
+  std::map<std::string, std::string> internal_;                 // GUARDED_BY(meta_mu_)
+  std::map<std::string, std::unique_ptr<MetaGate>> meta_gates_; // GUARDED_BY(meta_mu_)
   std::map<std::string, runtime::Residency> residency_config_;
   runtime::Residency default_residency_;
   ModelStatisticsTable statistics_;

@@ -110,6 +110,8 @@ ServingOptions servingOptions(const config::WorkerConfig &config, const ServerBu
                               int64_t weight_pool_bytes) {
   ServingOptions o;
   o.max_concurrent_requests = config.endpoints.max_concurrent_requests;
+  o.meta_concurrency = config.hooks.meta_concurrency;
+  o.meta_warmup = config.runtime.profile == config::Profile::kRegulated;
   o.info.device_ordinal = std::to_string(config.runtime.device_ordinal);
   o.device_ordinal = config.runtime.device_ordinal;
   o.info.control_mode = std::string(config::modelControlModeName(config.model_control_mode));

@@ -350,6 +350,7 @@ TEST(NodeConfig, EffectiveSettingsListEveryKeySorted) {
       "grpc.max_recv_msg_bytes",
       "grpc.max_send_msg_bytes",
       "grpc.polling_threads",
+      "hooks.meta_concurrency",
       "hooks.processes_per_model",
       "hooks.python",
       "hooks.timeout_ms",

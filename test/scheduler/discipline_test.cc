@@ -8,6 +8,7 @@
 #include "scheduler/scheduler.h"
 
 #include "fake_clock.h"
+#include "scheduler_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -64,12 +65,7 @@ struct FakeDevice {
   }
 };
 
-/// One row holding `id` (i32 [1, 1]).
-Tensor idTensor(int32_t id) {
-  Tensor t = Tensor::zeros(DType::kI32, {1, 1});
-  t.mutableDataAs<int32_t>()[0] = id;
-  return t;
-}
+using testing::idTensor;
 
 ModelBatching oneRow() { return {{1}, {0}, {0}, {}}; }
 

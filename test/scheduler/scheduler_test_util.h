@@ -48,6 +48,13 @@ struct FakeDevice {
   }
 };
 
+/// One row holding `id` (i32 [1, 1]).
+inline Tensor idTensor(int32_t id) {
+  Tensor t = Tensor::zeros(DType::kI32, {1, 1});
+  t.mutableDataAs<int32_t>()[0] = id;
+  return t;
+}
+
 /// Submits one request of input `input` and returns a future of its outputs.
 inline std::future<Result<std::vector<Tensor>>>
 submitAsync(Scheduler &s, const std::string &model, Tensor input,

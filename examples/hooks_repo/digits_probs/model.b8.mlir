@@ -1,0 +1,1 @@
+../../model_repo/digits_cnn/model.b8.mlir

@@ -1,0 +1,1 @@
+../digits_softmax/model.py

@@ -170,5 +170,56 @@ register_model("m", preprocess=pre)
   }
 }
 
+// A hostile hook process (its model.py rewrites the runner's results frames): a record
+// whose range leaves the reply area fails its call, a frame that is cut short kills the
+// process, and the next call runs on a fresh one.
+TEST(HookPool, AResultFrameThatLiesIsRefused) {
+  TempDir tmp;
+  const std::string dir = tmp.file("m");
+  fs::create_directories(dir);
+  writeFile(dir + "/model.py", R"(import struct, sys
+runner = sys.modules["__main__"]
+honest = runner._reply
+MODE = {"lie": 0}
+
+def lying(results, segment, reply_offset, reply_size):
+    body, fd = honest(results, segment, reply_offset, reply_size)
+    body = bytearray(body)
+    if MODE["lie"] == 1:  # the first record's offset, 8 bytes before the area's end
+        struct.pack_into("<Q", body, 8 + 5 + 4, reply_size - 8)
+    if MODE["lie"] == 2:
+        del body[-1]
+    return bytes(body), fd
+
+runner._reply = lying
+
+def post(t):
+    MODE["lie"] = int(t["x"][0])
+    return {"y": t["x"]}
+
+register_model("m", postprocess=post)
+)");
+  Result<std::shared_ptr<HookPool>> pool = HookPool::start("m", dir, optionsFor(1));
+  ASSERT_TRUE(pool.isOk()) << pool.status().toString();
+  auto call = [&](int64_t mode) {
+    Tensor x = Tensor::filled(DType::kI64, {2}, {reinterpret_cast<const uint8_t *>(&mode), 8});
+    return (*pool)->runNow(HookStage::kPostprocess, {{"x", x}});
+  };
+  EXPECT_EQ(scalarOf(call(0)), 0);
+  Result<HookPool::Tensors> outside = call(1);
+  ASSERT_FALSE(outside.isOk());
+  EXPECT_EQ(outside.status().code(), StatusCode::kInternal);
+  EXPECT_EQ(outside.status().message(),
+            "postprocess result: tensor 'y': bytes [1048568, 1048584) lie outside its shared "
+            "memory of 1048576 bytes");
+  Result<HookPool::Tensors> cut = call(2);
+  ASSERT_FALSE(cut.isOk());
+  EXPECT_EQ(cut.status().code(), StatusCode::kInternal);
+  EXPECT_EQ(cut.status().message(),
+            "postprocess: the hook process sent a malformed results frame: a tensor name is cut "
+            "short; the hook process was killed and is restarted");
+  EXPECT_EQ(scalarOf(call(0)), 0);
+}
+
 } // namespace
 } // namespace rs::hooks

@@ -275,7 +275,10 @@ HookProcess::receive(HookStage stage, size_t calls, Clock::time_point deadline,
       return broken(internalError() << "the hook process's results frame names a memfd "
                                     << "it did not attach");
     source = {nullptr, static_cast<uint64_t>(st.st_size), reply->fd.get()};
-    reply_hint_ = std::max(reply_hint_, frame->extent);
+    // The next segment makes room for results this large (only as large as the memfd that
+    // held them, and never past the limit, whatever the records claim).
+    if (frame->extent <= source.size)
+      reply_hint_ = std::min(std::max(reply_hint_, frame->extent), HookSegment::kMaxAreaBytes);
   }
   std::vector<Result<Tensors>> out;
   out.reserve(calls);

@@ -14,9 +14,6 @@
 namespace rs::hooks {
 namespace {
 
-/// The largest area a segment is made with (a frame above it is refused by the caller).
-constexpr uint64_t kMaxAreaBytes = uint64_t{1} << 40;
-
 uint64_t areaSize(uint64_t wanted) {
   return std::bit_ceil(std::max<uint64_t>(HookSegment::kMinAreaBytes, wanted));
 }
@@ -24,9 +21,10 @@ uint64_t areaSize(uint64_t wanted) {
 } // namespace
 
 Result<HookSegment> HookSegment::create(uint64_t request_bytes, uint64_t reply_bytes) {
-  if (request_bytes > kMaxAreaBytes || reply_bytes > kMaxAreaBytes)
+  if (request_bytes > HookSegment::kMaxAreaBytes || reply_bytes > HookSegment::kMaxAreaBytes)
     return internalError() << "hook tensors of " << std::max(request_bytes, reply_bytes)
-                           << " bytes exceed the shared memory limit of " << kMaxAreaBytes;
+                           << " bytes exceed the shared memory limit of "
+                           << HookSegment::kMaxAreaBytes;
   HookSegment s;
   s.reply_offset_ = areaSize(request_bytes);
   s.size_ = s.reply_offset_ + areaSize(reply_bytes);

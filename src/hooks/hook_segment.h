@@ -28,10 +28,12 @@ class HookSegment {
 public:
   /// The smallest area either side gets (memfd pages cost memory only once touched).
   static constexpr uint64_t kMinAreaBytes = 1u << 20;
+  /// The largest area a segment is made with: a frame above it is refused.
+  static constexpr uint64_t kMaxAreaBytes = uint64_t{16} << 30;
 
   /// A sealed, mapped memfd with a request area of at least `request_bytes` and a reply
   /// area of at least `reply_bytes` (each rounded up to a power of two, at least
-  /// kMinAreaBytes).
+  /// kMinAreaBytes). Internal above kMaxAreaBytes.
   static Result<HookSegment> create(uint64_t request_bytes, uint64_t reply_bytes);
 
   HookSegment() = default;

@@ -2,7 +2,7 @@
 //
 // The hot path of the hook channel (hooks/hook_frames.h; python/reactant_hooks/runner.py
 // reads and writes the same layout): a frame of calls from the server and a frame of results
-// back, as compact little-endian binary bodies instead of JSON, their tensors in the
+// back, as compact little-endian binary bodies (no JSON to write or parse), their tensors in the
 // process's segment (hooks/hook_segment.h).
 //
 //   calls frame (server -> process), header of 32 bytes:
@@ -45,7 +45,7 @@ inline constexpr uint8_t kCallsFrame = 1;
 inline constexpr uint8_t kResultsFrame = 2;
 /// Calls flag: a new segment (hooks/hook_segment.h) is attached to this frame.
 inline constexpr uint8_t kSegmentAttached = 1;
-/// Results flag: the tensors lie in an attached memfd (the reply area was too small).
+/// Results flag: the tensors lie in an attached memfd (the reply area is too small for them).
 inline constexpr uint8_t kResultsInMemfd = 1;
 /// Tensors start at multiples of this many bytes in the request area.
 inline constexpr uint64_t kTensorAlignment = 64;

@@ -196,7 +196,7 @@ Status HookProcess::send(HookStage stage, const std::vector<const Tensors *> &ca
     return internalError() << name << ": the hook process (pid " << pid << ") " << how
                            << " while it ran; it is restarted";
   }
-  segment_.releaseFd(); // the process holds its own descriptor and mapping now
+  segment_.releaseFd(); // the process holds a descriptor and mapping of its own
   return Status::ok();
 }
 

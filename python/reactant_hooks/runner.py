@@ -3,35 +3,48 @@
 The server starts it as `python -I -B runner.py <bundle dir> <fd>` (docs/hooks.md, "Process
 model") with a connected unix stream socket on <fd>, and talks to it in frames:
 
-    4-byte little-endian length, then that many bytes of JSON
+    4-byte little-endian length, then that many bytes of body
 
-A frame that carries tensors also carries one file descriptor (SCM_RIGHTS, attached to the
-frame's first byte): a memfd holding the tensors back to back, each described in the JSON by
-{"name", "datatype", "shape", "offset", "nbytes"}. Numeric tensors are row-major, native
-little-endian; BYTES tensors are in the KServe serialized form (per element a 4-byte
-little-endian length, then the bytes).
+A body that opens with "{" is JSON; any other is a binary calls or results frame (below). A
+frame may carry one file descriptor (SCM_RIGHTS, attached to the frame's first byte).
 
     runner -> server   {"ok": true, "name", "preprocess": bool, "postprocess": bool,
                         "python": "3.11.7", "packages": ["numpy==2.4.6", ...]}
                        or {"ok": false, "error": "<last line of the exception>"}
-    server -> runner   {"op": "preprocess" | "postprocess", "calls": [{"tensors": [...]}, ...]}
-                       + one memfd holding every call's tensors
-    runner -> server   {"ok": true, "results": [{"ok": true, "tensors": [...]} or
-                        {"ok": false, "kind": "raised" | "bad_result", "error": "..."}, ...]}
-                       + one memfd holding every result's tensors, one result per call
-                       or {"ok": false, "error": "..."} for the whole frame
+    server -> runner   a calls frame, with the process's segment attached when it is new
+    runner -> server   a results frame, one result per call, or {"ok": false, "error": "..."}
+                       for the whole frame
 
-Several calls in one frame are the requests that waited for this process together; the hook
-still runs once per call, on that call's tensors only.
+The segment is a sealed memfd the server makes and passes with the first calls frame (and
+again, larger, when a frame does not fit): mapped once here, its request area holds the
+calls' tensors and its reply area receives the results' tensors. Results larger than the
+reply area go in a memfd of their own attached to the results frame. Binary frames (all
+little-endian, as src/hooks/hook_binary.h):
 
-A meta model (register_meta_model(name, run=...)) is called with op "run"; its
-run(inputs, call) may call call(model, inputs), which sends
+    calls:   u8 1, u8 stage (0 preprocess, 1 postprocess, 2 run), u8 flags (1: a new
+             segment is attached), u8 0, u32 calls, u64 request bytes used, u64 reply area
+             offset, u64 reply area size; per call u32 tensor count and the tensor records
+    results: u8 2, u8 flags (1: the tensors are in the attached memfd), u16 0, u32 results;
+             per result u8 status (0 ok, 1 raised, 2 bad result), u32 n, then n tensor
+             records or n bytes of UTF-8 error text
+    tensor record: u8 datatype code, u8 rank, u16 name length, u64 offset, u64 nbytes,
+             rank x i64 dims, the name (codes: 1 BOOL, 2..5 UINT8..UINT64, 6..9 INT8..INT64,
+             10 FP16, 11 FP32, 12 FP64, 13 BYTES)
+
+Numeric tensors are row-major, native little-endian; BYTES tensors are in the KServe
+serialized form (per element a 4-byte little-endian length, then the bytes). Several calls in
+one frame are the requests that waited for this process together; the hook still runs once
+per call, on that call's tensors only.
+
+A meta model (register_meta_model(name, run=...)) is called with stage "run"; its
+run(inputs, call) may call call(model, inputs), which sends JSON frames with a memfd each:
 
     runner -> server   {"op": "call", "index": <call in the frame>, "model": name,
                         "tensors": [...]} + memfd
     server -> runner   {"ok": true, "tensors": [...]} + memfd, or {"ok": false, "error": "..."}
 
-and returns the model's outputs (or raises SubCallError with the server's message).
+each tensor described by {"name", "datatype", "shape", "offset", "nbytes"} in its memfd, and
+returns the model's outputs (or raises SubCallError with the server's message).
 
 model.py runs in a module of its own whose globals hold `register_model` and
 `register_meta_model` (the names the reference's model.jl sees); it must call register_model
@@ -40,6 +53,7 @@ once. A hook takes and returns a dict name -> numpy array.
 
 import importlib.metadata
 import json
+import mmap
 import os
 import platform
 import socket
@@ -70,7 +84,23 @@ _NUMPY = {} if np is None else {
     "FP64": np.dtype("<f8"),
 }
 _DATATYPE = {dtype: name for name, dtype in _NUMPY.items()}
-_MAX_FRAME = 64 << 20  # a request's JSON is small; this bounds a corrupt length
+# The binary frames' datatype codes (index = code).
+_CODES = ("", "BOOL", "UINT8", "UINT16", "UINT32", "UINT64", "INT8", "INT16", "INT32",
+          "INT64", "FP16", "FP32", "FP64", "BYTES")
+_CODE = {name: code for code, name in enumerate(_CODES) if name}
+_NUMPY_OF_CODE = [_NUMPY.get(name) for name in _CODES]
+_CODE_OF_DTYPE = {dtype: _CODE[name] for dtype, name in _DATATYPE.items()}
+_BYTES_CODE = _CODE["BYTES"]
+_STAGES = ("preprocess", "postprocess", "run")
+_MAX_FRAME = 64 << 20  # a frame's header is small; this bounds a corrupt length
+_MAX_RANK = 64  # the server's limit (src/protocol/wire_tensor.h)
+_ALIGN = 64  # tensors start at multiples of this in the segment's areas
+_LENGTH = struct.Struct("<I")
+_CALLS = struct.Struct("<BBBBIQQQ")
+_RECORD = struct.Struct("<BBHQQ")
+_RESULTS = struct.Struct("<BBHI")
+_RESULT = struct.Struct("<BI")
+_DIMS = [struct.Struct(f"<{rank}q") for rank in range(_MAX_RANK + 1)]
 
 
 class HookResultError(Exception):
@@ -113,25 +143,49 @@ def _recv_exact(sock, n):
     return bytes(out)
 
 
+_ANCILLARY = socket.CMSG_SPACE(struct.calcsize("i"))
+
+
 def _recv_frame(sock):
-    head, fds, _, _ = socket.recv_fds(sock, 4, 1)
-    if not head:
+    """The next frame: (a dict for JSON or the bytes of a binary body, the attached fd or
+    None). The server sends one frame and waits for the answer, so one read usually holds
+    it all."""
+    data, ancdata, _, _ = sock.recvmsg(16384, _ANCILLARY, socket.MSG_CMSG_CLOEXEC)
+    fd = None
+    for level, kind, payload in ancdata:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds = struct.unpack(f"{len(payload) // 4}i", payload[:len(payload) // 4 * 4])
+            fd = fds[0] if fds else None
+            for extra in fds[1:]:
+                os.close(extra)
+    if not data:
         raise EOFError
-    if len(head) < 4:
-        head += _recv_exact(sock, 4 - len(head))
-    (length,) = struct.unpack("<I", head)
+    if len(data) < 4:
+        data += _recv_exact(sock, 4 - len(data))
+    (length,) = _LENGTH.unpack_from(data, 0)
     if length > _MAX_FRAME:
         raise ValueError(f"frame of {length} bytes")
-    body = _recv_exact(sock, length)
-    return json.loads(body), (fds[0] if fds else None)
+    if len(data) < 4 + length:
+        data += _recv_exact(sock, 4 + length - len(data))
+    elif len(data) > 4 + length:
+        raise ValueError("the server sent a second frame before this one was answered")
+    body = data[4:]
+    if body[:1] == b"{":
+        return json.loads(body), fd
+    return body, fd
+
+
+def _send_body(sock, body, fd=None):
+    head = _LENGTH.pack(len(body))
+    anc = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", fd))] if fd is not None \
+        else []
+    sent = sock.sendmsg([head, body], anc)
+    if sent < 4 + len(body):
+        sock.sendall((head + body)[sent:])
 
 
 def _send_frame(sock, message, fd=None):
-    body = json.dumps(message).encode()
-    frame = struct.pack("<I", len(body)) + body
-    sent = socket.send_fds(sock, [frame], [fd]) if fd is not None else sock.send(frame)
-    if sent < len(frame):
-        sock.sendall(frame[sent:])
+    _send_body(sock, json.dumps(message).encode(), fd)
 
 
 def _decode_bytes(buffer, count):
@@ -157,7 +211,8 @@ def _read_all(fd):
 
 
 def _tensors_from(descriptors, view):
-    """Copies each described tensor out of `view` (the server checked every range)."""
+    """Copies each tensor a JSON frame describes out of `view` (the server checked every
+    range)."""
     tensors = {}
     for d in descriptors:
         shape = tuple(d["shape"])
@@ -181,30 +236,47 @@ def _as_bytes(value):
     raise HookResultError(f"element of type {type(value).__name__} (BYTES takes bytes or str)")
 
 
-def _encode_outputs(result, stage, pieces, offset):
-    """Lays the hook's result out after `offset` (appending to `pieces`); returns
-    (descriptors, the offset after it)."""
+def _payloads(result, stage):
+    """The tensors of a hook's result as (name, UTF-8 name, datatype code, shape, payload),
+    the payload a C-contiguous array or the serialized BYTES elements; HookResultError for
+    what the server cannot carry."""
     if not isinstance(result, dict):
         raise HookResultError(f"{stage} returned {type(result).__name__}, expected a dict "
                               "name -> numpy array")
-    blobs, descriptors = [], []
+    out = []
     for name, value in result.items():
         if not isinstance(name, str):
             raise HookResultError(f"{stage} returned a key of type {type(name).__name__}, "
                                   "expected str")
-        array = np.asarray(value)
+        encoded = name.encode("utf-8")
+        if len(encoded) > 0xFFFF:
+            raise HookResultError(f"{stage} returned a name of {len(encoded)} bytes")
+        array = value if type(value) is np.ndarray else np.asarray(value)
+        shape = array.shape
+        if len(shape) > _MAX_RANK:
+            raise HookResultError(f"{stage} output '{name}': rank {len(shape)} above "
+                                  f"{_MAX_RANK}")
         if array.dtype.kind in "OSU":
             flat = [_as_bytes(v) for v in array.reshape(-1)]
-            blob = b"".join(struct.pack("<I", len(v)) + v for v in flat)
-            datatype = "BYTES"
-        else:
-            dtype = array.dtype.newbyteorder("<") if array.dtype.byteorder == ">" else array.dtype
-            datatype = _DATATYPE.get(np.dtype(dtype))
-            if datatype is None:
-                raise HookResultError(f"{stage} output '{name}': numpy dtype {array.dtype} has "
-                                      "no KServe datatype")
-            blob = np.ascontiguousarray(array, dtype=dtype).tobytes()
-        descriptors.append({"name": name, "datatype": datatype, "shape": list(array.shape),
+            out.append((name, encoded, _BYTES_CODE, shape,
+                        b"".join(struct.pack("<I", len(v)) + v for v in flat)))
+            continue
+        dtype = array.dtype.newbyteorder("<") if array.dtype.byteorder == ">" else array.dtype
+        code = _CODE_OF_DTYPE.get(dtype)
+        if code is None:
+            raise HookResultError(f"{stage} output '{name}': numpy dtype {array.dtype} has "
+                                  "no KServe datatype")
+        out.append((name, encoded, code, shape, np.ascontiguousarray(array, dtype=dtype)))
+    return out
+
+
+def _encode_outputs(result, stage, pieces, offset):
+    """Lays the hook's result out after `offset` (appending to `pieces`) for a JSON frame;
+    returns (descriptors, the offset after it)."""
+    blobs, descriptors = [], []
+    for name, _, code, shape, payload in _payloads(result, stage):
+        blob = payload if isinstance(payload, bytes) else payload.tobytes()
+        descriptors.append({"name": name, "datatype": _CODES[code], "shape": list(shape),
                             "offset": offset, "nbytes": len(blob)})
         blobs.append(blob)
         offset += len(blob)
@@ -220,6 +292,109 @@ def _shared(pieces):
     while written < len(blob):
         written += os.pwrite(fd, blob[written:], written)
     return fd
+
+
+class _Segment:
+    """The shared segment the server passes (see the module comment), mapped once."""
+
+    def __init__(self):
+        self.bytes = None  # a uint8 array over the whole mapping
+        self.view = None  # a memoryview of it
+
+    def attach(self, fd):
+        try:
+            size = os.fstat(fd).st_size
+            mapping = mmap.mmap(fd, size)
+            self.bytes = np.frombuffer(mapping, dtype=np.uint8)
+            self.view = memoryview(mapping)
+        finally:
+            os.close(fd)
+
+
+def _parse_calls(body):
+    """A calls frame: (stage code, flags, request bytes used, reply area offset, reply area
+    size, calls), each call a list of (name, code, shape, offset, nbytes)."""
+    _, stage, flags, _, count, used, reply_offset, reply_size = _CALLS.unpack_from(body, 0)
+    pos = _CALLS.size
+    calls = []
+    for _ in range(count):
+        (n,) = _LENGTH.unpack_from(body, pos)
+        pos += 4
+        records = []
+        for _ in range(n):
+            code, rank, name_length, offset, nbytes = _RECORD.unpack_from(body, pos)
+            pos += _RECORD.size
+            shape = _DIMS[rank].unpack_from(body, pos)
+            pos += 8 * rank
+            name = body[pos:pos + name_length].decode("utf-8")
+            pos += name_length
+            records.append((name, code, shape, offset, nbytes))
+        calls.append(records)
+    return stage, flags, used, reply_offset, reply_size, calls
+
+
+def _inputs_of(records, buffer):
+    """The tensors of one call as arrays over `buffer`, the frame's private copy of the
+    request area (the server checked every range)."""
+    tensors = {}
+    for name, code, shape, offset, nbytes in records:
+        if code == _BYTES_CODE:
+            count = 1
+            for d in shape:
+                count *= d
+            data = memoryview(buffer)[offset:offset + nbytes]
+            tensors[name] = _decode_bytes(data, count).reshape(shape)
+        elif nbytes == 0:
+            tensors[name] = np.empty(shape, dtype=_NUMPY_OF_CODE[code])
+        else:
+            dtype = _NUMPY_OF_CODE[code]
+            tensors[name] = np.frombuffer(buffer, dtype, nbytes // dtype.itemsize,
+                                          offset).reshape(shape)
+    return tensors
+
+
+def _reply(results, segment, reply_offset, reply_size):
+    """The results frame for `results` ((status, error text) or (0, payloads) per call) and
+    the memfd it carries (None when the tensors fit the reply area and were written there)."""
+    placed, end = [], 0  # (offset, bytes) per tensor
+    for status, payloads in results:
+        if status:
+            continue
+        for payload in payloads:
+            data = payload[4]
+            data = memoryview(data) if type(data) is bytes else data.data.cast("B")
+            offset = (end + _ALIGN - 1) & ~(_ALIGN - 1)
+            end = offset + len(data)
+            placed.append((offset, data))
+    fd = None
+    if segment.view is not None and end <= reply_size:
+        view = segment.view
+        for offset, data in placed:
+            if data:
+                view[reply_offset + offset:reply_offset + offset + len(data)] = data
+    else:
+        fd = os.memfd_create("reactant_hook_out", os.MFD_CLOEXEC)
+        os.ftruncate(fd, end)
+        for offset, data in placed:
+            written = 0
+            while written < len(data):
+                written += os.pwrite(fd, data[written:], offset + written)
+    parts = [_RESULTS.pack(2, 0 if fd is None else 1, 0, len(results))]
+    k = 0
+    for status, what in results:
+        if status:
+            text = what.encode("utf-8", "replace")
+            parts.append(_RESULT.pack(status, len(text)))
+            parts.append(text)
+            continue
+        parts.append(_RESULT.pack(0, len(what)))
+        for _, encoded, code, shape, _ in what:
+            offset, data = placed[k]
+            k += 1
+            parts.append(_RECORD.pack(code, len(shape), len(encoded), offset, len(data)))
+            parts.append(_DIMS[len(shape)].pack(*shape))
+            parts.append(encoded)
+    return b"".join(parts), fd
 
 
 class SubCallError(Exception):
@@ -248,28 +423,27 @@ def _sub_caller(sock, index):
 
 
 def _serve(hook, stage, calls, buffer, sock=None):
-    """Runs `hook` on each call's tensors in `buffer`; the reply frame and its memfd. A meta
-    model's run (stage "run") also receives a `call` that asks the server over `sock`."""
-    results, pieces, offset = [], [], 0
-    for index, call in enumerate(calls):
+    """Runs `hook` on each call's tensors in `buffer`: per call (0, payloads) or (status,
+    error text), status 1 for a hook that raised, 2 for a result the server cannot carry. A
+    meta model's run (stage "run") also receives a `call` that asks the server over `sock`."""
+    results = []
+    for index, records in enumerate(calls):
         try:
-            inputs = _tensors_from(call.get("tensors", []), buffer)
+            inputs = _inputs_of(records, buffer)
         except Exception as exc:
-            results.append({"ok": False, "kind": "bad_result", "error": _last_line(exc)})
+            results.append((2, _last_line(exc)))
             continue
         try:
             result = hook(inputs, _sub_caller(sock, index)) if stage == "run" else \
                 hook(inputs)
         except Exception as exc:
-            results.append({"ok": False, "kind": "raised", "error": _last_line(exc)})
+            results.append((1, _last_line(exc)))
             continue
         try:
-            descriptors, offset = _encode_outputs(result, stage, pieces, offset)
+            results.append((0, _payloads(result, stage)))
         except Exception as exc:
-            results.append({"ok": False, "kind": "bad_result", "error": _last_line(exc)})
-            continue
-        results.append({"ok": True, "tensors": descriptors})
-    return {"ok": True, "results": results}, _shared(pieces)
+            results.append((2, _last_line(exc)))
+    return results
 
 
 def _environment():
@@ -311,22 +485,39 @@ def main():
              "meta": model.get("run") is not None}
     hello.update(_environment())
     _send_frame(sock, hello)
+    segment = _Segment()
     while True:
         try:
             request, fd_in = _recv_frame(sock)
         except EOFError:
             return 0
-        stage = request.get("op")
-        buffer = _read_all(fd_in)
-        hook = model.get(stage) if stage in ("preprocess", "postprocess", "run") else None
+        if isinstance(request, dict):  # calls come as binary frames only
+            if fd_in is not None:
+                os.close(fd_in)
+            _send_frame(sock, {"ok": False, "error": "expected a calls frame"})
+            continue
+        code, flags, used, reply_offset, reply_size, calls = _parse_calls(request)
+        if fd_in is not None:
+            if flags & 1:
+                segment.attach(fd_in)
+            else:
+                os.close(fd_in)
+        stage = _STAGES[code] if code < len(_STAGES) else str(code)
+        hook = model.get(stage)
         if hook is None:
             _send_frame(sock, {"ok": False, "error": f"no {stage} hook is registered"})
             continue
-        reply, fd_out = _serve(hook, stage, request.get("calls", []), buffer, sock)
+        # The frame's own copy: a hook may modify its arrays, and nothing it keeps refers to
+        # the segment, which the next frame overwrites.
+        buffer = bytearray(segment.view[:used]) if used else bytearray()
+        body, fd_out = _reply(_serve(hook, stage, calls, buffer, sock), segment, reply_offset,
+                              reply_size)
         try:
-            _send_frame(sock, reply, fd_out)
+            _send_body(sock, body, fd_out)
         finally:
-            os.close(fd_out)
+            if fd_out is not None:
+                os.close(fd_out)
+
 
 if __name__ == "__main__":
     sys.exit(main())

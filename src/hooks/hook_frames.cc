@@ -52,10 +52,15 @@ Status waitReadable(int sock, Clock::time_point deadline) {
 }
 
 /// Reads exactly `n` bytes into `out`, the first read also taking an attached descriptor.
-Status readExact(int sock, char *out, size_t n, Clock::time_point deadline, UniqueFd *fd) {
+/// With `poll_first` it waits for data before the first read; otherwise it reads what is
+/// there and waits only when nothing is (the rest of a frame usually is).
+Status readExact(int sock, char *out, size_t n, Clock::time_point deadline, UniqueFd *fd,
+                 bool poll_first) {
   size_t got = 0;
+  bool wait = poll_first;
   while (got < n) {
-    RS_RETURN_IF_ERROR(waitReadable(sock, deadline));
+    if (wait)
+      RS_RETURN_IF_ERROR(waitReadable(sock, deadline));
     iovec iov{out + got, n - got};
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
     msghdr msg{};
@@ -65,9 +70,13 @@ Status readExact(int sock, char *out, size_t n, Clock::time_point deadline, Uniq
       msg.msg_control = control;
       msg.msg_controllen = sizeof(control);
     }
-    const ssize_t r = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+    const ssize_t r = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
     if (r < 0 && errno == EINTR)
       continue;
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      wait = true;
+      continue;
+    }
     if (r < 0)
       return unavailable() << "the hook process's socket failed: " << std::strerror(errno);
     if (r == 0)
@@ -75,12 +84,20 @@ Status readExact(int sock, char *out, size_t n, Clock::time_point deadline, Uniq
     if (fd)
       for (cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-          int received = -1;
-          std::memcpy(&received, CMSG_DATA(c), sizeof(int));
-          fd->reset(received);
+          // One descriptor is taken; any others the peer attached are closed.
+          const size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+          for (size_t k = 0; k < count; ++k) {
+            int received = -1;
+            std::memcpy(&received, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
+            if (!fd->valid())
+              fd->reset(received);
+            else
+              ::close(received);
+          }
         }
     fd = nullptr; // a descriptor comes with the frame's first byte only
     got += static_cast<size_t>(r);
+    wait = false;
   }
   return Status::ok();
 }
@@ -122,20 +139,29 @@ bool nonNegative(const nlohmann::json &v) {
 } // namespace
 
 Status sendFrame(int sock, const nlohmann::json &body, int fd) {
-  const std::string text = body.dump();
-  std::string frame(4, '\0');
-  const uint32_t n = static_cast<uint32_t>(text.size());
-  for (int i = 0; i < 4; ++i)
-    frame[i] = static_cast<char>((n >> (8 * i)) & 0xff);
-  frame += text;
+  return sendFrameBytes(sock, body.dump(), fd);
+}
+
+Status sendFrameBytes(int sock, std::string_view body, int fd) {
+  const uint32_t n = static_cast<uint32_t>(body.size());
+  const unsigned char head[4] = {static_cast<unsigned char>(n), static_cast<unsigned char>(n >> 8),
+                                 static_cast<unsigned char>(n >> 16),
+                                 static_cast<unsigned char>(n >> 24)};
+  const size_t total = 4 + body.size();
   size_t sent = 0;
   bool attach = fd >= 0;
-  while (sent < frame.size()) {
-    iovec iov{frame.data() + sent, frame.size() - sent};
+  while (sent < total) {
+    iovec iov[2];
+    int count = 0;
+    if (sent < 4)
+      iov[count++] = {const_cast<unsigned char *>(head) + sent, 4 - sent};
+    const size_t body_sent = sent < 4 ? 0 : sent - 4;
+    if (body_sent < body.size())
+      iov[count++] = {const_cast<char *>(body.data()) + body_sent, body.size() - body_sent};
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
     msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
+    msg.msg_iov = iov;
+    msg.msg_iovlen = count;
     if (attach) {
       msg.msg_control = control;
       msg.msg_controllen = sizeof(control);
@@ -159,13 +185,18 @@ Status sendFrame(int sock, const nlohmann::json &body, int fd) {
 Result<Frame> receiveFrame(int sock, Clock::time_point deadline) {
   Frame frame;
   unsigned char head[4];
-  RS_RETURN_IF_ERROR(readExact(sock, reinterpret_cast<char *>(head), 4, deadline, &frame.fd));
+  RS_RETURN_IF_ERROR(readExact(sock, reinterpret_cast<char *>(head), 4, deadline, &frame.fd, true));
   const uint32_t n = head[0] | (head[1] << 8) | (head[2] << 16) | (uint32_t(head[3]) << 24);
   if (n > kMaxFrameBytes)
     return internalError() << "the hook process sent a frame of " << n << " bytes (at most "
                            << kMaxFrameBytes << ")";
   std::string text(n, '\0');
-  RS_RETURN_IF_ERROR(readExact(sock, text.data(), n, deadline, nullptr));
+  RS_RETURN_IF_ERROR(readExact(sock, text.data(), n, deadline, nullptr, false));
+  if (text.empty() || text[0] != '{') {
+    frame.json = false;
+    frame.binary = std::move(text);
+    return frame;
+  }
   frame.body = nlohmann::json::parse(text, nullptr, false);
   if (frame.body.is_discarded() || !frame.body.is_object())
     return internalError() << "the hook process sent a frame that is not a JSON object";
@@ -219,21 +250,67 @@ Result<SharedTensors> writeSharedTensors(const std::vector<protocol::NamedTensor
   return out;
 }
 
+Result<std::vector<protocol::NamedTensor>> readTensors(const std::vector<TensorRecord> &records,
+                                                       const SharedSource &source,
+                                                       std::string_view what) {
+  std::vector<protocol::NamedTensor> out;
+  out.reserve(records.size());
+  std::set<std::string_view> names;
+  for (const TensorRecord &r : records) {
+    if (!names.insert(r.name).second)
+      return internalError() << what << ": tensor '" << r.name << "' given twice";
+    const std::string tensor_what = std::string(what) + ": tensor '" + r.name + "'";
+    Result<protocol::WireTensorLayout> layout =
+        protocol::checkWireTensor(tensor_what, r.datatype, r.shape);
+    if (!layout.isOk())
+      return Status(StatusCode::kInternal, layout.status().message());
+    if (r.offset > source.size || r.nbytes > source.size - r.offset)
+      return internalError() << tensor_what << ": bytes [" << r.offset << ", "
+                             << r.offset + r.nbytes << ") lie outside its shared memory of "
+                             << source.size << " bytes";
+    if (!layout->bytes && static_cast<int64_t>(r.nbytes) != layout->byte_size)
+      return internalError() << tensor_what << ": " << r.nbytes << " bytes for "
+                             << protocol::describeLayout(*layout) << " (" << layout->byte_size
+                             << " expected)";
+    // Copied out before anything reads it: the peer may change the source meanwhile.
+    auto copy = [&](uint8_t *to) {
+      if (source.base) {
+        std::memcpy(to, source.base + r.offset, static_cast<size_t>(r.nbytes));
+        return Status::ok();
+      }
+      return readAll(source.fd, to, static_cast<size_t>(r.nbytes), static_cast<off_t>(r.offset));
+    };
+    if (layout->bytes) {
+      std::string serialized(static_cast<size_t>(r.nbytes), '\0');
+      RS_RETURN_IF_ERROR(copy(reinterpret_cast<uint8_t *>(serialized.data())));
+      Result<protocol::BytesTensor> bytes =
+          protocol::BytesTensor::parseSerialized(tensor_what, *layout, serialized);
+      if (!bytes.isOk())
+        return Status(StatusCode::kInternal, bytes.status().message());
+      out.push_back(protocol::NamedTensor::ofBytes(r.name, std::move(*bytes)));
+      continue;
+    }
+    Tensor tensor = Tensor::zeros(layout->dtype, layout->shape);
+    RS_RETURN_IF_ERROR(copy(tensor.mutableData()));
+    out.push_back({r.name, std::move(tensor)});
+  }
+  return out;
+}
+
 Result<std::vector<protocol::NamedTensor>>
 readSharedTensors(int fd, const nlohmann::json &descriptors, std::string_view what) {
   if (!descriptors.is_array())
     return internalError() << what << ": the tensor list is not a JSON array";
-  uint64_t size = 0;
+  SharedSource source{nullptr, 0, fd};
   if (!descriptors.empty()) {
     if (fd < 0)
       return internalError() << what << ": tensors described but no shared memory attached";
     struct stat st {};
     if (::fstat(fd, &st) != 0)
       return internalError() << what << ": fstat of its shared memory: " << std::strerror(errno);
-    size = static_cast<uint64_t>(st.st_size);
+    source.size = static_cast<uint64_t>(st.st_size);
   }
-  std::vector<protocol::NamedTensor> out;
-  std::set<std::string> names;
+  std::vector<TensorRecord> records;
   for (size_t i = 0; i < descriptors.size(); ++i) {
     const nlohmann::json &d = descriptors[i];
     if (!d.is_object() || !d.contains("name") || !d["name"].is_string() ||
@@ -242,46 +319,19 @@ readSharedTensors(int fd, const nlohmann::json &descriptors, std::string_view wh
         !d.contains("nbytes") || !nonNegative(d["nbytes"]))
       return internalError() << what << ": tensor " << i << " is not described by name, "
                              << "datatype, shape, offset and nbytes";
-    const std::string name = d["name"].get<std::string>();
-    if (!names.insert(name).second)
-      return internalError() << what << ": tensor '" << name << "' given twice";
-    Shape shape;
+    TensorRecord r{d["name"].get<std::string>(),
+                   d["datatype"].get<std::string>(),
+                   {},
+                   d["offset"].get<uint64_t>(),
+                   d["nbytes"].get<uint64_t>()};
     for (const nlohmann::json &dim : d["shape"]) {
       if (!dim.is_number_integer())
-        return internalError() << what << ": tensor '" << name << "': shape is not integers";
-      shape.push_back(dim.get<int64_t>());
+        return internalError() << what << ": tensor '" << r.name << "': shape is not integers";
+      r.shape.push_back(dim.get<int64_t>());
     }
-    const std::string tensor_what = std::string(what) + ": tensor '" + name + "'";
-    Result<protocol::WireTensorLayout> layout =
-        protocol::checkWireTensor(tensor_what, d["datatype"].get<std::string>(), shape);
-    if (!layout.isOk())
-      return Status(StatusCode::kInternal, layout.status().message());
-    const uint64_t offset = d["offset"].get<uint64_t>();
-    const uint64_t nbytes = d["nbytes"].get<uint64_t>();
-    if (offset > size || nbytes > size - offset)
-      return internalError() << tensor_what << ": bytes [" << offset << ", " << offset + nbytes
-                             << ") lie outside its shared memory of " << size << " bytes";
-    if (layout->bytes) {
-      std::string serialized(static_cast<size_t>(nbytes), '\0');
-      RS_RETURN_IF_ERROR(readAll(fd, reinterpret_cast<uint8_t *>(serialized.data()),
-                                 serialized.size(), static_cast<off_t>(offset)));
-      Result<protocol::BytesTensor> bytes =
-          protocol::BytesTensor::parseSerialized(tensor_what, *layout, serialized);
-      if (!bytes.isOk())
-        return Status(StatusCode::kInternal, bytes.status().message());
-      out.push_back(protocol::NamedTensor::ofBytes(name, std::move(*bytes)));
-      continue;
-    }
-    if (static_cast<int64_t>(nbytes) != layout->byte_size)
-      return internalError() << tensor_what << ": " << nbytes << " bytes for "
-                             << protocol::describeLayout(*layout) << " (" << layout->byte_size
-                             << " expected)";
-    Tensor tensor = Tensor::zeros(layout->dtype, layout->shape);
-    RS_RETURN_IF_ERROR(
-        readAll(fd, tensor.mutableData(), static_cast<size_t>(nbytes), static_cast<off_t>(offset)));
-    out.push_back({name, std::move(tensor)});
+    records.push_back(std::move(r));
   }
-  return out;
+  return readTensors(records, source, what);
 }
 
 } // namespace rs::hooks

@@ -128,83 +128,119 @@ Result<HookPool::Tensors> HookPool::runNow(HookStage stage, Tensors inputs, SubC
   return answer.get_future().get();
 }
 
+HookPool::Batch HookPool::take(State &state, bool wait) {
+  Batch batch;
+  {
+    std::unique_lock<std::mutex> lock(state.mu);
+    if (wait)
+      state.cv.wait(lock, [&] { return state.stopping || !state.queue.empty(); });
+    if (state.stopping || state.queue.empty())
+      return batch;
+    batch.stage = state.queue.front().stage;
+    for (auto it = state.queue.begin();
+         it != state.queue.end() && batch.jobs.size() < kMaxCallsPerFrame;) {
+      if (it->stage != batch.stage) {
+        ++it;
+        continue;
+      }
+      batch.jobs.push_back(std::move(*it));
+      it = state.queue.erase(it);
+    }
+  }
+  // Calls whose request deadline has passed fail without running; the frame's limit is
+  // hooks.timeout_ms from now or the earliest request deadline of its calls.
+  const std::string_view stage = stageName(batch.stage);
+  const Clock::time_point now = Clock::now();
+  batch.limit = now + state.options.timeout;
+  batch.limit_text = "hooks.timeout_ms " + std::to_string(state.options.timeout.count());
+  std::vector<Job> running;
+  for (Job &job : batch.jobs) {
+    if (job.deadline && *job.deadline <= now) {
+      job.done(deadlineExceeded() << stage << ": the request's deadline passed while it "
+                                  << "waited for a hook process");
+      continue;
+    }
+    if (job.deadline && *job.deadline < batch.limit) {
+      batch.limit = *job.deadline;
+      batch.limit_text = "the request's deadline";
+    }
+    running.push_back(std::move(job));
+  }
+  batch.jobs = std::move(running);
+  return batch;
+}
+
 void HookPool::serve(const std::shared_ptr<State> &state, std::unique_ptr<HookProcess> process) {
   const std::string &model = state->name;
+  Batch next;
   for (;;) {
-    // The next call, and the calls of the same stage queued behind it: one frame.
-    std::vector<Job> jobs;
-    {
-      std::unique_lock<std::mutex> lock(state->mu);
-      state->cv.wait(lock, [&] { return state->stopping || !state->queue.empty(); });
-      if (state->stopping)
-        return;
-      const HookStage stage = state->queue.front().stage;
-      for (auto it = state->queue.begin();
-           it != state->queue.end() && jobs.size() < kMaxCallsPerFrame;) {
-        if (it->stage != stage) {
-          ++it;
+    Batch batch = std::move(next);
+    next = Batch();
+    if (batch.jobs.empty()) {
+      batch = take(*state, true);
+      if (batch.jobs.empty()) {
+        {
+          std::lock_guard<std::mutex> lock(state->mu);
+          if (state->stopping)
+            return;
+        }
+        continue; // every call taken had passed its deadline
+      }
+    }
+    const std::string_view stage = stageName(batch.stage);
+    auto fail = [&](const Status &status) {
+      for (Job &job : batch.jobs)
+        job.done(status);
+    };
+    std::vector<const Tensors *> calls;
+    for (const Job &job : batch.jobs)
+      calls.push_back(&job.inputs);
+    if (!batch.sent) {
+      if (!process || !process->alive()) {
+        Result<std::unique_ptr<HookProcess>> started = HookProcess::start(state->process_options);
+        if (!started.isOk()) {
+          spdlog::error("hook process restart failed model={} reason={}", model,
+                        started.status().message());
+          process.reset();
+          fail(unavailable() << stage << ": the hook process could not be restarted: "
+                             << started.status().message());
           continue;
         }
-        jobs.push_back(std::move(*it));
-        it = state->queue.erase(it);
+        process = std::move(*started);
+        spdlog::info("hook process started model={} pid={}", model, process->pid());
       }
+      batch.send_status = process->send(batch.stage, calls);
     }
-    const HookStage stage_id = jobs.front().stage;
-    const std::string_view stage = stageName(stage_id);
-    if (!process || !process->alive()) {
-      Result<std::unique_ptr<HookProcess>> started = HookProcess::start(state->process_options);
-      if (!started.isOk()) {
-        spdlog::error("hook process restart failed model={} reason={}", model,
-                      started.status().message());
-        process.reset();
-        for (Job &job : jobs)
-          job.done(unavailable() << stage << ": the hook process could not be restarted: "
-                                 << started.status().message());
-        continue;
-      }
-      process = std::move(*started);
-      spdlog::info("hook process started model={} pid={}", model, process->pid());
-    }
-    // Calls whose request deadline has passed fail without running; the frame's limit is
-    // hooks.timeout_ms from now or the earliest request deadline of its calls.
-    const Clock::time_point now = Clock::now();
-    Clock::time_point limit = now + state->options.timeout;
-    std::string limit_text = "hooks.timeout_ms " + std::to_string(state->options.timeout.count());
-    std::vector<Job> running;
-    std::vector<const Tensors *> calls;
-    for (Job &job : jobs) {
-      if (job.deadline && *job.deadline <= now) {
-        job.done(deadlineExceeded() << stage << ": the request's deadline passed while it "
-                                    << "waited for a hook process");
-        continue;
-      }
-      if (job.deadline && *job.deadline < limit) {
-        limit = *job.deadline;
-        limit_text = "the request's deadline";
-      }
-      running.push_back(std::move(job));
-    }
-    if (running.empty())
-      continue;
-    for (const Job &job : running)
-      calls.push_back(&job.inputs);
     const pid_t pid = process->pid();
-    const HookProcess::SubCall sub = [&running](size_t index, const std::string &callee,
-                                                Tensors inputs) -> Result<Tensors> {
-      if (!running[index].sub)
+    const HookProcess::SubCall sub = [&batch](size_t index, const std::string &callee,
+                                              Tensors inputs) -> Result<Tensors> {
+      if (!batch.jobs[index].sub)
         return failedPrecondition()
                << "call of model '" << callee << "': only a meta model's run may call";
-      return running[index].sub(callee, std::move(inputs));
+      return batch.jobs[index].sub(callee, std::move(inputs));
     };
     Result<std::vector<Result<Tensors>>> results =
-        process->call(stage_id, calls, limit, limit_text, sub);
-    if (!process->alive())
+        !batch.send_status.isOk()
+            ? Result<std::vector<Result<Tensors>>>(batch.send_status)
+            : process->receive(batch.stage, calls.size(), batch.limit, batch.limit_text, sub);
+    if (!process->alive()) {
       spdlog::warn("hook process lost model={} pid={} stage={} calls={} reason={}", model, pid,
-                   stage, running.size(),
+                   stage, batch.jobs.size(),
                    results.isOk() ? std::string("unknown") : results.status().message());
-    for (size_t k = 0; k < running.size(); ++k)
-      running[k].done(results.isOk() ? std::move((*results)[k])
-                                     : Result<Tensors>(results.status()));
+    } else if (batch.stage != HookStage::kRun) {
+      // The results are copied out: the process may start on the next frame meanwhile.
+      next = take(*state, false);
+      if (!next.jobs.empty() && next.stage != HookStage::kRun) {
+        std::vector<const Tensors *> next_calls;
+        for (const Job &job : next.jobs)
+          next_calls.push_back(&job.inputs);
+        next.send_status = process->send(next.stage, next_calls);
+        next.sent = true;
+      }
+    }
+    for (size_t k = 0; k < batch.jobs.size(); ++k)
+      batch.jobs[k].done(results.isOk() ? std::move((*results)[k])
+                                        : Result<Tensors>(results.status()));
   }
 }
 

@@ -8,12 +8,16 @@
 // A process takes the next call and the calls of the same stage queued behind it (up to
 // kMaxCallsPerFrame) in one frame: under load the per-call cost of the channel (a context
 // switch each way) is paid once per frame, while the hook still runs once per call on that
-// call's tensors. A frame's time limit starts when a process takes it: `hooks.timeout_ms`,
-// or the earliest request deadline of its calls when that comes first. A process that crashes,
-// hangs past the limit or breaks the channel is killed, failing the calls of that frame (the one
-// bad request, and under load the calls that waited with it); its thread starts another before it
-// takes the next call, and the model's other processes and every other model go on. A call whose
-// request deadline passes while it waits in the queue fails with DeadlineExceeded without running.
+// call's tensors. Once a frame's results are copied out, its thread sends the next frame
+// (when calls wait) before it hands the results on, so the process runs the next frame's hooks
+// while the server answers the last one's requests (a meta model's frames excepted: their
+// sub-calls need the thread). A frame's time limit starts when a process takes it:
+// `hooks.timeout_ms`, or the earliest request deadline of its calls when that comes first. A
+// process that crashes, hangs past the limit or breaks the channel is killed, failing the calls of
+// that frame (the one bad request, and under load the calls that waited with it); its thread starts
+// another before it takes the next call, and the model's other processes and every other model go
+// on. A call whose request deadline passes while it waits in the queue fails with DeadlineExceeded
+// without running.
 //
 // As a runtime::ModelExtension the pool states its identity: SHA-256 over the hook
 // environment (interpreter implementation and version, every installed package and its
@@ -105,7 +109,19 @@ private:
     std::deque<Job> queue; // GUARDED_BY(mu)
     bool stopping = false; // GUARDED_BY(mu)
   };
+  /// The calls of one frame, with the limit that applies to them from when they were taken.
+  struct Batch {
+    HookStage stage = HookStage::kPreprocess;
+    std::vector<Job> jobs;
+    Clock::time_point limit;
+    std::string limit_text;
+    bool sent = false; // already sent to the process (behind the frame before)
+    Status send_status;
+  };
   HookPool() = default;
+  /// The next call and the calls of its stage queued behind it, those whose deadline has passed
+  /// answered; waits for one when `wait`, else returns an empty batch. Empty also when stopping.
+  static Batch take(State &state, bool wait);
   static void serve(const std::shared_ptr<State> &state, std::unique_ptr<HookProcess> process);
 
   std::shared_ptr<State> state_ = std::make_shared<State>();

@@ -1,11 +1,14 @@
 //===- hooks/hook_process.cc - One supervised Python hook process -----------===//
 #include "hooks/hook_process.h"
 
+#include "hooks/hook_binary.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -162,29 +165,61 @@ std::string HookProcess::reap() {
   return "closed its socket and was killed";
 }
 
+Result<uint8_t> HookProcess::prepareSegment(uint64_t request_bytes) {
+  if (segment_.valid() && request_bytes <= segment_.requestBytes() &&
+      reply_hint_ <= segment_.replyBytes())
+    return uint8_t{0};
+  const uint64_t request = std::max(request_bytes, segment_.valid() ? segment_.requestBytes() : 0);
+  const uint64_t reply = std::max(reply_hint_, segment_.valid() ? segment_.replyBytes() : 0);
+  RS_ASSIGN_OR_RETURN(segment_, HookSegment::create(request, reply));
+  return kSegmentAttached;
+}
+
 Result<std::vector<Result<HookProcess::Tensors>>>
 HookProcess::call(HookStage stage, const std::vector<const Tensors *> &calls,
                   Clock::time_point deadline, std::string_view limit_text, const SubCall &sub) {
+  RS_RETURN_IF_ERROR(send(stage, calls));
+  return receive(stage, calls.size(), deadline, limit_text, sub);
+}
+
+Status HookProcess::send(HookStage stage, const std::vector<const Tensors *> &calls) {
   const std::string_view name = stageName(stage);
   if (!alive_)
     return unavailable() << name << ": the hook process is not running";
-  RS_ASSIGN_OR_RETURN(SharedTensors shared, writeSharedCalls(calls));
-  nlohmann::json described = nlohmann::json::array();
-  for (nlohmann::json &tensors : shared.descriptors)
-    described.push_back({{"tensors", std::move(tensors)}});
-  const nlohmann::json request = {{"op", name}, {"calls", std::move(described)}};
+  RS_ASSIGN_OR_RETURN(const uint8_t flags, prepareSegment(callsBytes(calls)));
+  const std::string request =
+      encodeCalls(calls, {static_cast<uint8_t>(stage), flags, segment_.requestArea(),
+                          segment_.replyOffset(), segment_.replyBytes()});
+  const pid_t pid = pid_;
+  if (!sendFrameBytes(sock_.get(), request, flags ? segment_.fd() : -1).isOk()) {
+    const std::string how = reap();
+    return internalError() << name << ": the hook process (pid " << pid << ") " << how
+                           << " while it ran; it is restarted";
+  }
+  segment_.releaseFd(); // the process holds a descriptor and mapping of its own
+  return Status::ok();
+}
+
+Result<std::vector<Result<HookProcess::Tensors>>>
+HookProcess::receive(HookStage stage, size_t calls, Clock::time_point deadline,
+                     std::string_view limit_text, const SubCall &sub) {
+  const std::string_view name = stageName(stage);
+  if (!alive_)
+    return unavailable() << name << ": the hook process is not running";
   const pid_t pid = pid_;
   auto died = [&] {
     const std::string how = reap();
     return internalError() << name << ": the hook process (pid " << pid << ") " << how
                            << " while it ran; it is restarted";
   };
-  if (!sendFrame(sock_.get(), request, shared.fd.get()).isOk())
-    return died();
-  shared.fd.reset(); // the hook holds its own descriptor now
+  auto broken = [&](const Status &why) {
+    kill();
+    return Status(why.code(), std::string(name) + ": " + why.message() +
+                                  "; the hook process was killed and is restarted");
+  };
   Result<Frame> reply = receiveFrame(sock_.get(), deadline);
   // A meta model's sub-calls come before its answer.
-  while (reply.isOk() && textOf(reply->body, "op") == "call") {
+  while (reply.isOk() && reply->json && textOf(reply->body, "op") == "call") {
     const nlohmann::json &ask = reply->body;
     const std::string callee = textOf(ask, "model");
     const size_t index = ask.value("index", size_t{0});
@@ -193,7 +228,7 @@ HookProcess::call(HookStage stage, const std::vector<const Tensors *> &calls,
         "call of model '" + callee + "'");
     Result<Tensors> outputs =
         !inputs.isOk() ? Result<Tensors>(inputs.status())
-        : !sub || index >= calls.size()
+        : !sub || index >= calls
             ? Result<Tensors>(failedPrecondition() << "call of model '" << callee
                                                    << "': only a meta model's run may call")
             : sub(index, callee, std::move(*inputs));
@@ -219,39 +254,44 @@ HookProcess::call(HookStage stage, const std::vector<const Tensors *> &calls,
                                 << ": the hook process (pid " << pid
                                 << ") was killed and is restarted";
     case StatusCode::kUnavailable: return died();
-    default:
-      kill();
-      return Status(reply.status().code(), std::string(name) + ": " + reply.status().message() +
-                                               "; the hook process was killed and is restarted");
+    default: return broken(reply.status());
     }
   }
-  const nlohmann::json &body = reply->body;
-  if (!body.value("ok", false))
-    return internalError() << name << ": " << textOf(body, "error");
-  auto results = body.find("results");
-  if (results == body.end() || !results->is_array() || results->size() != calls.size()) {
-    kill();
-    return internalError() << name << ": the hook process answered " << calls.size()
-                           << " calls without one result each; it was killed and is restarted";
+  if (reply->json) {
+    if (!reply->body.value("ok", false))
+      return internalError() << name << ": " << textOf(reply->body, "error");
+    return broken(internalError() << "the hook process answered JSON instead of a results frame");
+  }
+  Result<ResultsFrame> frame = decodeResults(reply->binary);
+  if (!frame.isOk())
+    return broken(frame.status());
+  if (frame->results.size() != calls)
+    return broken(internalError() << "the hook process answered " << calls << " calls with "
+                                  << frame->results.size() << " results");
+  SharedSource source{segment_.replyArea(), segment_.replyBytes(), -1};
+  if (frame->in_memfd) {
+    struct stat st {};
+    if (!reply->fd.valid() || ::fstat(reply->fd.get(), &st) != 0)
+      return broken(internalError() << "the hook process's results frame names a memfd "
+                                    << "it did not attach");
+    source = {nullptr, static_cast<uint64_t>(st.st_size), reply->fd.get()};
+    // The next segment makes room for results this large (only as large as the memfd that
+    // held them, and never past the limit, whatever the records claim).
+    if (frame->extent <= source.size)
+      reply_hint_ = std::min(std::max(reply_hint_, frame->extent), HookSegment::kMaxAreaBytes);
   }
   std::vector<Result<Tensors>> out;
-  for (const nlohmann::json &result : *results) {
-    if (!result.is_object() || !result.value("ok", false)) {
-      const std::string error = result.is_object() ? textOf(result, "error") : "no result";
-      if (result.is_object() && textOf(result, "kind") == "raised")
-        out.push_back(Status(stage == HookStage::kPreprocess ? StatusCode::kInvalidArgument
-                                                             : StatusCode::kInternal,
-                             std::string(name) + " raised " + error));
-      else
-        out.push_back(internalError() << name << ": " << error);
-      continue;
-    }
-    auto tensors = result.find("tensors");
-    if (tensors == result.end()) {
-      out.push_back(internalError() << name << ": a result without a tensor list");
-      continue;
-    }
-    out.push_back(readSharedTensors(reply->fd.get(), *tensors, std::string(name) + " result"));
+  out.reserve(calls);
+  const std::string what = std::string(name) + " result";
+  for (const ResultRecord &result : frame->results) {
+    if (result.status == 1)
+      out.push_back(Status(stage == HookStage::kPreprocess ? StatusCode::kInvalidArgument
+                                                           : StatusCode::kInternal,
+                           std::string(name) + " raised " + result.error));
+    else if (result.status == 2)
+      out.push_back(internalError() << name << ": " << result.error);
+    else
+      out.push_back(readTensors(result.tensors, source, what));
   }
   return out;
 }

@@ -3,7 +3,9 @@
 // A HookProcess is one Python interpreter running python/reactant_hooks/runner.py on one
 // bundle's model.py (docs/hooks.md, "Process model"): started with fork + exec, its stdout
 // and stderr joined to the server's stderr, a unix socket on fd 3 as its only channel
-// (hooks/hook_frames.h), SIGKILL sent to it if the thread that started it dies. start()
+// (hooks/hook_frames.h) and a shared segment for the tensors, passed over it with the first
+// call and replaced by a larger one when a frame does not fit (hooks/hook_segment.h,
+// hooks/hook_binary.h), SIGKILL sent to it if the thread that started it dies. start()
 // waits for the runner's hello: which hooks model.py registered, and the interpreter's
 // version and installed packages (the hook environment).
 //
@@ -24,6 +26,7 @@
 #pragma once
 
 #include "hooks/hook_frames.h"
+#include "hooks/hook_segment.h"
 
 #include <sys/types.h>
 
@@ -89,11 +92,24 @@ public:
   /// call's. `limit_text` says where the deadline came from, for the timeout message
   /// ("hooks.timeout_ms 2000"). A meta model's sub-calls (frames with op "call" before the
   /// answer) are served by `sub` (an error when it is null); their time counts against the
-  /// deadline.
+  /// deadline. send() then receive().
   Result<std::vector<Result<Tensors>>> call(HookStage stage,
                                             const std::vector<const Tensors *> &calls,
                                             Clock::time_point deadline, std::string_view limit_text,
                                             const SubCall &sub = nullptr);
+
+  /// The first half of call(): copies the tensors of `calls` into the segment and sends the
+  /// frame. The owner may send the next frame as soon as receive() has returned the one
+  /// before, before it hands those results on. Errors: Internal when the process died (it is
+  /// reaped) or the segment cannot be made, Unavailable when it is not running.
+  Status send(HookStage stage, const std::vector<const Tensors *> &calls);
+
+  /// The second half of call(): waits for the answer to the frame send() sent with `calls`
+  /// calls; the results are copied out of the segment when it returns.
+  Result<std::vector<Result<Tensors>>> receive(HookStage stage, size_t calls,
+                                               Clock::time_point deadline,
+                                               std::string_view limit_text,
+                                               const SubCall &sub = nullptr);
 
 private:
   HookProcess() = default;
@@ -103,8 +119,14 @@ private:
   /// "exited with status 1".
   std::string reap();
 
+  /// The segment for the next frame: the current one, or a larger one (sent with the
+  /// frame) when `request_bytes` or the largest reply seen do not fit it.
+  Result<uint8_t> prepareSegment(uint64_t request_bytes);
+
   pid_t pid_ = -1;
   UniqueFd sock_;
+  HookSegment segment_;
+  uint64_t reply_hint_ = 0; // the largest results a frame has needed
   bool alive_ = false;
   HookHello hello_;
 };

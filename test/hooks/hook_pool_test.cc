@@ -30,6 +30,14 @@ HookOptions optionsFor(int64_t processes) {
 using testing::TempDir;
 using testing::writeFile;
 
+/// A bundle directory "m" in `tmp` holding `model_py` as its model.py.
+std::string bundleWith(const TempDir &tmp, const std::string &model_py) {
+  const std::string dir = tmp.file("m");
+  fs::create_directories(dir);
+  writeFile(dir + "/model.py", model_py);
+  return dir;
+}
+
 /// The INT64 scalar of a hook's single output.
 int64_t scalarOf(const Result<HookPool::Tensors> &r) {
   EXPECT_TRUE(r.isOk()) << r.status().toString();
@@ -40,9 +48,7 @@ int64_t scalarOf(const Result<HookPool::Tensors> &r) {
 
 TEST(HookPool, ReportsTheHooksAndTheirEnvironment) {
   TempDir tmp;
-  const std::string dir = tmp.file("m");
-  fs::create_directories(dir);
-  writeFile(dir + "/model.py", "register_model('m', postprocess=lambda t: t)\n");
+  const std::string dir = bundleWith(tmp, "register_model('m', postprocess=lambda t: t)\n");
   writeFile(dir + "/vocab.txt", "a\nb\n");
   writeFile(dir + "/manifest.yaml", "not read by the pool\n");
   Result<std::shared_ptr<HookPool>> pool = HookPool::start("m", dir, optionsFor(1));
@@ -62,9 +68,7 @@ TEST(HookPool, ReportsTheHooksAndTheirEnvironment) {
 
 TEST(HookPool, AnImportErrorFailsTheStartWithItsLastLine) {
   TempDir tmp;
-  const std::string dir = tmp.file("m");
-  fs::create_directories(dir);
-  writeFile(dir + "/model.py", "import no_such_module_anywhere\n");
+  const std::string dir = bundleWith(tmp, "import no_such_module_anywhere\n");
   Result<std::shared_ptr<HookPool>> pool = HookPool::start("m", dir, optionsFor(1));
   ASSERT_FALSE(pool.isOk());
   EXPECT_EQ(pool.status().code(), StatusCode::kFailedPrecondition);
@@ -81,9 +85,7 @@ TEST(HookPool, AnImportErrorFailsTheStartWithItsLastLine) {
 // happens when two processes hold one call each.
 TEST(HookPool, ProcessesServeCallsInParallel) {
   TempDir tmp;
-  const std::string dir = tmp.file("m");
-  fs::create_directories(dir);
-  writeFile(dir + "/model.py", R"(import os, time
+  const std::string dir = bundleWith(tmp, R"(import os, time
 import numpy as np
 HERE = os.path.dirname(__file__)
 
@@ -123,9 +125,7 @@ register_model("m", postprocess=post)
 
 TEST(HookPool, AResultThatIsNotADictIsAnInternalError) {
   TempDir tmp;
-  const std::string dir = tmp.file("m");
-  fs::create_directories(dir);
-  writeFile(dir + "/model.py", "register_model('m', preprocess=lambda t: [1, 2])\n");
+  const std::string dir = bundleWith(tmp, "register_model('m', preprocess=lambda t: [1, 2])\n");
   Result<std::shared_ptr<HookPool>> pool = HookPool::start("m", dir, optionsFor(1));
   ASSERT_TRUE(pool.isOk()) << pool.status().toString();
   Result<HookPool::Tensors> r = (*pool)->runNow(HookStage::kPreprocess, {});
@@ -139,9 +139,7 @@ TEST(HookPool, AResultThatIsNotADictIsAnInternalError) {
 // call that raised fails alone.
 TEST(HookPool, EachQueuedCallGetsItsOwnResult) {
   TempDir tmp;
-  const std::string dir = tmp.file("m");
-  fs::create_directories(dir);
-  writeFile(dir + "/model.py", R"(import numpy as np
+  const std::string dir = bundleWith(tmp, R"(import numpy as np
 def pre(t):
     if t["x"][0] < 0:
         raise ValueError("negative")
@@ -168,6 +166,84 @@ register_model("m", preprocess=pre)
     }
     EXPECT_EQ(scalarOf(r), 2 * k);
   }
+}
+
+// A hostile hook process (its model.py rewrites the runner's results frames): a record
+// whose range leaves the reply area fails its call, a frame that is cut short kills the
+// process, and the next call runs on a fresh one.
+TEST(HookPool, AResultFrameThatLiesIsRefused) {
+  TempDir tmp;
+  const std::string dir = bundleWith(tmp, R"(import struct, sys
+runner = sys.modules["__main__"]
+honest = runner._reply
+MODE = {"lie": 0}
+
+def lying(results, segment, reply_offset, reply_size):
+    body, fd = honest(results, segment, reply_offset, reply_size)
+    body = bytearray(body)
+    if MODE["lie"] == 1:  # the first record's offset, 8 bytes before the area's end
+        struct.pack_into("<Q", body, 8 + 5 + 4, reply_size - 8)
+    if MODE["lie"] == 2:
+        del body[-1]
+    return bytes(body), fd
+
+runner._reply = lying
+
+def post(t):
+    MODE["lie"] = int(t["x"][0])
+    return {"y": t["x"]}
+
+register_model("m", postprocess=post)
+)");
+  Result<std::shared_ptr<HookPool>> pool = HookPool::start("m", dir, optionsFor(1));
+  ASSERT_TRUE(pool.isOk()) << pool.status().toString();
+  auto call = [&](int64_t mode) {
+    Tensor x = Tensor::filled(DType::kI64, {2}, {reinterpret_cast<const uint8_t *>(&mode), 8});
+    return (*pool)->runNow(HookStage::kPostprocess, {{"x", x}});
+  };
+  EXPECT_EQ(scalarOf(call(0)), 0);
+  auto internal = [](const Result<HookPool::Tensors> &r) {
+    EXPECT_FALSE(r.isOk());
+    EXPECT_EQ(r.status().code(), StatusCode::kInternal);
+    return r.isOk() ? std::string() : r.status().message();
+  };
+  EXPECT_EQ(internal(call(1)),
+            "postprocess result: tensor 'y': bytes [1048568, 1048584) lie outside its shared "
+            "memory of 1048576 bytes");
+  EXPECT_EQ(internal(call(2)),
+            "postprocess: the hook process sent a malformed results frame: a tensor name is cut "
+            "short; the hook process was killed and is restarted");
+  EXPECT_EQ(scalarOf(call(0)), 0);
+}
+
+// Tensors larger than the segment's areas: results come back in a memfd of their own and the
+// next segment makes room for them; a large request gets a larger segment.
+TEST(HookPool, LargeTensorsOutgrowTheSegment) {
+  TempDir tmp;
+  const std::string dir = bundleWith(tmp, R"(import numpy as np
+def pre(t):
+    return {"y": np.full(int(t["n"][0]), t["pad"].size % 251, np.uint8)}
+register_model("m", preprocess=pre)
+)");
+  Result<std::shared_ptr<HookPool>> pool = HookPool::start("m", dir, optionsFor(1));
+  ASSERT_TRUE(pool.isOk()) << pool.status().toString();
+  auto call = [&](int64_t n, int64_t pad) {
+    Tensor count = Tensor::copyOf(DType::kI64, {1}, {reinterpret_cast<const uint8_t *>(&n), 8});
+    Result<HookPool::Tensors> r = (*pool)->runNow(
+        HookStage::kPreprocess, {{"n", count}, {"pad", Tensor::zeros(DType::kU8, {pad})}});
+    EXPECT_TRUE(r.isOk()) << r.status().toString();
+    if (!r.isOk() || r->size() != 1)
+      return;
+    const Tensor &y = r->front().tensor;
+    ASSERT_EQ(y.shape(), (Shape{n}));
+    const uint8_t expected = static_cast<uint8_t>(pad % 251);
+    EXPECT_EQ(y.data()[0], expected);
+    EXPECT_EQ(y.data()[n - 1], expected);
+  };
+  call(3 << 20, 1);       // results past the reply area: a memfd
+  call(3 << 20, 2);       // the segment made room for them
+  call(10, 5 << 20);      // a request past the request area: a larger segment
+  call(5 << 20, 5 << 20); // both
 }
 
 } // namespace

@@ -23,11 +23,13 @@ A square (any rectangle) of uniform intensity and integer extent lying alone in 
 its centre at the moments' mean, and a side s with variance (s^2 - 1) / 12 (the pixels' centres
 are uniform over s integers), so its box is exact: centre +- sqrt(12 var + 1) / 2 on each axis.
 The objectness is sigmoid(10 * centre - 40 * ring - 2): high when the anchor's cell is bright,
-and below 1e-5 when a bright pixel touches the window's border (a square cut by the window,
-whose moments would give only the cut part). Every anchor whose window holds the whole square
-proposes the same exact box, which is what NMS suppresses. Limits: squares of side up to 14,
-each alone in some anchor's window (two squares within 16 pixels of each other give no exact
-box), with a mean intensity above 0.2 over some anchor's cell.
+far below the meta's threshold of 0.5 when a pixel of a square touches the window's border (a
+square cut by the window, whose moments would give only the cut part). Every anchor whose
+window holds the whole square proposes the same exact box, which is what NMS suppresses.
+Coverage: a lone square of intensity 1 and side 3..11, or of intensity 0.3 and side 7..11, is
+found exactly at every position; a side up to 14 where some window's 14 x 14 interior holds
+it. Outside that a lone square is missed, not given a wrong box (a sweep of every position,
+sides 1..16, intensities 1, 0.5, 0.3); two squares within one window may give a wrong box.
 
 Stage 2 takes, per kept box, its 4 x 4 ROI-pooled crop of the image and its (width, height)
 (the meta prepares both in numpy) and answers the logits and probabilities of three classes:

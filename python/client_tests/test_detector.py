@@ -1,9 +1,9 @@
 """The two-stage detector of examples/hooks_repo (docs/hooks.md "A two-stage detector") over
 both protocols with tritonclient: the meta model detector calls detector_stage1 (proposals),
 runs NMS in numpy and calls detector_stage2 (classes) on the kept boxes. Images of bright
-squares at known places give exactly those boxes, classes and counts; stage 1 alone proposes
-duplicates of each square that the meta's NMS suppresses; both stages are internal to the
-meta.
+squares at known places give exactly those boxes, classes and counts, and so does a lone
+square at every position for the sides the example covers; stage 1 alone proposes duplicates
+of each square that the meta's NMS suppresses; both stages are internal to the meta.
 
 Tolerances: a box's corners are whole pixels computed from f32 moments, so they are compared
 with an absolute tolerance of 1e-4 (pixels); a score is sigmoid(10 * c - 2) of the anchor
@@ -106,6 +106,24 @@ def test_a_batch_of_images(client, protocol):
     for row, want in ((0, want_a), (1, want_b), (3, want_b), (4, want_a)):
         check(got, row, *want)
     check(got, 2, [], [], [])
+
+
+@pytest.mark.parametrize("intensity, sides", [(1.0, range(3, 12)), (0.3, range(7, 12))])
+def test_a_lone_square_anywhere_is_found_exactly_once(client, protocol, intensity, sides):
+    """Every position of a lone square whose side the example covers everywhere (3..11 pixels
+    bright, 7..11 dim): one detection, its exact box, its class. One request per side."""
+    for side in sides:
+        images, boxes = [], []
+        for y in range(33 - side):
+            for x in range(33 - side):
+                image = np.zeros((32, 32, 1), np.float32)
+                boxes.append(square(image, x, y, side, intensity))
+                images.append(image)
+        got = infer(client, protocol, "detector", np.stack(images))
+        assert got["count"].tolist() == [1] * len(images), side
+        np.testing.assert_allclose(got["boxes"][:, 0], np.array(boxes), rtol=0, atol=BOX_ATOL)
+        want = DIM if intensity < 0.5 else SMALL if side < 8 else LARGE
+        assert (got["classes"][:, 0] == want).all() and (got["classes"][:, 1:] == -1).all()
 
 
 def meta_code():

@@ -35,6 +35,7 @@ SCORE_RTOL = 1e-6
 @pytest.fixture(scope="module")
 def worker(server_binary, tmp_path_factory):
     repo = tmp_path_factory.mktemp("detector_repo")
+    # Copies: whatever the server writes beside a bundle (its executable cache) stays here.
     for name in BUNDLES:
         shutil.copytree(os.path.join(HOOKS_REPO, name), repo / name)
     log = tmp_path_factory.mktemp("worker") / "server.log"
@@ -158,7 +159,7 @@ def test_stage1_proposes_duplicates_that_nms_suppresses(server_binary, tmp_path_
     holds a whole square proposes that square's box, so each square has several proposals above
     the threshold; the meta keeps one per square."""
     repo = tmp_path_factory.mktemp("stage1_repo")
-    os.symlink(os.path.join(HOOKS_REPO, "detector_stage1"), repo / "detector_stage1")
+    shutil.copytree(os.path.join(HOOKS_REPO, "detector_stage1"), repo / "detector_stage1")
     image, boxes, scores, _ = two_squares()
     log = tmp_path_factory.mktemp("stage1") / "server.log"
     with rx.Server(str(repo), binary=server_binary, log_path=str(log)) as s:
@@ -215,7 +216,7 @@ def test_regulated_profile_loads_the_detector(server_binary, tmp_path_factory):
     served by both stages) gives identical results and the meta loads."""
     repo = tmp_path_factory.mktemp("regulated_repo")
     for name in BUNDLES:
-        os.symlink(os.path.join(HOOKS_REPO, name), repo / name)
+        shutil.copytree(os.path.join(HOOKS_REPO, name), repo / name)
     log = tmp_path_factory.mktemp("regulated") / "server.log"
     with rx.Server(str(repo), binary=server_binary, log_path=str(log),
                    settings={"runtime": {"profile": "regulated"}}) as s:

@@ -15,6 +15,11 @@ IOU_THRESHOLD = 0.5    # a proposal overlapping a kept box by more is suppressed
 CLASS_NAMES = ["small", "large", "dim"]
 
 
+def area(b):
+    """The area of boxes [..., 4] (x0, y0, x1, y1), 0 for an empty one."""
+    return np.clip(b[..., 2] - b[..., 0], 0, None) * np.clip(b[..., 3] - b[..., 1], 0, None)
+
+
 def iou(box, boxes):
     """Intersection over union of one box [4] with each of boxes [m, 4] (x0, y0, x1, y1)."""
     ix0 = np.maximum(box[0], boxes[:, 0])
@@ -22,7 +27,6 @@ def iou(box, boxes):
     ix1 = np.minimum(box[2], boxes[:, 2])
     iy1 = np.minimum(box[3], boxes[:, 3])
     inter = np.clip(ix1 - ix0, 0, None) * np.clip(iy1 - iy0, 0, None)
-    area = lambda b: np.clip(b[..., 2] - b[..., 0], 0, None) * np.clip(b[..., 3] - b[..., 1], 0, None)
     union = area(box) + area(boxes) - inter
     return np.where(union > 0, inter / np.where(union > 0, union, 1), 0)
 

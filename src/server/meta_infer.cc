@@ -22,6 +22,8 @@
 #include "hooks/hook_warmup.h"
 #include "server/request_validation.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
 #include <future>
@@ -170,8 +172,34 @@ void WorkerService::refreshInternal() {
     if (s.model && s.model->manifest.kind == bundle::BundleKind::kMeta)
       for (const std::string &callee : s.model->manifest.meta_calls)
         internal.emplace(callee, s.name); // the first meta by name names it
-  std::lock_guard<std::mutex> lock(meta_mu_);
-  internal_.swap(internal);
+  {
+    std::lock_guard<std::mutex> lock(meta_mu_);
+    internal_.swap(internal);
+  }
+  applyGroupResidency();
+}
+
+void WorkerService::applyGroupResidency() {
+  // A callee's residency is the strongest of its own configured floor and the residency of
+  // every loaded meta that calls it (reference-system.md §10: a meta's models are placed as
+  // a group), so unpinning one meta keeps a callee another meta still pins.
+  std::map<std::string, runtime::Residency> wanted;
+  for (const runtime::ModelState &s : repository_.states())
+    if (s.model && s.model->manifest.kind == bundle::BundleKind::kMeta) {
+      const runtime::Residency meta = weight_cache_.residency(s.name).value_or(residencyOf(s.name));
+      for (const std::string &callee : s.model->manifest.meta_calls) {
+        auto [it, added] = wanted.emplace(callee, residencyOf(callee));
+        it->second = std::max(it->second, meta);
+      }
+    }
+  for (const auto &[callee, residency] : wanted) {
+    std::optional<runtime::Residency> now = weight_cache_.residency(callee);
+    if (!now || *now == residency)
+      continue;
+    if (Status set = weight_cache_.setResidency(callee, residency); !set.isOk())
+      spdlog::warn("model residency of '{}' (called by a meta model) not set to {}: {}", callee,
+                   runtime::residencyName(residency), set.toString());
+  }
 }
 
 std::optional<std::string> WorkerService::internalTo(const std::string &name) const {

@@ -206,8 +206,14 @@ Result<protocol::Residency> WorkerService::setModelResidency(const std::string &
   auto state = repository_.state(name);
   if (!state || !state->model)
     return notFound() << "SetModelResidency: unknown model '" << name << "'";
+  if (std::optional<std::string> meta = internalTo(name))
+    return notFound() << "SetModelResidency of '" << name << "': the model is internal to meta "
+                      << "model '" << *meta << "'; set the meta model's residency, which its "
+                      << "callees follow";
   RS_RETURN_IF_ERROR(weight_cache_.setResidency(name, target));
   spdlog::info("model residency set name={} residency={}", name, runtime::residencyName(target));
+  if (state->model->manifest.kind == bundle::BundleKind::kMeta)
+    applyGroupResidency();
   return wanted;
 }
 

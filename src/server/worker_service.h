@@ -250,6 +250,9 @@ private:
   /// Recomputes which models are internal to a meta model from the repository's loaded
   /// meta models (after every load, unload and rename).
   void refreshInternal();
+  /// Sets the residency of every model a loaded meta model calls to the strongest of its own
+  /// configured floor and its metas' residencies (the group placement of reference §10).
+  void applyGroupResidency();
   /// The meta model `name` is internal to, if any.
   std::optional<std::string> internalTo(const std::string &name) const;
   /// NotFound for a client's request of `name`, internal to `meta`.

@@ -225,6 +225,43 @@ TEST(MetaModel, AMissingCalleeOrAMetaCalleeFailsTheMetasLoad) {
   EXPECT_TRUE(counted);
 }
 
+TEST(MetaModel, ACalleeFollowsTheStrongestResidencyOfItsMetas) {
+  ServingOptions serving;
+  serving.control_mode = "explicit";
+  serving.weight_pool_bytes = int64_t{1} << 30;
+  // digits_top3 and meta_second both call digits_probs.
+  MetaWorker w({{"meta_second", {metaManifest("digits_probs"), metaModel("pass")}}}, serving);
+  ASSERT_EQ(w.failure("meta_second"), "ready");
+  auto pinned = [&](const std::string &model) {
+    const std::string text = w.service->renderMetrics();
+    const std::string series =
+        "worker_model_pinned{gpu=\"\",worker=\"w0\",model=\"" + model + "\"} ";
+    const size_t at = text.find(series);
+    return at == std::string::npos ? std::string("absent") : text.substr(at + series.size(), 1);
+  };
+  EXPECT_EQ(pinned("digits_probs"), "0");
+  ASSERT_TRUE(
+      w.service->setModelResidency("digits_top3", protocol::Residency::kPinnedDevice).isOk());
+  EXPECT_EQ(pinned("digits_probs"), "1");
+  ASSERT_TRUE(
+      w.service->setModelResidency("meta_second", protocol::Residency::kPinnedDevice).isOk());
+  // Unpinning one meta keeps the callee the other still pins.
+  ASSERT_TRUE(w.service->setModelResidency("digits_top3", protocol::Residency::kUnpinned).isOk());
+  EXPECT_EQ(pinned("digits_probs"), "1");
+  ASSERT_TRUE(w.service->setModelResidency("meta_second", protocol::Residency::kUnpinned).isOk());
+  EXPECT_EQ(pinned("digits_probs"), "0");
+  EXPECT_EQ(pinned("digits_softmax"), "0"); // a model no meta calls keeps its own
+  // The callee itself is set through its metas only.
+  Result<protocol::Residency> direct =
+      w.service->setModelResidency("digits_probs", protocol::Residency::kPinnedDevice);
+  ASSERT_FALSE(direct.isOk());
+  EXPECT_EQ(direct.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(direct.status().message(),
+            "SetModelResidency of 'digits_probs': the model is internal to meta model "
+            "'digits_top3'; set the meta model's residency, which its callees follow");
+  EXPECT_TRUE(w.ask("digits_top3").isOk());
+}
+
 TEST(MetaModel, TheGateHoldsARequestPastTheConcurrencyUntilItsDeadline) {
   rs::testing::TempDir fifo_dir("rs_meta_fifo_");
   const std::string fifo = fifo_dir.file("go");

@@ -185,7 +185,8 @@ public:
   Status setModelPolicy(const std::string &name, std::optional<double> weight) override;
   /// SetModelResidency (reference-system.md §5.3): FailedPrecondition on a self-managed
   /// worker (model_control_mode static or dynamic); NotFound for a model that is not
-  /// loaded; else the weight cache's floor for it changes (runtime/weight_cache.h).
+  /// loaded or is internal to a meta model; else the weight cache's floor for it changes
+  /// (runtime/weight_cache.h), and for a meta model its callees' (applyGroupResidency).
   Result<protocol::Residency> setModelResidency(const std::string &name,
                                                 protocol::Residency target) override;
   /// The weight cache (tests read its counters).

@@ -67,6 +67,8 @@ public:
   ~HookPool() override;
 
   const HookHello &hello() const { return hello_; }
+  /// hooks.timeout_ms: the longest one call may run.
+  std::chrono::milliseconds timeout() const { return state_->options.timeout; }
   /// True when model.py registered a hook for `stage`.
   bool has(HookStage stage) const {
     return stage == HookStage::kPreprocess    ? hello_.preprocess

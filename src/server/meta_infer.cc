@@ -46,12 +46,18 @@ WorkerService::metaCall(const runtime::LoadedModel &meta, const std::string &cal
   request.model_name = callee;
   request.inputs = std::move(inputs);
   request.deadline = deadline;
-  std::promise<Result<protocol::InferResponse>> answer;
+  // The answer may come after the run's limit: the promise outlives this wait.
+  auto answer = std::make_shared<std::promise<Result<protocol::InferResponse>>>();
+  std::future<Result<protocol::InferResponse>> answered = answer->get_future();
   route(
       std::move(request),
-      [&answer](Result<protocol::InferResponse> r) { answer.set_value(std::move(r)); },
+      [answer](Result<protocol::InferResponse> r) { answer->set_value(std::move(r)); },
       Sender::kMetaCall);
-  Result<protocol::InferResponse> r = answer.get_future().get();
+  if (deadline && answered.wait_until(*deadline) != std::future_status::ready)
+    return deadlineExceeded() << "call of model '" << callee << "': no answer before the meta "
+                              << "model's run had to finish (hooks.timeout_ms or the request's "
+                                 "deadline)";
+  Result<protocol::InferResponse> r = answered.get();
   if (!r.isOk())
     return r.status();
   return std::move(r->outputs);
@@ -95,18 +101,31 @@ void WorkerService::inferMeta(std::shared_ptr<const runtime::LoadedModel> model,
       done(admitted.withPrefix(prefix));
       return;
     }
-    const double gate_seconds =
-        std::chrono::duration<double>(protocol::Clock::now() - arrived).count();
+    const protocol::Clock::time_point run_start = protocol::Clock::now();
+    const double gate_seconds = std::chrono::duration<double>(run_start - arrived).count();
+    // The run's calls end where the run must: hooks.timeout_ms from its start, or the
+    // request's deadline when that comes first.
+    protocol::Clock::time_point run_limit = run_start + pool->timeout();
+    if (deadline && *deadline < run_limit)
+      run_limit = *deadline;
     pool->run(
         hooks::HookStage::kRun, std::move(wire), deadline,
-        [this, gate, slots, model, response, selected, prefix, done, call_seconds,
-         gate_seconds](Result<std::vector<protocol::NamedTensor>> r) {
+        [this, gate, slots, model, response, selected, prefix, done, call_seconds, gate_seconds,
+         run_limit](Result<std::vector<protocol::NamedTensor>> r) {
           if (slots)
             slots->release();
           Result<std::vector<protocol::NamedTensor>> checked =
               r.isOk() ? checkTensors(model->manifest.client_outputs, *r, "run output",
                                       StatusCode::kInternal)
                        : r;
+          // A run that failed past its limit (a call that could not finish in time, let
+          // through as SubCallError) is the deadline's, as a run the pool stops is.
+          if (!r.isOk() && r.status().code() != StatusCode::kDeadlineExceeded &&
+              protocol::Clock::now() >= run_limit)
+            checked = Status(StatusCode::kDeadlineExceeded,
+                             "run did not finish within hooks.timeout_ms or the request's "
+                             "deadline: " +
+                                 r.status().message());
           leave(gate);
           if (!checked.isOk()) {
             done(checked.status().withPrefix(prefix));
@@ -124,11 +143,11 @@ void WorkerService::inferMeta(std::shared_ptr<const runtime::LoadedModel> model,
             response->outputs.push_back((*checked)[o]);
           done(std::move(*response));
         },
-        [this, model, deadline, call_seconds](const std::string &callee,
-                                              std::vector<protocol::NamedTensor> inputs) {
+        [this, model, run_limit, call_seconds](const std::string &callee,
+                                               std::vector<protocol::NamedTensor> inputs) {
           const auto called = protocol::Clock::now();
           Result<std::vector<protocol::NamedTensor>> r =
-              metaCall(*model, callee, std::move(inputs), deadline);
+              metaCall(*model, callee, std::move(inputs), run_limit);
           *call_seconds += std::chrono::duration<double>(protocol::Clock::now() - called).count();
           return r;
         });

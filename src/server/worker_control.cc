@@ -222,6 +222,12 @@ Status WorkerService::repositoryUnload(const std::string &name) {
     return failedPrecondition() << "RepositoryModelUnload of '" << name
                                 << "': model_control_mode is not explicit (load and unload "
                                    "by request need model_control_mode: explicit)";
+  // A callee of a loaded meta model is the meta's: unloading it would leave the meta listed
+  // ready with every call failing.
+  if (std::optional<std::string> meta = internalTo(name))
+    return failedPrecondition() << "RepositoryModelUnload of '" << name << "': the model is "
+                                << "internal to meta model '" << *meta
+                                << "'; unload the meta model first";
   return unloadModel(name);
 }
 

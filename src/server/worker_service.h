@@ -201,7 +201,8 @@ public:
   /// Errors: FailedPrecondition unless model_control_mode is explicit; NotFound when no
   /// repository holds a directory `name` (or models_include excludes it); the load's error.
   Status repositoryLoad(const std::string &name) override;
-  /// KServe RepositoryModelUnload: unloadModel(). FailedPrecondition unless explicit.
+  /// KServe RepositoryModelUnload: unloadModel(). FailedPrecondition unless explicit, and for
+  /// a model internal to a loaded meta model (unload the meta first).
   Status repositoryUnload(const std::string &name) override;
 
 private:

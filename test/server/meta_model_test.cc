@@ -16,7 +16,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -57,11 +59,15 @@ std::string metaModel(const std::string &before, const std::string &noise = "0")
 }
 
 /// Starts model.py hooks as the worker's factory does, with the checkout's runner.
-runtime::ModelExtensionFactory testHooks(int64_t processes) {
-  return [processes](
+/// `timeouts`: hooks.timeout_ms of the models named there (the default elsewhere).
+runtime::ModelExtensionFactory
+testHooks(int64_t processes, std::map<std::string, std::chrono::milliseconds> timeouts = {}) {
+  return [processes, timeouts](
              const std::string &name, const std::string &dir,
              const bundle::Manifest &) -> Result<std::shared_ptr<const runtime::ModelExtension>> {
     hooks::HookOptions o;
+    if (auto t = timeouts.find(name); t != timeouts.end())
+      o.timeout = t->second;
     RS_ASSIGN_OR_RETURN(o.python, hooks::resolveHookPython(""));
     o.runner = std::string(RS_SOURCE_DIR) + "/python/reactant_hooks/runner.py";
     o.processes = processes;
@@ -78,10 +84,21 @@ struct MetaWorker {
   std::unique_ptr<runtime::ModelRepository> repository;
   std::unique_ptr<WorkerService> service;
 
+  /// `programs`: extra bundles that get digits_probs's programs and weights beside their
+  /// manifest and model.py; `timeouts` as testHooks takes them.
   MetaWorker(const std::map<std::string, std::pair<std::string, std::string>> &extra,
-             ServingOptions serving = {}, int64_t processes = 1) {
+             ServingOptions serving = {}, int64_t processes = 1,
+             const std::vector<std::string> &programs = {},
+             std::map<std::string, std::chrono::milliseconds> timeouts = {}) {
     for (const char *name : {"digits_softmax", "digits_probs", "digits_top3"})
       fs::create_directory_symlink(kHooksRepo + "/" + name, tmp.path() / name);
+    for (const std::string &name : programs) {
+      fs::create_directories(tmp.path() / name);
+      for (const char *file :
+           {"model.b1.mlir", "model.b4.mlir", "model.b8.mlir", "weights.safetensors"})
+        fs::create_symlink(fs::canonical(kHooksRepo + "/digits_probs/" + file),
+                           tmp.path() / name / file);
+    }
     for (const auto &[name, files] : extra) {
       fs::create_directories(tmp.path() / name);
       rs::testing::writeFile(tmp.path() / name / "manifest.yaml", files.first);
@@ -91,7 +108,7 @@ struct MetaWorker {
     EXPECT_TRUE(backend.isOk()) << backend.status().toString();
     runtime::ModelRepositoryOptions options;
     options.executable_cache = false;
-    options.extensions = testHooks(processes);
+    options.extensions = testHooks(processes, std::move(timeouts));
     repository = std::make_unique<runtime::ModelRepository>(
         std::shared_ptr<runtime::Backend>(std::move(*backend)), options);
     EXPECT_TRUE(repository->loadRepository(tmp.str(), {}).isOk());
@@ -225,7 +242,7 @@ TEST(MetaModel, AMissingCalleeOrAMetaCalleeFailsTheMetasLoad) {
   EXPECT_TRUE(counted);
 }
 
-TEST(MetaModel, ACalleeFollowsTheStrongestResidencyOfItsMetas) {
+TEST(MetaModel, ACalleeFollowsTheStrongestResidencyOfItsMetasAndIsNotUnloadedAlone) {
   ServingOptions serving;
   serving.control_mode = "explicit";
   serving.weight_pool_bytes = int64_t{1} << 30;
@@ -260,6 +277,58 @@ TEST(MetaModel, ACalleeFollowsTheStrongestResidencyOfItsMetas) {
             "SetModelResidency of 'digits_probs': the model is internal to meta model "
             "'digits_top3'; set the meta model's residency, which its callees follow");
   EXPECT_TRUE(w.ask("digits_top3").isOk());
+  // Nor can a client unload it while a meta calls it.
+  Status unload = w.service->repositoryUnload("digits_probs");
+  EXPECT_EQ(unload.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(unload.message(), "RepositoryModelUnload of 'digits_probs': the model is internal to "
+                              "meta model 'digits_top3'; unload the meta model first");
+  EXPECT_TRUE(w.ask("digits_top3").isOk());
+}
+
+TEST(MetaModel, ACallPastTheRunsTimeoutEndsTheRun) {
+  rs::testing::TempDir fifo_dir("rs_meta_fifo_");
+  const std::string fifo = fifo_dir.file("go");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // slow_probs's preprocess waits on the FIFO with a long timeout of its own; the meta's run
+  // has 300 ms, and its call must end there rather than when the callee gives up.
+  std::string callee_manifest = "format_version: \"2.0\"\n";
+  {
+    std::ifstream in(kHooksRepo + "/digits_probs/manifest.yaml");
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("format_version:", 0) != 0 && line.rfind("name:", 0) != 0)
+        callee_manifest += line + "\n";
+  }
+  const std::string callee_model =
+      "import numpy as np\n"
+      "def preprocess(inputs):\n"
+      "    open('" +
+      fifo +
+      "').read()\n"
+      "    return {'image': inputs['pixels'].astype(np.float32)}\n"
+      "def postprocess(outputs):\n"
+      "    return {'probs': outputs['probs'], 'label': outputs['probs'].argmax(axis=1),\n"
+      "            'label_name': np.array([b'x'] * len(outputs['probs']), dtype=object)}\n"
+      "register_model('slow_probs', preprocess=preprocess, postprocess=postprocess)\n";
+  std::string meta_model = metaModel("pass");
+  meta_model.replace(meta_model.find("call('digits_probs'"), 19, "call('slow_probs'");
+  MetaWorker w({{"slow_probs", {callee_manifest, callee_model}},
+                {"meta_slow", {metaManifest("slow_probs"), meta_model}}},
+               {}, 1, {"slow_probs"},
+               {{"meta_slow", std::chrono::milliseconds(300)},
+                {"slow_probs", std::chrono::milliseconds(600000)}});
+  ASSERT_EQ(w.failure("meta_slow"), "ready");
+  std::future<Result<protocol::InferResponse>> answer = w.send("meta_slow");
+  // Far past the run's 300 ms and far short of the callee's own limit.
+  ASSERT_EQ(answer.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+  Result<protocol::InferResponse> r = answer.get();
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.status().code(), StatusCode::kDeadlineExceeded) << r.status().toString();
+  // Lets the callee's preprocess return if its process still waits (opened read-write, so
+  // the open does not wait for a reader the deadline may have killed).
+  const int fd = ::open(fifo.c_str(), O_RDWR | O_NONBLOCK);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(::write(fd, "go", 2), 2);
+  ::close(fd);
 }
 
 TEST(MetaModel, TheGateHoldsARequestPastTheConcurrencyUntilItsDeadline) {

@@ -489,6 +489,7 @@ class _AllowedPackages:
         return any(path.startswith(root) for root in self.roots)
 
     def find_spec(self, name, path=None, target=None):
+        """None lets the other finders import `name`; an import refused raises ImportError."""
         if "." in name or name in self.allowed or name in sys.stdlib_module_names or \
                 name in sys.builtin_module_names:
             return None

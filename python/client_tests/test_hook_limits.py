@@ -4,7 +4,9 @@ hooks.max_memory_mb and every request still succeeds; a helper module found thro
 hooks.python_path; an import that hooks.allowed_packages does not allow fails that model's load
 with its message while the others serve."""
 
+import json
 import time
+import urllib.request
 
 import numpy as np
 import pytest
@@ -93,6 +95,10 @@ def test_a_leaking_hook_is_restarted_and_every_request_succeeds(worker):
 def test_python_path_and_allowed_packages(worker):
     c = httpclient.InferenceServerClient(worker.http_url)
     np.testing.assert_array_equal(logits_of(c, "with_helper"), 2 * logits_of(c, "plain"))
+    with urllib.request.urlopen(f"http://{worker.http_url}/v2/evidence") as r:
+        hooks = json.load(r)["models"]["with_helper"]["hooks"]
+    assert hooks["python_path"] == [worker.shared_lib]
+    assert hooks["allowed_packages"] == ["numpy"]
     assert not c.is_model_ready("not_allowed")
     assert ("not_allowed/model.py: ImportError: module 'yaml' is not in hooks.allowed_packages "
             "[numpy]") in worker.log()

@@ -98,7 +98,8 @@ public:
   std::string identity() const override { return identity_; }
   std::map<std::string, std::string> files() const override { return files_; }
   runtime::ExtensionEnvironment environment() const override {
-    return {hello_.implementation + " " + hello_.python_version, hello_.packages};
+    return {hello_.implementation + " " + hello_.python_version, hello_.packages,
+            state_->options.python_path, state_->options.allowed_packages};
   }
 
 private:

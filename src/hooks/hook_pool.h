@@ -29,9 +29,9 @@
 //
 // As a runtime::ModelExtension the pool states its identity: SHA-256 over the hook
 // environment (interpreter implementation and version, every installed package and its
-// version, as the runner reports them) and the bundle files the hooks may read (model.py
-// and every other file of the bundle that is not a program, the weights, the manifest or
-// hidden).
+// version, as the runner reports them, and hooks.python_path and hooks.allowed_packages
+// when set) and the bundle files the hooks may read (model.py and every other file of the
+// bundle that is not a program, the weights, the manifest or hidden).
 //
 // Thread safety: run() and runNow() may be called from any thread; the destructor stops
 // the threads (queued calls fail with Unavailable) and kills the processes.

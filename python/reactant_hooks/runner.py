@@ -1,7 +1,10 @@
 """reactant-server's hook runner: one Python process that serves the hooks of one bundle.
 
-The server starts it as `python -I -B runner.py <bundle dir> <fd>` (docs/hooks.md, "Process
-model") with a connected unix stream socket on <fd>, and talks to it in frames:
+The server starts it as `python -I -B runner.py <bundle dir> <fd> [--path DIR]... [--allow NAME]...`
+(docs/hooks.md, "Process model" and "Environment") with a connected unix stream socket on <fd>:
+each `--path` (hooks.python_path) goes on sys.path after the bundle directory, and `--allow`
+(hooks.allowed_packages) restricts the top-level modules the bundle's own code may import. It
+talks to the server in frames:
 
     4-byte little-endian length, then that many bytes of body
 
@@ -51,6 +54,7 @@ model.py runs in a module of its own whose globals hold `register_model` and
 once. A hook takes and returns a dict name -> numpy array.
 """
 
+import importlib.machinery
 import importlib.metadata
 import json
 import mmap
@@ -453,12 +457,71 @@ def _environment():
             "packages": packages}
 
 
-def _load(bundle):
+class _AllowedPackages:
+    """A sys.meta_path finder that refuses the bundle's imports of packages not allowed.
+
+    It checks only top-level modules (a submodule's package was checked when it was
+    imported) and only imports made by the bundle's own code: a file under the bundle
+    directory or a hooks.python_path directory. So an allowed package's own imports of its
+    dependencies keep working. Allowed: the listed names, the standard library, numpy (the
+    runner's own dependency) and modules found in the bundle or hooks.python_path
+    directories. A guard against accidental dependencies, not a sandbox: the bundle's code
+    can still reach anything installed (importlib internals, sys.modules).
+    """
+
+    def __init__(self, allowed, roots):
+        self.allowed = set(allowed) | {"numpy"}
+        self.roots = [os.path.join(os.path.realpath(r), "") for r in roots]
+        self.listed = "[" + ", ".join(allowed) + "]"
+
+    def _from_bundle(self):
+        """True when the innermost caller outside the import machinery is the bundle's code."""
+        machinery = os.path.join(os.path.dirname(importlib.__file__), "")
+        frame = sys._getframe(2)
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if not (name.startswith("<frozen importlib") or name.startswith(machinery)):
+                break
+            frame = frame.f_back
+        if frame is None:
+            return False
+        path = os.path.realpath(frame.f_code.co_filename)
+        return any(path.startswith(root) for root in self.roots)
+
+    def find_spec(self, name, path=None, target=None):
+        """None lets the other finders import `name`; an import refused raises ImportError."""
+        if "." in name or name in self.allowed or name in sys.stdlib_module_names or \
+                name in sys.builtin_module_names:
+            return None
+        if importlib.machinery.PathFinder.find_spec(name, self.roots) is not None:
+            return None  # the bundle's own module or one of hooks.python_path
+        if not self._from_bundle():
+            return None
+        raise ImportError(f"module '{name}' is not in hooks.allowed_packages {self.listed}",
+                          name=name)
+
+
+def _options(argv):
+    """The --path and --allow options after the bundle and the fd: (paths, allowed)."""
+    paths, allowed = [], []
+    for flag, value in zip(argv[0::2], argv[1::2]):
+        if flag == "--path":
+            paths.append(value)
+        elif flag == "--allow":
+            allowed.append(value)
+        else:
+            raise ValueError(f"runner.py: unknown option {flag!r} (expected --path or --allow)")
+    return paths, allowed
+
+
+def _load(bundle, paths=(), allowed=()):
     registry = Registry()
     path = os.path.join(bundle, "model.py")
     with open(path, "rb") as f:
         source = f.read()
-    sys.path.insert(0, bundle)
+    sys.path[0:0] = [bundle, *paths]
+    if allowed:
+        sys.meta_path.insert(0, _AllowedPackages(allowed, [bundle, *paths]))
     namespace = {"__name__": "model", "__file__": path,
                  "register_model": registry.register_model,
                  "register_meta_model": registry.register_meta_model}
@@ -475,7 +538,7 @@ def main():
         _send_frame(sock, {"ok": False, "error": _NUMPY_ERROR})
         return 1
     try:
-        model = _load(bundle)
+        model = _load(bundle, *_options(sys.argv[3:]))
     except BaseException as exc:  # the server reports the import failure as the load error
         _send_frame(sock, {"ok": False, "error": _last_line(exc)})
         return 1

@@ -11,6 +11,7 @@
 #include "config/keys.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <cstdlib>
@@ -105,6 +106,33 @@ Status checkModelDirs(const KeyReader &b, const std::vector<std::string> &dirs) 
   return Status::ok();
 }
 
+/// The error of list key `key` at its file position, or naming the file when a variable set it.
+Status listError(const KeyReader &b, std::string_view key, const std::string &what) {
+  if (const yaml::Value *v = b.lookup(key))
+    return b.error(*v, key) << what;
+  return invalidArgument() << b.file() << ": " << key << ": " << what;
+}
+
+/// hooks.python_path holds absolute paths; hooks.allowed_packages top-level module names (a
+/// Python identifier, no dot).
+Status checkHookLists(const KeyReader &b, const HooksConfig &hooks) {
+  for (const std::string &dir : hooks.python_path)
+    if (dir.empty() || dir.front() != '/')
+      return listError(b, "hooks.python_path",
+                       "'" + dir + "' is not an absolute path (expected a directory from /)");
+  for (const std::string &name : hooks.allowed_packages) {
+    bool ok = !name.empty() && !std::isdigit(static_cast<unsigned char>(name.front()));
+    for (const char ch : name)
+      ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
+    if (!ok)
+      return listError(b, "hooks.allowed_packages",
+                       "'" + name +
+                           "' is not a top-level module name (expected a Python "
+                           "identifier such as numpy, without dots)");
+  }
+  return Status::ok();
+}
+
 /// The regulated profile: each setting only where nothing set it explicitly.
 void applyRegulatedProfile(const KeyReader &b, WorkerConfig &out) {
   if (out.runtime.profile != Profile::kRegulated)
@@ -143,6 +171,7 @@ Status buildWorker(const yaml::Value &raw, std::string_view file, WorkerConfig &
     out.grpc.busy_poll_us = out.runtime.backend == Backend::kCuda ? 20000 : 0;
   RS_RETURN_IF_ERROR(checkTls(b, out.tls));
   RS_RETURN_IF_ERROR(checkModelDirs(b, out.model_dirs));
+  RS_RETURN_IF_ERROR(checkHookLists(b, out.hooks));
   if (out.model_control_mode == ModelControlMode::kDynamic && out.model_poll_seconds <= 0)
     return b.error(*b.lookup("model_poll_seconds"), "model_poll_seconds")
            << "must be > 0 with model_control_mode dynamic";

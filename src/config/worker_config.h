@@ -109,9 +109,12 @@ struct SchedulerConfig {
 /// `hooks:` block: model.py pre/post-processing hooks (docs/hooks.md).
 struct HooksConfig {
   std::string python; // hooks.python; "" = .venv/bin/python beside the build, else python3
-  int64_t processes_per_model = 1; // hooks.processes_per_model in [1, 64]
-  int64_t timeout_ms = 10000;      // hooks.timeout_ms in [1, 3600000]
-  int64_t meta_concurrency = 2;    // hooks.meta_concurrency in [1, 1024]: meta runs at once
+  int64_t processes_per_model = 1;      // hooks.processes_per_model in [1, 64]
+  int64_t timeout_ms = 10000;           // hooks.timeout_ms in [1, 3600000]
+  int64_t meta_concurrency = 2;         // hooks.meta_concurrency in [1, 1024]: meta runs at once
+  int64_t max_memory_mb = 2048;         // hooks.max_memory_mb in [0, 16777216]; 0 = no limit
+  std::vector<std::string> python_path; // hooks.python_path: absolute directories
+  std::vector<std::string> allowed_packages; // hooks.allowed_packages; empty = any
 };
 
 /// `endpoints:` block.

@@ -1,8 +1,9 @@
 //===- config/worker_hooks_keys.cc - A worker's hooks.* rows ----------------===//
 //
 // One row per hooks.* key: how the model.py pre/post-processing hooks of a bundle run
-// (docs/hooks.md): the interpreter, the processes per model, the time a call may take and
-// how many runs of a meta model go at once.
+// (docs/hooks.md): the interpreter, the processes per model, the time a call may take, how
+// many runs of a meta model go at once, the memory a process may hold, and the modules the
+// hooks may import (their path and the allowed packages).
 //
 //===----------------------------------------------------------------------===//
 #include "config/worker_keys_impl.h"
@@ -48,6 +49,30 @@ std::vector<Key<WorkerConfig>> hookKeyRows() {
                "`REACTANT_META_CONCURRENCY` variable is not read: set this key); a request past "
                "them waits, at most until its deadline (docs/hooks.md)"},
        [](W &c) { return field(c.hooks.meta_concurrency); }},
+      {{.path = "hooks.max_memory_mb",
+        .type = T::kInteger,
+        .fallback = "2048",
+        .ints = {0, 16777216},
+        .values_doc = "0..16777216 (MiB); 0 = no limit",
+        .doc = "used (ours): the resident memory a hook process may hold, read after every "
+               "frame it answers; a process above it is restarted before its next call "
+               "(docs/hooks.md)"},
+       [](W &c) { return field(c.hooks.max_memory_mb); }},
+      {{.path = "hooks.python_path",
+        .type = T::kTextList,
+        .default_doc = "`[]`",
+        .values_doc = "absolute directories (`a:b` in the variable)",
+        .doc = "used (ours): put on the hook processes' `sys.path` after the bundle's own "
+               "directory; part of the hooks' identity (docs/hooks.md)"},
+       [](W &c) { return field(c.hooks.python_path); }},
+      {{.path = "hooks.allowed_packages",
+        .type = T::kTextList,
+        .default_doc = "`[]` (any)",
+        .values_doc = "top-level module names (`a:b` in the variable)",
+        .doc = "used (ours): when set, the bundle's code may import only these, the standard "
+               "library, numpy and its own modules; a guard against undeclared dependencies, "
+               "not a sandbox; part of the hooks' identity (docs/hooks.md)"},
+       [](W &c) { return field(c.hooks.allowed_packages); }},
   };
 }
 

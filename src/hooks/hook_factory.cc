@@ -16,6 +16,9 @@ runtime::ModelExtensionFactory hookFactory(const config::HooksConfig &hooks, boo
     RS_ASSIGN_OR_RETURN(options.runner, findHookRunner());
     options.processes = hooks.processes_per_model;
     options.timeout = std::chrono::milliseconds(hooks.timeout_ms);
+    options.max_memory_mb = hooks.max_memory_mb;
+    options.python_path = hooks.python_path;
+    options.allowed_packages = hooks.allowed_packages;
     RS_ASSIGN_OR_RETURN(std::shared_ptr<HookPool> pool, HookPool::start(name, dir, options));
     const bool meta = manifest.kind == bundle::BundleKind::kMeta;
     if (meta != pool->has(HookStage::kRun))

@@ -48,12 +48,19 @@ Result<std::map<std::string, std::string>> hookFiles(const std::string &dir) {
   return files;
 }
 
-/// The identity of the hook environment and files (see the header).
-std::string identityOf(const HookHello &hello, const std::map<std::string, std::string> &files) {
+/// The identity of the hook environment and files (see the header). hooks.python_path and
+/// hooks.allowed_packages enter only when set, so that a bundle served without them keeps
+/// its identity (and its executable cache entries).
+std::string identityOf(const HookHello &hello, const std::map<std::string, std::string> &files,
+                       const HookOptions &options) {
   std::string text =
       "reactant hooks 1\n" + hello.implementation + " " + hello.python_version + "\n";
   for (const std::string &p : hello.packages)
     text += "package " + p + "\n";
+  for (const std::string &dir : options.python_path)
+    text += "python_path " + dir + "\n";
+  for (const std::string &name : options.allowed_packages)
+    text += "allowed_package " + name + "\n";
   for (const auto &[name, digest] : files)
     text += "file " + name + " " + digest + "\n";
   return sha256Hex(text);
@@ -67,7 +74,12 @@ Result<std::shared_ptr<HookPool>> HookPool::start(const std::string &name, const
   State &state = *pool->state_;
   state.name = name;
   state.options = options;
-  state.process_options = {options.python, options.runner, dir, options.start_timeout};
+  state.process_options = {.python = options.python,
+                           .runner = options.runner,
+                           .bundle_dir = dir,
+                           .python_path = options.python_path,
+                           .allowed_packages = options.allowed_packages,
+                           .start_timeout = options.start_timeout};
   RS_ASSIGN_OR_RETURN(pool->files_, hookFiles(dir));
   std::vector<std::unique_ptr<HookProcess>> processes;
   for (int64_t i = 0; i < std::max<int64_t>(1, options.processes); ++i) {
@@ -75,7 +87,7 @@ Result<std::shared_ptr<HookPool>> HookPool::start(const std::string &name, const
     processes.push_back(std::move(p));
   }
   pool->hello_ = processes.front()->hello();
-  pool->identity_ = identityOf(pool->hello_, pool->files_);
+  pool->identity_ = identityOf(pool->hello_, pool->files_, options);
   for (std::unique_ptr<HookProcess> &p : processes)
     pool->threads_.emplace_back([shared = pool->state_, process = std::move(p)]() mutable {
       serve(shared, std::move(process));
@@ -170,6 +182,17 @@ HookPool::Batch HookPool::take(State &state, bool wait) {
   return batch;
 }
 
+std::string HookPool::overMemoryLimit(const State &state, const HookProcess &process) {
+  const int64_t limit = state.options.max_memory_mb;
+  if (limit <= 0)
+    return {};
+  const int64_t resident = process.residentBytes();
+  if (resident <= limit * (int64_t{1} << 20))
+    return {};
+  return "hook process of model '" + state.name + "' used " + std::to_string(resident >> 20) +
+         " MiB, above hooks.max_memory_mb " + std::to_string(limit) + ": restarted";
+}
+
 void HookPool::serve(const std::shared_ptr<State> &state, std::unique_ptr<HookProcess> process) {
   const std::string &model = state->name;
   Batch next;
@@ -227,6 +250,11 @@ void HookPool::serve(const std::shared_ptr<State> &state, std::unique_ptr<HookPr
       spdlog::warn("hook process lost model={} pid={} stage={} calls={} reason={}", model, pid,
                    stage, batch.jobs.size(),
                    results.isOk() ? std::string("unknown") : results.status().message());
+    } else if (const std::string over = overMemoryLimit(*state, *process); !over.empty()) {
+      // Before the next frame is sent: the calls answered keep their results, none is lost.
+      spdlog::warn("hook process over its memory limit model={} pid={} reason={}", model, pid,
+                   over);
+      process->kill();
     } else if (batch.stage != HookStage::kRun) {
       // The results are copied out: the process may start on the next frame meanwhile.
       next = take(*state, false);

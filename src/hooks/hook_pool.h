@@ -19,11 +19,19 @@
 // on. A call whose request deadline passes while it waits in the queue fails with DeadlineExceeded
 // without running.
 //
+// With `hooks.max_memory_mb`, a process's resident memory is read (/proc/<pid>/statm) after
+// every frame it answers, before it is sent the next: a process above the limit is killed
+// once that frame's results are handed on (they are complete) and restarted before the next
+// call, like a crashed one. So no call is lost to the limit, and a hook that leaks a little
+// each call costs a restart, not the machine's memory.
+//
+
+//
 // As a runtime::ModelExtension the pool states its identity: SHA-256 over the hook
 // environment (interpreter implementation and version, every installed package and its
-// version, as the runner reports them) and the bundle files the hooks may read (model.py
-// and every other file of the bundle that is not a program, the weights, the manifest or
-// hidden).
+// version, as the runner reports them, and hooks.python_path and hooks.allowed_packages
+// when set) and the bundle files the hooks may read (model.py and every other file of the
+// bundle that is not a program, the weights, the manifest or hidden).
 //
 // Thread safety: run() and runNow() may be called from any thread; the destructor stops
 // the threads (queued calls fail with Unavailable) and kills the processes.
@@ -46,10 +54,13 @@ namespace rs::hooks {
 
 /// The `hooks.*` settings of a worker.
 struct HookOptions {
-  std::string python;                       // hooks.python, resolved (hooks/hook_paths.h)
-  std::string runner;                       // runner.py (hooks/hook_paths.h)
-  int64_t processes = 1;                    // hooks.processes_per_model
-  std::chrono::milliseconds timeout{10000}; // hooks.timeout_ms
+  std::string python;                        // hooks.python, resolved (hooks/hook_paths.h)
+  std::string runner;                        // runner.py (hooks/hook_paths.h)
+  int64_t processes = 1;                     // hooks.processes_per_model
+  std::chrono::milliseconds timeout{10000};  // hooks.timeout_ms
+  int64_t max_memory_mb = 2048;              // hooks.max_memory_mb; 0 = no limit
+  std::vector<std::string> python_path;      // hooks.python_path
+  std::vector<std::string> allowed_packages; // hooks.allowed_packages; empty = any
   std::chrono::milliseconds start_timeout{60000};
 };
 
@@ -89,7 +100,8 @@ public:
   std::string identity() const override { return identity_; }
   std::map<std::string, std::string> files() const override { return files_; }
   runtime::ExtensionEnvironment environment() const override {
-    return {hello_.implementation + " " + hello_.python_version, hello_.packages};
+    return {hello_.implementation + " " + hello_.python_version, hello_.packages,
+            state_->options.python_path, state_->options.allowed_packages};
   }
 
 private:
@@ -124,6 +136,10 @@ private:
   /// The next call and the calls of its stage queued behind it, those whose deadline has passed
   /// answered; waits for one when `wait`, else returns an empty batch. Empty also when stopping.
   static Batch take(State &state, bool wait);
+  /// "" while `process` is within hooks.max_memory_mb (or there is no limit), else the
+  /// reason it is restarted: "hook process of model 'm' used 2100 MiB, above
+  /// hooks.max_memory_mb 2048: restarted".
+  static std::string overMemoryLimit(const State &state, const HookProcess &process);
   static void serve(const std::shared_ptr<State> &state, std::unique_ptr<HookProcess> process);
 
   std::shared_ptr<State> state_ = std::make_shared<State>();

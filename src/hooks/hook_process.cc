@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -78,6 +79,14 @@ Result<std::unique_ptr<HookProcess>> HookProcess::start(const HookProcessOptions
   UniqueFd parent(sv[0]), child(sv[1]);
   std::vector<std::string> args = {options.python,     "-I", "-B", options.runner,
                                    options.bundle_dir, "3"};
+  for (const std::string &dir : options.python_path) {
+    args.push_back("--path");
+    args.push_back(dir);
+  }
+  for (const std::string &name : options.allowed_packages) {
+    args.push_back("--allow");
+    args.push_back(name);
+  }
   std::vector<char *> argv;
   for (std::string &a : args)
     argv.push_back(a.data());
@@ -127,6 +136,25 @@ Result<std::unique_ptr<HookProcess>> HookProcess::start(const HookProcessOptions
 HookProcess::~HookProcess() {
   if (pid_ > 0)
     kill();
+}
+
+int64_t HookProcess::residentBytes() const {
+  if (pid_ <= 0)
+    return -1;
+  // statm: total size, then resident pages; one short read of a procfs file.
+  const std::string path = "/proc/" + std::to_string(pid_) + "/statm";
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0)
+    return -1;
+  char text[128];
+  const ssize_t n = ::read(fd.get(), text, sizeof text - 1);
+  if (n <= 0)
+    return -1;
+  text[n] = '\0';
+  long long size = 0, resident = 0;
+  if (std::sscanf(text, "%lld %lld", &size, &resident) != 2)
+    return -1;
+  return resident * static_cast<int64_t>(::sysconf(_SC_PAGESIZE));
 }
 
 void HookProcess::kill() {

@@ -52,6 +52,11 @@ struct HookProcessOptions {
   std::string python;     // the interpreter (hooks.python)
   std::string runner;     // runner.py (hooks/hook_paths.h)
   std::string bundle_dir; // holds model.py
+  /// hooks.python_path: directories put on sys.path after the bundle directory.
+  std::vector<std::string> python_path;
+  /// hooks.allowed_packages: the top-level modules beside the standard library that the
+  /// bundle's code may import; empty = any (docs/hooks.md, "Environment").
+  std::vector<std::string> allowed_packages;
   /// How long start() waits for the runner to import model.py and say hello.
   std::chrono::milliseconds start_timeout{60000};
 };
@@ -80,6 +85,12 @@ public:
   const HookHello &hello() const { return hello_; }
   pid_t pid() const { return pid_; }
   bool alive() const { return alive_; }
+  /// The process's resident memory in bytes (/proc/<pid>/statm), or -1 when it cannot be
+  /// read (the process is gone).
+  int64_t residentBytes() const;
+  /// Kills the process (SIGKILL) and reaps it; alive() is false after. The owner starts
+  /// another before the next call.
+  void kill();
 
   using Tensors = std::vector<protocol::NamedTensor>;
   /// Serves a meta model's call(model, inputs) made by call `index` of a frame.
@@ -113,8 +124,6 @@ public:
 
 private:
   HookProcess() = default;
-  /// Kills the process (SIGKILL) and reaps it.
-  void kill();
   /// Reaps the process that closed its socket; "killed by signal 11 (SIGSEGV)" or
   /// "exited with status 1".
   std::string reap();

@@ -33,7 +33,8 @@
 //              {letter: size}); for a bundle with model.py hooks (docs/hooks.md) only
 //              `hooks`: sha256 (the hooks' identity, also in every cache key), files (each
 //              file the hooks may read, by bundle path: sha256), runtime ("cpython 3.11.7")
-//              and packages (["numpy==2.4.6", ...]); or state "failed" with reason.
+//              and packages (["numpy==2.4.6", ...]), python_path and allowed_packages
+//              (hooks.*, only when set); or state "failed" with reason.
 //   instance   facts of this one process that do not change outputs and that a
 //              validation check never compares: worker name and index, node file and
 //              host, hostname, pid, started_at (UTC, ISO 8601), image_identity_file (the

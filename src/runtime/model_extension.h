@@ -27,6 +27,10 @@ namespace rs::runtime {
 struct ExtensionEnvironment {
   std::string runtime;               // "cpython 3.11.7"
   std::vector<std::string> packages; // "numpy==2.4.6", sorted
+  /// Where the code's imports come from beyond its bundle (hooks.python_path), in order.
+  std::vector<std::string> python_path;
+  /// The packages its imports are restricted to (hooks.allowed_packages); empty = any.
+  std::vector<std::string> allowed_packages;
 };
 
 class ModelExtension {

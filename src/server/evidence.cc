@@ -87,6 +87,11 @@ json modelJson(const runtime::LoadedModel &m) {
                       {"files", m.extension->files()},
                       {"runtime", env.runtime},
                       {"packages", env.packages}};
+    // Only when set, so that the evidence of hooks served without them keeps its shape.
+    if (!env.python_path.empty())
+      model["hooks"]["python_path"] = env.python_path;
+    if (!env.allowed_packages.empty())
+      model["hooks"]["allowed_packages"] = env.allowed_packages;
   }
   if (multi_shape) {
     json variants = json::array();

@@ -152,6 +152,14 @@ TEST(Validation, RangesOfEveryValue) {
       {"{models_include: bert}",
        "node.yaml:2:10: global.models_include: expected a list of strings, got a scalar"},
       {"{runtime: 3}", "node.yaml:2:10: global.runtime: expected a map, got a scalar"},
+      {"{hooks: {max_memory_mb: -1}}",
+       "node.yaml:2:18: global.hooks.max_memory_mb: -1 is out of range [0, 16777216]"},
+      {"{hooks: {python_path: [/opt/lib, lib]}}",
+       "node.yaml:2:18: global.hooks.python_path: 'lib' is not an absolute path (expected a "
+       "directory from /)"},
+      {"{hooks: {allowed_packages: [numpy.linalg]}}",
+       "node.yaml:2:18: global.hooks.allowed_packages: 'numpy.linalg' is not a top-level module "
+       "name (expected a Python identifier such as numpy, without dots)"},
       {"[1]", "node.yaml:2:1: global: expected a map, got a list"},
   });
 }
@@ -171,6 +179,7 @@ global:
   grpc: {max_recv_msg_bytes: 2147483647, max_send_msg_bytes: 1, polling_threads: 256,
          busy_poll_us: 0}
   models_include: [a, b]
+  hooks: {max_memory_mb: 0, python_path: [/opt/lib], allowed_packages: [numpy, _yaml2]}
 )");
   ASSERT_TRUE(w.isOk()) << w.status().toString();
   EXPECT_EQ(w->model_control_mode, ModelControlMode::kStatic);
@@ -190,6 +199,9 @@ global:
   EXPECT_EQ(w->endpoints.port, 65535);
   EXPECT_EQ(w->grpc.max_recv_msg_bytes, 2147483647);
   EXPECT_EQ(w->models_include, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(w->hooks.max_memory_mb, 0);
+  EXPECT_EQ(w->hooks.python_path, (std::vector<std::string>{"/opt/lib"}));
+  EXPECT_EQ(w->hooks.allowed_packages, (std::vector<std::string>{"numpy", "_yaml2"}));
 }
 
 TEST(Validation, UnknownKeysAnywhereAreErrors) {

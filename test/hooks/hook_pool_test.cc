@@ -246,5 +246,109 @@ register_model("m", preprocess=pre)
   call(5 << 20, 5 << 20); // both
 }
 
+// A postprocess that keeps 160 MiB more each call under hooks.max_memory_mb 280: the first
+// call stays below the limit, the second crosses it (an interpreter with numpy holds well
+// under 120 MiB), so that process is restarted before the third call, whose fresh module
+// state holds one block again. Every call gets its result.
+TEST(HookPool, AProcessAboveTheMemoryLimitIsRestartedBetweenCalls) {
+  TempDir tmp;
+  const std::string dir = bundleWith(tmp, R"(import numpy as np
+HELD = []
+def post(t):
+    HELD.append(bytearray(b"\x01") * (160 << 20))  # written, so resident
+    return {"held": np.array(len(HELD), np.int64)}
+register_model("m", postprocess=post)
+)");
+  HookOptions options = optionsFor(1);
+  options.max_memory_mb = 280;
+  Result<std::shared_ptr<HookPool>> pool = HookPool::start("m", dir, options);
+  ASSERT_TRUE(pool.isOk()) << pool.status().toString();
+  std::vector<int64_t> held;
+  for (int k = 0; k < 5; ++k)
+    held.push_back(scalarOf((*pool)->runNow(HookStage::kPostprocess, {})));
+  EXPECT_EQ(held, (std::vector<int64_t>{1, 2, 1, 2, 1}));
+  // Without a limit the same process keeps every block.
+  options.max_memory_mb = 0;
+  pool = HookPool::start("m", dir, options);
+  ASSERT_TRUE(pool.isOk()) << pool.status().toString();
+  held.clear();
+  for (int k = 0; k < 3; ++k)
+    held.push_back(scalarOf((*pool)->runNow(HookStage::kPostprocess, {})));
+  EXPECT_EQ(held, (std::vector<int64_t>{1, 2, 3}));
+}
+
+// hooks.python_path puts a directory on sys.path after the bundle's own: model.py imports a
+// helper module from it; without it the load fails with the ImportError's last line. The
+// path is part of the hooks' identity.
+TEST(HookPool, PythonPathFindsHelperModules) {
+  TempDir tmp;
+  const std::string lib = tmp.file("lib");
+  fs::create_directories(lib);
+  writeFile(lib + "/rs_test_helper.py", "def seven():\n    return 7\n");
+  const std::string dir = bundleWith(tmp, R"(import numpy as np
+import rs_test_helper
+register_model("m", preprocess=lambda t: {"y": np.array(rs_test_helper.seven(), np.int64)})
+)");
+  Result<std::shared_ptr<HookPool>> pool = HookPool::start("m", dir, optionsFor(1));
+  ASSERT_FALSE(pool.isOk());
+  EXPECT_EQ(pool.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(pool.status().message(),
+            dir + "/model.py: ModuleNotFoundError: No module named 'rs_test_helper'");
+  HookOptions options = optionsFor(1);
+  options.python_path = {lib};
+  pool = HookPool::start("m", dir, options);
+  ASSERT_TRUE(pool.isOk()) << pool.status().toString();
+  EXPECT_EQ(scalarOf((*pool)->runNow(HookStage::kPreprocess, {})), 7);
+  const std::string identity = (*pool)->identity();
+  fs::create_directories(tmp.file("other"));
+  options.python_path = {lib, tmp.file("other")};
+  pool = HookPool::start("m", dir, options);
+  ASSERT_TRUE(pool.isOk()) << pool.status().toString();
+  EXPECT_NE((*pool)->identity(), identity);
+}
+
+// hooks.allowed_packages: the bundle's code may import the listed packages, the standard
+// library, numpy and its own modules; any other installed package fails the load (at module
+// top level) or the call (inside a hook), naming it. The list is part of the identity.
+TEST(HookPool, AllowedPackagesRefuseOtherImports) {
+  TempDir tmp;
+  const std::string dir = bundleWith(tmp, R"(import numpy as np
+import json, socket
+import own_helper
+def pre(t):
+    import yaml
+    return {"y": np.array(1, np.int64)}
+register_model("m", preprocess=pre, postprocess=lambda t: {"y": np.array(own_helper.X, np.int64)})
+)");
+  writeFile(dir + "/own_helper.py", "X = 5\n");
+  HookOptions options = optionsFor(1);
+  options.allowed_packages = {"numpy"};
+  Result<std::shared_ptr<HookPool>> pool = HookPool::start("m", dir, options);
+  ASSERT_TRUE(pool.isOk()) << pool.status().toString();
+  EXPECT_EQ(scalarOf((*pool)->runNow(HookStage::kPostprocess, {})), 5);
+  Result<HookPool::Tensors> r = (*pool)->runNow(HookStage::kPreprocess, {});
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(), "preprocess raised ImportError: module 'yaml' is not in "
+                                  "hooks.allowed_packages [numpy]");
+  const std::string identity = (*pool)->identity();
+
+  options.allowed_packages = {"numpy", "yaml"};
+  pool = HookPool::start("m", dir, options);
+  ASSERT_TRUE(pool.isOk()) << pool.status().toString();
+  EXPECT_EQ(scalarOf((*pool)->runNow(HookStage::kPreprocess, {})), 1);
+  EXPECT_NE((*pool)->identity(), identity);
+
+  writeFile(dir + "/model.py", "import numpy\nimport yaml\nregister_model('m')\n");
+  options.allowed_packages = {"numpy"};
+  pool = HookPool::start("m", dir, options);
+  ASSERT_FALSE(pool.isOk());
+  EXPECT_EQ(pool.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(pool.status().message(), dir + "/model.py: ImportError: module 'yaml' is not in "
+                                           "hooks.allowed_packages [numpy]");
+  options.allowed_packages = {};
+  EXPECT_TRUE(HookPool::start("m", dir, options).isOk());
+}
+
 } // namespace
 } // namespace rs::hooks

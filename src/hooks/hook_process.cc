@@ -37,6 +37,8 @@ namespace {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr); // the server blocks SIGTERM/SIGINT for sigwait
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // Its own process group, so that killing the hook kills what it forked too.
+  setpgid(0, 0);
   const rlimit no_core{0, 0}; // a crashing hook leaves no core file in the server's directory
   setrlimit(RLIMIT_CORE, &no_core);
   if (sock != 3) {
@@ -162,6 +164,8 @@ void HookProcess::kill() {
   sock_.reset();
   if (pid_ <= 0)
     return;
+  // The group first (what the hook forked), while the unreaped process still holds its id.
+  ::kill(-pid_, SIGKILL);
   ::kill(pid_, SIGKILL);
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
@@ -178,12 +182,17 @@ std::string HookProcess::reap() {
   // killed, so that the status says why it went.
   int status = 0;
   for (int i = 0; i < 400; ++i) {
-    const pid_t r = ::waitpid(pid_, &status, WNOHANG);
-    if (r == pid_) {
+    // Seen without reaping it, so that the group of what it forked can be killed while its
+    // id still names it.
+    siginfo_t info{};
+    const int seen = ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT);
+    if (seen == 0 && info.si_pid == pid_) {
+      ::kill(-pid_, SIGKILL);
+      const pid_t r = ::waitpid(pid_, &status, 0);
       pid_ = -1;
-      return describeWait(status);
+      return r < 0 ? std::string("exited") : describeWait(status);
     }
-    if (r < 0 && errno != EINTR) {
+    if (seen < 0 && errno != EINTR) {
       pid_ = -1;
       return "exited";
     }

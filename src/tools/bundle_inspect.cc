@@ -86,14 +86,18 @@ bool describeProgram(const std::string &path, std::string_view label, int indent
   return true;
 }
 
-/// The manifest and weights lines of bundle `dir`; false after an error line.
+/// The manifest and weights lines of bundle `dir` (with its model.py hooks, client tensors and
+/// meta calls); `meta` set for a meta bundle; false after an error line.
 bool describeBundleFiles(const std::string &dir, std::vector<bundle::TensorSpec> &inputs,
-                         std::ostream &out) {
+                         bool &meta, std::ostream &out) {
   bool ok = true;
   const std::string manifest_path = dir + "/manifest.yaml";
   const std::string model_name = std::filesystem::path(dir).filename().string();
-  Result<bundle::Manifest> manifest = bundle::loadManifest(manifest_path, model_name);
+  std::error_code hooks_ec;
+  const bool hooks = std::filesystem::is_regular_file(dir + "/model.py", hooks_ec);
+  Result<bundle::Manifest> manifest = bundle::loadManifest(manifest_path, model_name, hooks);
   if (manifest.isOk()) {
+    meta = manifest->kind == bundle::BundleKind::kMeta;
     inputs = manifest->executable_inputs;
     std::string sizes;
     for (int64_t b : manifest->compiled_batch_sizes)
@@ -101,6 +105,18 @@ bool describeBundleFiles(const std::string &dir, std::vector<bundle::TensorSpec>
     out << "  name: " << (manifest->name.empty() ? "(none)" : manifest->name) << "\n";
     out << "  inputs: " << specList(manifest->executable_inputs) << "\n";
     out << "  outputs: " << specList(manifest->executable_outputs) << "\n";
+    if (hooks)
+      out << "  hooks: model.py (docs/hooks.md)\n";
+    if (!manifest->client_inputs.empty())
+      out << "  client inputs: " << specList(manifest->client_inputs) << "\n";
+    if (!manifest->client_outputs.empty())
+      out << "  client outputs: " << specList(manifest->client_outputs) << "\n";
+    if (meta) {
+      std::string calls;
+      for (const std::string &c : manifest->meta_calls)
+        calls += (calls.empty() ? "" : ", ") + c;
+      out << "  kind: meta, calls: [" << calls << "]\n";
+    }
     out << "  batch sizes: " << (sizes.empty() ? "none" : sizes) << "\n";
     if (!manifest->input_shapes.empty())
       out << "  shape variants: " << manifest->input_shapes.size() << "\n";
@@ -134,7 +150,10 @@ bool describeBundleFiles(const std::string &dir, std::vector<bundle::TensorSpec>
 bool describeBundle(const std::string &dir, std::ostream &out) {
   out << "bundle " << dir << "\n";
   std::vector<bundle::TensorSpec> inputs;
-  bool ok = describeBundleFiles(dir, inputs, out);
+  bool meta = false;
+  bool ok = describeBundleFiles(dir, inputs, meta, out);
+  if (meta) // a meta bundle has no programs of its own: its calls run other bundles'
+    return ok;
   Result<std::vector<std::string>> names = detail::listProgramFiles(dir);
   if (!names.isOk()) {
     printError(out, dir, names.status());

@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <thread>
 
@@ -121,6 +123,49 @@ register_model("m", postprocess=post)
   EXPECT_GT(a, 0);
   EXPECT_GT(b, 0);
   EXPECT_NE(a, b);
+}
+
+/// True once process `pid` is gone or a zombie (killed, and not reaped by its new parent).
+bool gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text))
+    return true;
+  const size_t close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z';
+}
+
+// What a hook forks is in the hook process's group and goes with it.
+TEST(HookPool, WhatAHookForksIsKilledWithItsProcess) {
+  TempDir tmp;
+  const std::string pid_file = tmp.file("child.pid");
+  const std::string dir = bundleWith(tmp, "import os, time\n"
+                                          "import numpy as np\n"
+                                          "def pre(t):\n"
+                                          "    pid = os.fork()\n"
+                                          "    if pid == 0:\n"
+                                          "        time.sleep(3600)\n"
+                                          "        os._exit(0)\n"
+                                          "    with open('" +
+                                              pid_file +
+                                              ".tmp', 'w') as f:\n"
+                                              "        f.write(str(pid))\n"
+                                              "    os.rename('" +
+                                              pid_file + ".tmp', '" + pid_file +
+                                              "')\n"
+                                              "    return {'n': np.array(pid, dtype=np.int64)}\n"
+                                              "register_model('m', preprocess=pre)\n");
+  Result<std::shared_ptr<HookPool>> pool = HookPool::start("m", dir, optionsFor(1));
+  ASSERT_TRUE(pool.isOk()) << pool.status().toString();
+  const pid_t child = static_cast<pid_t>(scalarOf((*pool)->runNow(HookStage::kPreprocess, {})));
+  ASSERT_GT(child, 0);
+  EXPECT_FALSE(gone(child));
+  pool->reset(); // the pool's processes are killed
+  for (int i = 0; i < 1000 && !gone(child); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(gone(child));
+  if (!gone(child))
+    ::kill(child, SIGKILL);
 }
 
 TEST(HookPool, AResultThatIsNotADictIsAnInternalError) {

@@ -156,6 +156,33 @@ TEST(BundleInspect, APolymorphicProgramListsItsDynamicAxes) {
       << file.out;
 }
 
+TEST(BundleInspect, HookedAndMetaBundlesShowTheirWireTensorsAndCalls) {
+  const fs::path hooks = fs::path(RS_SOURCE_DIR) / "examples" / "hooks_repo";
+  RunResult meta = runServer({"bundle", "inspect", (hooks / "digits_top3").string()});
+  EXPECT_EQ(meta.status, 0) << meta.out << meta.err;
+  EXPECT_EQ(meta.out, "bundle " + (hooks / "digits_top3").string() +
+                          "\n"
+                          "  name: digits_top3\n"
+                          "  inputs: none\n"
+                          "  outputs: none\n"
+                          "  hooks: model.py (docs/hooks.md)\n"
+                          "  client inputs: pixels u8[-1,8,8,1]\n"
+                          "  client outputs: classes i64[-1,3], scores f32[-1,3]\n"
+                          "  kind: meta, calls: [digits_probs]\n"
+                          "  batch sizes: none\n"
+                          "  weights: none\n");
+  RunResult hooked = runServer({"bundle", "inspect", (hooks / "digits_softmax").string()});
+  EXPECT_EQ(hooked.status, 0) << hooked.out << hooked.err;
+  EXPECT_NE(hooked.out.find("  hooks: model.py (docs/hooks.md)\n"
+                            "  client inputs: pixels u8[-1,8,8,1]\n"
+                            "  client outputs: probs f32[-1,10], label i64[-1], label_name "
+                            "bytes[-1]\n"
+                            "  batch sizes: 1, 4, 8\n"),
+            std::string::npos)
+      << hooked.out;
+  EXPECT_NE(hooked.out.find("  program model.b8.mlir\n"), std::string::npos);
+}
+
 TEST(BundleInspect, UsageErrorsExitTwo) {
   EXPECT_EQ(runServer({"bundle", "inspect"}).status, 2);
   EXPECT_EQ(runServer({"bundle", "inspect", "--bogus", "x"}).status, 2);

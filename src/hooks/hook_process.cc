@@ -103,6 +103,8 @@ Result<std::unique_ptr<HookProcess>> HookProcess::start(const HookProcessOptions
   if (p->pid_ == 0)
     execRunner(child.get(), argv);
   child.reset();
+  p->statm_ = UniqueFd(
+      ::open(("/proc/" + std::to_string(p->pid_) + "/statm").c_str(), O_RDONLY | O_CLOEXEC));
   p->sock_ = std::move(parent);
   p->alive_ = true;
   Result<Frame> hello = receiveFrame(p->sock_.get(), Clock::now() + options.start_timeout);
@@ -141,15 +143,11 @@ HookProcess::~HookProcess() {
 }
 
 int64_t HookProcess::residentBytes() const {
-  if (pid_ <= 0)
+  if (pid_ <= 0 || statm_.get() < 0)
     return -1;
-  // statm: total size, then resident pages; one short read of a procfs file.
-  const std::string path = "/proc/" + std::to_string(pid_) + "/statm";
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0)
-    return -1;
+  // statm: total size, then resident pages; procfs regenerates it on each read from offset 0.
   char text[128];
-  const ssize_t n = ::read(fd.get(), text, sizeof text - 1);
+  const ssize_t n = ::pread(statm_.get(), text, sizeof text - 1, 0);
   if (n <= 0)
     return -1;
   text[n] = '\0';

@@ -134,6 +134,7 @@ private:
 
   pid_t pid_ = -1;
   UniqueFd sock_;
+  UniqueFd statm_; // /proc/<pid>/statm, opened once: residentBytes() rereads it from the start
   HookSegment segment_;
   uint64_t reply_hint_ = 0; // the largest results a frame has needed
   bool alive_ = false;

@@ -229,9 +229,11 @@ std::optional<std::string> WorkerService::internalTo(const std::string &name) co
   return it->second;
 }
 
-Status WorkerService::internalError(const std::string &name, const std::string &meta) {
-  return notFound() << "model '" << name << "' is internal to meta model '" << meta
-                    << "' and is not served directly";
+Status WorkerService::servedDirectly(const std::string &name) const {
+  if (std::optional<std::string> meta = internalTo(name))
+    return notFound() << "model '" << name << "' is internal to meta model '" << *meta
+                      << "' and is not served directly";
+  return Status::ok();
 }
 
 MetaGate *WorkerService::metaGate(const std::string &name) {

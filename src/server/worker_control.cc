@@ -168,8 +168,7 @@ Result<std::vector<protocol::ModelStatistics>>
 WorkerService::modelStatistics(const std::string &name) const {
   std::vector<protocol::ModelStatistics> out;
   if (!name.empty()) {
-    if (std::optional<std::string> meta = internalTo(name))
-      return internalError(name, *meta);
+    RS_RETURN_IF_ERROR(servedDirectly(name));
     auto state = repository_.state(name);
     if (!state || !state->model)
       return notFound() << "ModelStatistics: model '" << name << "' is not loaded";
@@ -261,9 +260,7 @@ Result<protocol::ControlStatus> WorkerService::controlStatus() const {
       m.weight_nbytes += w.byteSize();
     // A meta model is reported as a group: its footprint is its callees' (its own is none).
     for (const std::string &callee : s.model->manifest.meta_calls)
-      if (std::optional<runtime::ModelState> sub = repository_.state(callee); sub && sub->model)
-        for (const Tensor &w : sub->model->weights)
-          m.weight_nbytes += w.byteSize();
+      m.weight_nbytes += weight_cache_.weightBytes(callee);
     if (!s.model->batch_sizes.empty())
       m.max_batch_size = s.model->batch_sizes.back();
     if (std::optional<scheduler::ModelSchedStats> st = scheduler_.stats(s.name)) {

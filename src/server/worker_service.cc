@@ -193,16 +193,14 @@ protocol::ServerMetadata WorkerService::serverMetadata() const {
 }
 
 Result<protocol::ModelMetadata> WorkerService::modelMetadata(const std::string &model_name) const {
-  if (std::optional<std::string> meta = internalTo(model_name))
-    return internalError(model_name, *meta);
+  RS_RETURN_IF_ERROR(servedDirectly(model_name));
   RS_ASSIGN_OR_RETURN(auto model, readyModel(repository_.state(model_name), model_name));
   return modelMetadataOf(*model);
 }
 
 Result<protocol::ModelConfiguration>
 WorkerService::modelConfig(const std::string &model_name) const {
-  if (std::optional<std::string> meta = internalTo(model_name))
-    return internalError(model_name, *meta);
+  RS_RETURN_IF_ERROR(servedDirectly(model_name));
   RS_ASSIGN_OR_RETURN(auto model, readyModel(repository_.state(model_name), model_name));
   ModelConfigSettings settings;
   settings.max_queue_delay_us = max_queue_delay_us_;
@@ -214,8 +212,7 @@ WorkerService::modelConfig(const std::string &model_name) const {
 }
 
 Result<protocol::ModelReadiness> WorkerService::modelReady(const std::string &model_name) const {
-  if (std::optional<std::string> meta = internalTo(model_name))
-    return internalError(model_name, *meta);
+  RS_RETURN_IF_ERROR(servedDirectly(model_name));
   auto state = repository_.state(model_name);
   if (!state)
     return notFound() << "unknown model '" << model_name << "'";
@@ -294,8 +291,8 @@ void WorkerService::route(protocol::InferRequest request, protocol::InferCallbac
     return;
   }
   if (sender == Sender::kClient)
-    if (std::optional<std::string> meta = internalTo(request.model_name)) {
-      done(internalError(request.model_name, *meta));
+    if (Status direct = servedDirectly(request.model_name); !direct.isOk()) {
+      done(direct);
       return;
     }
   if (Status v = protocol::checkModelVersion(request.model_name, request.model_version);

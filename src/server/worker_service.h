@@ -257,8 +257,8 @@ private:
   void applyGroupResidency();
   /// The meta model `name` is internal to, if any.
   std::optional<std::string> internalTo(const std::string &name) const;
-  /// NotFound for a client's request of `name`, internal to `meta`.
-  static Status internalError(const std::string &name, const std::string &meta);
+  /// OK, or NotFound for a client's request of `name` when it is internal to a meta model.
+  Status servedDirectly(const std::string &name) const;
   /// The MetaGate of meta model `name`, made on first use and kept as long as the service
   /// (a rename or reload of the meta keeps its runs' slots valid).
   MetaGate *metaGate(const std::string &name);

@@ -92,10 +92,14 @@ void WorkerService::inferMeta(std::shared_ptr<const runtime::LoadedModel> model,
   // A compute-only meta bypasses the MetaGate (null).
   MetaGate *slots = m.meta_calls.empty() ? nullptr : metaGate(model->name);
   const protocol::Clock::time_point arrived = protocol::Clock::now();
-  // Seconds the run's calls took; the run's calls come one after another from its thread.
-  auto call_seconds = std::make_shared<double>(0);
+  // What the run's calls took and how they ended; they come one after another from its thread.
+  struct Calls {
+    double seconds = 0;      // the compute time the meta's statistics record
+    bool past_limit = false; // a call ended with DEADLINE_EXCEEDED (the run's limit)
+  };
+  auto calls = std::make_shared<Calls>();
   auto start = [this, gate, slots, model, pool, response, selected = *selected, prefix, done,
-                deadline, arrived, call_seconds, wire = std::move(*wire)](Status admitted) mutable {
+                deadline, arrived, calls, wire = std::move(*wire)](Status admitted) mutable {
     if (!admitted.isOk()) {
       leave(gate);
       done(admitted.withPrefix(prefix));
@@ -110,7 +114,7 @@ void WorkerService::inferMeta(std::shared_ptr<const runtime::LoadedModel> model,
       run_limit = *deadline;
     pool->run(
         hooks::HookStage::kRun, std::move(wire), deadline,
-        [this, gate, slots, model, response, selected, prefix, done, call_seconds, gate_seconds,
+        [this, gate, slots, model, response, selected, prefix, done, calls, gate_seconds,
          run_limit](Result<std::vector<protocol::NamedTensor>> r) {
           if (slots)
             slots->release();
@@ -118,10 +122,11 @@ void WorkerService::inferMeta(std::shared_ptr<const runtime::LoadedModel> model,
               r.isOk() ? checkTensors(model->manifest.client_outputs, *r, "run output",
                                       StatusCode::kInternal)
                        : r;
-          // A run that failed past its limit (a call that could not finish in time, let
-          // through as SubCallError) is the deadline's, as a run the pool stops is.
+          // A run that failed past its limit, or after a call of it met the limit (let
+          // through as SubCallError), is the deadline's, as a run the pool stops is. The call
+          // can end a little before the run's clock reaches the limit, so both are checked.
           if (!r.isOk() && r.status().code() != StatusCode::kDeadlineExceeded &&
-              protocol::Clock::now() >= run_limit)
+              (calls->past_limit || protocol::Clock::now() >= run_limit))
             checked = Status(StatusCode::kDeadlineExceeded,
                              "run did not finish within hooks.timeout_ms or the request's "
                              "deadline: " +
@@ -136,19 +141,21 @@ void WorkerService::inferMeta(std::shared_ptr<const runtime::LoadedModel> model,
           scheduler::DispatchStats stats;
           stats.model = model->name;
           stats.rows = 1;
-          stats.compute_seconds = *call_seconds;
+          stats.compute_seconds = calls->seconds;
           stats.queue_wait_seconds = {gate_seconds};
           statistics_.observeDispatch(stats);
           for (size_t o : selected)
             response->outputs.push_back((*checked)[o]);
           done(std::move(*response));
         },
-        [this, model, run_limit, call_seconds](const std::string &callee,
-                                               std::vector<protocol::NamedTensor> inputs) {
+        [this, model, run_limit, calls](const std::string &callee,
+                                        std::vector<protocol::NamedTensor> inputs) {
           const auto called = protocol::Clock::now();
           Result<std::vector<protocol::NamedTensor>> r =
               metaCall(*model, callee, std::move(inputs), run_limit);
-          *call_seconds += std::chrono::duration<double>(protocol::Clock::now() - called).count();
+          calls->seconds += std::chrono::duration<double>(protocol::Clock::now() - called).count();
+          if (!r.isOk() && r.status().code() == StatusCode::kDeadlineExceeded)
+            calls->past_limit = true;
           return r;
         });
   };

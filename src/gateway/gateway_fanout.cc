@@ -67,9 +67,7 @@ void Gateway::Impl::gatherStatistics(
     if (workers.empty() && !router_.knowsModel(model))
       return reply(notFound() << "model '" << model << "' is not served by any worker");
     if (workers.empty())
-      return reply(protocol::fromGrpcStatus(unservedError(model).value_or(
-          grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                       "model '" + model + "' is not served by any ready worker"))));
+      return reply(protocol::fromGrpcStatus(noReadyWorkerError(model)));
   }
   struct Answers {
     inference::ModelStatisticsRequest request;

@@ -52,6 +52,11 @@ std::optional<grpc::Status> Gateway::Impl::unservedError(const std::string &mode
                       "model '" + model + "' is not ready: " + unserved->reason);
 }
 
+grpc::Status Gateway::Impl::noReadyWorkerError(const std::string &model) const {
+  return unservedError(model).value_or(grpc::Status(
+      grpc::StatusCode::UNAVAILABLE, "model '" + model + "' is not served by any ready worker"));
+}
+
 std::optional<inference::ModelMetadataResponse>
 Gateway::Impl::cachedMetadata(const std::string &model) const {
   std::lock_guard lock(meta_mu_);
@@ -297,11 +302,7 @@ void Gateway::Impl::forwardModelReady(const inference::ModelReadyRequest *req,
 void Gateway::Impl::forwardModelConfig(const inference::ModelConfigRequest *req,
                                        inference::ModelConfigResponse *resp,
                                        std::function<void(const grpc::Status &)> done) {
-  auto unavailable = [this, req] {
-    return unservedError(req->name())
-        .value_or(grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                               "model '" + req->name() + "' is not served by any ready worker"));
-  };
+  auto unavailable = [this, req] { return noReadyWorkerError(req->name()); };
   forwardToModel("ModelConfig", req, resp, &AsyncStub::ModelConfig, unavailable, std::move(done));
 }
 

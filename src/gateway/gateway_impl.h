@@ -141,6 +141,9 @@ public:
   /// For a model the workers list but none serves (Router::unservedModel): UNAVAILABLE
   /// "model '<m>' is not ready: <the worker's reason>", a worker's own answer; else nullopt.
   std::optional<grpc::Status> unservedError(const std::string &model) const;
+  /// For a known model no ready worker serves: unservedError(), else UNAVAILABLE "model '<m>'
+  /// is not served by any ready worker".
+  grpc::Status noReadyWorkerError(const std::string &model) const;
   /// The cached ModelMetadata of `model` (from discovery), if any.
   std::optional<inference::ModelMetadataResponse> cachedMetadata(const std::string &model) const;
   /// Runs `then` after a fresh probe round (at most one round per second; single-flight).

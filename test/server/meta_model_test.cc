@@ -117,6 +117,10 @@ struct MetaWorker {
     service->registerLoadedModels();
   }
   ~MetaWorker() {
+    // As the server does at shutdown: the requests still in flight (a meta's call can outlive
+    // the meta request it came from) finish before the service goes.
+    service->beginDrain();
+    EXPECT_TRUE(service->waitIdle(std::chrono::steady_clock::now() + std::chrono::seconds(60)));
     service.reset();
     repository.reset();
   }

@@ -38,9 +38,23 @@ std::unique_ptr<httplib::Client> makeHttp(const HostPort &hp, int64_t timeout_ms
   return c;
 }
 
+ClientThread::~ClientThread() {
+  teardownShm();
+  if (cq_) {
+    // Every call has ended (callModelInfer waits for its own), so the queue drains at once.
+    cq_->Shutdown();
+    void *tag = nullptr;
+    bool ok = false;
+    while (cq_->Next(&tag, &ok)) {
+    }
+  }
+}
+
 Status ClientThread::setup() {
   if (run_.use_grpc)
     stub_ = inference::GRPCInferenceService::NewStub(makeLoadChannel(run_.grpc_hp));
+  if (run_.use_grpc && run_.options.busy_poll)
+    cq_ = std::make_unique<grpc::CompletionQueue>();
   if (run_.use_http)
     http_ = makeHttp(run_.http_hp, run_.options.timeout_ms);
   if (run_.options.shared_memory)
@@ -99,7 +113,7 @@ Answer ClientThread::sendGrpc(const KindSpec &kind, const WireRequest &req) {
     ctx.set_deadline(std::chrono::system_clock::now() +
                      std::chrono::milliseconds(run_.options.timeout_ms));
   inference::ModelInferResponse resp;
-  grpc::Status s = stub_->ModelInfer(&ctx, req.grpc, &resp);
+  grpc::Status s = callModelInfer(ctx, req.grpc, resp);
   if (s.error_code() == grpc::StatusCode::CANCELLED) {
     // Not this client's cancellation (it never cancels), so gRPC core's: it answers so,
     // without running the call, when the call reaches a server in the instant it starts
@@ -110,7 +124,7 @@ Answer ClientThread::sendGrpc(const KindSpec &kind, const WireRequest &req) {
       again.set_deadline(std::chrono::system_clock::now() +
                          std::chrono::milliseconds(run_.options.timeout_ms));
     resp.Clear();
-    s = stub_->ModelInfer(&again, req.grpc, &resp);
+    s = callModelInfer(again, req.grpc, resp);
   }
   a.code = static_cast<StatusCode>(s.error_code());
   a.message = s.error_message();
@@ -127,12 +141,18 @@ Answer ClientThread::sendGrpc(const KindSpec &kind, const WireRequest &req) {
       a.code == StatusCode::kUnavailable && a.message.find("connect") != std::string::npos;
   if (!s.ok() || kind.malformed || kind.shm)
     return a;
+  if (static_cast<size_t>(resp.outputs_size()) != run_.model.outputs.size()) {
+    a.code = StatusCode::kInternal;
+    a.message = "reply has " + std::to_string(resp.outputs_size()) + " outputs for " +
+                std::to_string(run_.model.outputs.size()) + " requested";
+    return a;
+  }
   for (const protocol::TensorSpec &spec : run_.model.outputs) {
     std::string bytes;
     bool found = false;
     for (int i = 0; i < resp.outputs_size(); ++i)
       if (resp.outputs(i).name() == spec.name && i < resp.raw_output_contents_size()) {
-        bytes = resp.raw_output_contents(i);
+        bytes.swap(*resp.mutable_raw_output_contents(i)); // taken, not copied
         found = true;
       }
     if (!found) {
@@ -143,6 +163,28 @@ Answer ClientThread::sendGrpc(const KindSpec &kind, const WireRequest &req) {
     a.outputs.push_back(std::move(bytes));
   }
   return a;
+}
+
+grpc::Status ClientThread::callModelInfer(grpc::ClientContext &ctx,
+                                          const inference::ModelInferRequest &req,
+                                          inference::ModelInferResponse &resp) {
+  if (!cq_)
+    return stub_->ModelInfer(&ctx, req, &resp);
+  grpc::Status status;
+  std::unique_ptr<grpc::ClientAsyncResponseReader<inference::ModelInferResponse>> call =
+      stub_->AsyncModelInfer(&ctx, req, cq_.get());
+  call->Finish(&resp, &status, this);
+  // A zero deadline makes every AsyncNext poll once and return: the thread never sleeps.
+  const gpr_timespec now = gpr_time_0(GPR_CLOCK_MONOTONIC);
+  void *tag = nullptr;
+  bool ok = false;
+  for (;;) {
+    const grpc::CompletionQueue::NextStatus next = cq_->AsyncNext(&tag, &ok, now);
+    if (next == grpc::CompletionQueue::GOT_EVENT && tag == this)
+      return status;
+    if (next == grpc::CompletionQueue::SHUTDOWN)
+      return grpc::Status(grpc::StatusCode::INTERNAL, "loadgen: completion queue shut down");
+  }
 }
 
 bool ClientThread::refusesConnections(const HostPort &hp) {
@@ -208,6 +250,12 @@ Answer ClientThread::sendHttp(const KindSpec &kind, const WireRequest &req) {
   if (!resp.isOk()) {
     a.code = StatusCode::kInternal;
     a.message = "reply does not decode: " + resp.status().message();
+    return a;
+  }
+  if (resp->outputs.size() != run_.model.outputs.size()) {
+    a.code = StatusCode::kInternal;
+    a.message = "reply has " + std::to_string(resp->outputs.size()) + " outputs for " +
+                std::to_string(run_.model.outputs.size()) + " requested";
     return a;
   }
   for (const protocol::TensorSpec &spec : run_.model.outputs) {

@@ -76,6 +76,31 @@ Result<Model> modelFromHttp(const HostPort &hp, const std::string &name) {
   return m;
 }
 
+/// Narrows `model.outputs` to `names`, in that order (no change when `names` is empty).
+/// InvalidArgument for a name the model has no output of, or one given twice.
+Status keepRequestedOutputs(const std::vector<std::string> &names, Model &model) {
+  if (names.empty())
+    return Status::ok();
+  std::vector<protocol::TensorSpec> kept;
+  for (const std::string &name : names) {
+    auto it = std::find_if(model.outputs.begin(), model.outputs.end(),
+                           [&](const protocol::TensorSpec &o) { return o.name == name; });
+    if (it == model.outputs.end()) {
+      std::string known;
+      for (const protocol::TensorSpec &o : model.outputs)
+        known += (known.empty() ? "" : ", ") + o.name;
+      return invalidArgument() << "loadgen: model '" << model.name << "' has no output '" << name
+                               << "' (its outputs: " << known << ")";
+    }
+    for (const protocol::TensorSpec &k : kept)
+      if (k.name == name)
+        return invalidArgument() << "loadgen: output '" << name << "' requested twice";
+    kept.push_back(*it);
+  }
+  model.outputs = std::move(kept);
+  return Status::ok();
+}
+
 /// Samples the server's resident memory until `run.stop`.
 void sampleRss(Run &run, const HostPort &hp, std::vector<std::pair<double, int64_t>> &out) {
   auto c = makeHttp(hp, 5000);
@@ -149,6 +174,9 @@ Result<LoadgenReport> runLoad(const LoadgenOptions &options) {
   if (!run.use_grpc && !run.use_http)
     return invalidArgument() << "loadgen: protocol must be grpc, http or both, got '"
                              << options.protocol << "'";
+  if (options.busy_poll && run.use_http)
+    return invalidArgument() << "loadgen: busy polling is for gRPC only (protocol '"
+                             << options.protocol << "')";
   if (run.use_grpc) {
     RS_ASSIGN_OR_RETURN(run.grpc_hp, parseServerUrl(options.grpc_url, WireProtocol::kGrpc));
   }
@@ -160,6 +188,7 @@ Result<LoadgenReport> runLoad(const LoadgenOptions &options) {
   if (run.model.inputs.empty() || run.model.outputs.empty())
     return invalidArgument() << "loadgen: model '" << options.model
                              << "' has no inputs or no outputs";
+  RS_RETURN_IF_ERROR(keepRequestedOutputs(options.outputs, run.model));
   std::mt19937_64 rng(options.seed);
   for (int i = 0; i < options.payloads; ++i) {
     RS_ASSIGN_OR_RETURN(Payload p, makePayload(run.model, options.rows, rng));

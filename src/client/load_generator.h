@@ -10,11 +10,11 @@
 // http_binary (binary tensor extension), and with `shared_memory` grpc_shm / http_shm
 // (inputs read from and outputs written to system shared memory regions that the
 // generator creates with shm_open and registers; the server must run on this host).
-// Inputs are random (fixed seeds, `payloads` distinct ones) with `rows` rows, every
-// output is requested. With `verify`, the first successful answer to each payload is the
-// reference and every later answer must equal it (byte for byte, or within `rtol` for
-// floating point): run the server with a deterministic configuration (e.g.
-// `runtime.profile: regulated`) for exact checks.
+// Inputs are random (fixed seeds, `payloads` distinct ones) with `rows` rows; every output
+// is requested, or only those named in `outputs` (KServe V2 requested outputs). With `verify`, the
+// first successful answer to each payload is the reference and every later answer must equal it
+// (byte for byte, or within `rtol` for floating point): run the server with a deterministic
+// configuration (e.g. `runtime.profile: regulated`) for exact checks.
 //
 // Malformed kinds (`malformed_fraction` of the requests, the kinds in turn at random):
 // unknown_model, missing_input, extra_input, wrong_dtype, wrong_shape, zero_rows,
@@ -98,6 +98,13 @@ struct LoadgenOptions {
   /// A client stops after this many answers in a row found no server to connect to (it
   /// exited, e.g. after SIGTERM); 0 = never.
   int stop_when_unreachable = 0;
+  /// Outputs to request by name, in this order (empty: every output of the model).
+  std::vector<std::string> outputs;
+  /// gRPC only: each client waits for its answer by polling its own completion queue
+  /// without sleeping, instead of blocking in the call. The client's thread then never
+  /// halts while a call is in flight, which separates the server's and the transport's
+  /// cost from the client's wake-up (docs/performance.md); it burns a core per client.
+  bool busy_poll = false;
   /// Tests only: when set and true, the clients stop after their current request.
   const std::atomic<bool> *cancel = nullptr;
 };

@@ -74,7 +74,7 @@ class ClientThread {
 public:
   ClientThread(Run &run, int index)
       : run_(run), index_(index), rng_(run.options.seed * 7919 + index) {}
-  ~ClientThread() { teardownShm(); }
+  ~ClientThread();
 
   /// Opens the connections and, with shared memory, creates and registers the regions.
   Status setup();
@@ -92,6 +92,11 @@ private:
   const WireRequest &wireRequest(const KindSpec &kind, size_t p);
 
   Answer sendGrpc(const KindSpec &kind, const WireRequest &req);
+
+  /// One ModelInfer call: blocking, or with `busy_poll` started on this client's completion
+  /// queue and polled for without sleeping until it ends.
+  grpc::Status callModelInfer(grpc::ClientContext &ctx, const inference::ModelInferRequest &req,
+                              inference::ModelInferResponse &resp);
 
   /// True when a fresh TCP connection to `hp` is refused (nothing listens there). An
   /// HTTP/1.1 GET serves as the probe on either port: on the gRPC port a listening server
@@ -114,6 +119,7 @@ private:
   int index_;
   std::mt19937_64 rng_;
   std::unique_ptr<inference::GRPCInferenceService::Stub> stub_;
+  std::unique_ptr<grpc::CompletionQueue> cq_; // busy_poll only
   std::unique_ptr<httplib::Client> http_;
   bool http_reused_ = false; // the next HTTP request goes over a kept-alive connection
   int unreachable_in_a_row_ = 0;

@@ -66,6 +66,50 @@ TEST(Loadgen, EveryKindGetsTheExpectedAnswer) {
   EXPECT_TRUE(w->infer(irisRequest(irisRow()), &reply).ok());
 }
 
+// --outputs narrows every request to the named outputs, and a reply must carry exactly
+// those; --busy-poll answers the same as the blocking client.
+TEST(Loadgen, RequestedOutputsAndBusyPolling) {
+  WorkerSetup o;
+  o.include = {"tiny_bert"};
+  o.runtime_extra = ", profile: regulated";
+  auto w = startHardeningWorker(kIrisRepo, o);
+  ASSERT_TRUE(w);
+  client::LoadgenOptions lo;
+  lo.protocol = "grpc";
+  lo.grpc_url = "127.0.0.1:" + std::to_string(w->worker().grpcPort());
+  lo.http_url = "127.0.0.1:" + std::to_string(w->worker().httpPort());
+  lo.model = "tiny_bert";
+  lo.concurrency = 2;
+  lo.duration_s = 0;
+  lo.requests = 40;
+  lo.outputs = {"pooled"};
+  for (bool busy : {false, true}) {
+    lo.busy_poll = busy;
+    Result<client::LoadgenReport> r = client::runLoad(lo);
+    ASSERT_TRUE(r.isOk()) << r.status().toString();
+    EXPECT_EQ(r->valid_ok, 40u) << "busy_poll " << busy << "\n" << r->text();
+    EXPECT_EQ(r->unexpected, 0u) << r->text();
+  }
+  lo.busy_poll = false;
+  lo.protocol = "http";
+  Result<client::LoadgenReport> http = client::runLoad(lo);
+  ASSERT_TRUE(http.isOk()) << http.status().toString();
+  EXPECT_EQ(http->valid_ok, 40u) << http->text();
+
+  lo.outputs = {"pooled", "logits"};
+  Result<client::LoadgenReport> unknown = client::runLoad(lo);
+  ASSERT_FALSE(unknown.isOk());
+  EXPECT_EQ(unknown.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(unknown.status().message(),
+            "loadgen: model 'tiny_bert' has no output 'logits' (its outputs: hidden, pooled)");
+  lo.outputs = {"pooled", "pooled"};
+  EXPECT_EQ(client::runLoad(lo).status().message(), "loadgen: output 'pooled' requested twice");
+  lo.outputs = {};
+  lo.busy_poll = true;
+  EXPECT_EQ(client::runLoad(lo).status().message(),
+            "loadgen: busy polling is for gRPC only (protocol 'http')");
+}
+
 TEST(Sigterm, NoValidRequestIsLostAndTheProcessExitsZero) {
   const fs::path dir =
       fs::temp_directory_path() / ("rs_hardening_sigterm_" + std::to_string(::getpid()));

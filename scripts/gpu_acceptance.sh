@@ -15,6 +15,9 @@
 #       batches in flight (scheduler.max_batches_in_flight), autotuning on
 #   scripts/gpu_acceptance.sh serving             on the GPU machine: the serving figures with
 #       autotuning on (iris_mlp, resnet_bench, bert_bench) and the autotune cache's restarts
+#   scripts/gpu_acceptance.sh serving-load        the same without the autotune cache's restarts
+#   scripts/gpu_acceptance.sh compare BASE_BIN_DIR on the GPU machine: serving figures of this
+#       build and of BASE_BIN_DIR/reactant-server, alternating on one machine
 #   scripts/gpu_acceptance.sh sweep [DELAYS_US...] on the GPU machine: 32-client coalescing
 #       for each coalescing wait
 set -uo pipefail
@@ -249,9 +252,9 @@ if before_path:
 PY
 }
 
-loadgen() { # loadgen TAG CONCURRENCY SECONDS [MODEL [ROWS]]
+loadgen() { # loadgen TAG CONCURRENCY SECONDS [MODEL [ROWS]]; LOADGEN_FLAGS: more flags
   LD_LIBRARY_PATH="$LIB" "$BIN/reactant-server" loadgen --model "${4:-resnet_bench}" --grpc-url 127.0.0.1:$PORT \
-    --concurrency "$2" --duration "$3" --rows "${5:-1}" --payloads 8 --rtol 1e-3 2>&1 | tee "$LOGDIR/$1.txt"
+    --concurrency "$2" --duration "$3" --rows "${5:-1}" --payloads 8 --rtol 1e-3 ${LOADGEN_FLAGS:-} 2>&1 | tee "$LOGDIR/$1.txt"
 }
 
 # setup_work PREFIX: the paths of the carried tree (LIB, BIN, FIX) and a fresh work
@@ -517,6 +520,14 @@ serving() {
     check "autotune on, $m b1, 1 client: gRPC p50 - bare execute p50 < 100 us" \
       $(awk -v p="$p50" -v b="$bare" 'BEGIN {print (p != "" && b != "" && p - b < 100) ? 0 : 1}') \
       "gRPC p50 $p50 us - bare execute $bare us = $(awk -v p="$p50" -v b="$bare" 'BEGIN {printf "%.0f", p - b}') us"
+    # The same with a client that polls for its answer instead of sleeping (loadgen
+    # --busy-poll): what the client's own wake-up adds to the figure above.
+    stages "at_c1p_${m}_before" "$m"
+    LOADGEN_FLAGS=--busy-poll loadgen "at_c1p_$m" 1 5 "$m" >/dev/null
+    stages "at_c1p_$m" "$m" "at_c1p_${m}_before"
+    p50=$(loadgen_p50_us "$LOGDIR/at_c1p_$m.txt")
+    echo "NOTE autotune on, $m b1, 1 busy-polling client: gRPC p50 $p50 us - bare execute $bare us =" \
+      "$(awk -v p="$p50" -v b="$bare" 'BEGIN {printf "%.0f", p - b}') us"
   done
   stop
   echo "== 1 client, b1 requests, autotuning on, the regulated profile's scheduling (coalescing off, batch_sizes: largest; informational)"
@@ -533,6 +544,8 @@ serving() {
   stages at_cpu_before iris_mlp
   loadgen at_cpu_c1 1 5 iris_mlp | grep -E "latency"
   stages at_cpu iris_mlp at_cpu_before
+  LOADGEN_FLAGS=--busy-poll loadgen at_cpu_c1p 1 5 iris_mlp | grep -E "latency" | sed 's/^/busy-polling client: /'
+  stages at_cpu_p iris_mlp at_cpu
   stop
   echo "== coalescing, autotuning on, max_queue_delay_microseconds=2000"
   QUEUE_DELAY_US=2000 serve at_delay "$WORK/repo" auto "[iris_mlp, resnet_bench, bert_bench]"
@@ -543,14 +556,24 @@ serving() {
       loadgen "at_${m%%:*}_c$c" $c 5 "${m%%:*}" "${m##*:}" | grep -E "^requests"
       stages "at_${m%%:*}_c$c" "${m%%:*}" "at_${m%%:*}_c${c}_before"
     done
+    # bert_bench's answers without its 128 KiB `hidden` output: what the answer's bytes cost.
+    echo "bert_bench 1-row, $c clients, only the output 'pooled' requested:"
+    LOADGEN_FLAGS="--outputs pooled" loadgen "at_bert_pooled_c$c" $c 5 bert_bench 1 | grep -E "^requests"
+    stages "at_bert_pooled_c$c" bert_bench "at_bert_bench_c$c"
   done
   stop
   for m in resnet_bench bert_bench; do
     mkdir -p "$WORK/bare/bundles" && cp -r "$FIX/bundles/$m" "$WORK/bare/bundles/"
   done
-  echo "== bare b32 through jaxlib (same flags, autotuning on; K=1)"
-  XLA_FLAGS="$SERVER_FLAGS" "$PY" bench/xla_bench.py "$WORK/bare/bundles/resnet_bench" "$PWD/$DEST/bare/golden/resnet_bench" 32 \
-    --platform cuda --transfers --min-seconds 2 --warmup 20 2>&1 | tail -1
+  echo "== bare b32 through jaxlib (same flags, autotuning on; K=1, then K calls in flight)"
+  local k
+  for m in resnet_bench bert_bench; do
+    for k in 2 4; do
+      XLA_FLAGS="$SERVER_FLAGS" "$PY" bench/xla_bench.py "$WORK/bare/bundles/$m" "$PWD/$DEST/bare/golden/$m" 32 \
+        --platform cuda --transfers --min-seconds 2 --warmup 20 --in-flight $k 2>&1 | tail -2
+    done
+  done
+  [ "${SERVING_LOAD_ONLY:-}" = 1 ] && { serving_end; return; }
   echo "== autotune cache"
   echo "after the cold start: $(find "$AUTOTUNE_DIR" -type f | wc -l) files in $AUTOTUNE_DIR: $(ls "$AUTOTUNE_DIR" | head -8 | tr '\n' ' ')"
   head -c 600 "$AUTOTUNE_DIR/xla_autotune_results.textproto" 2>/dev/null; echo
@@ -574,6 +597,9 @@ serving() {
   stop
   same_outputs at_cold at_none "autotune on, restart with neither cache: outputs equal the cold start's"
   echo "start times (s): cold $cold_s, executable cache $warm_s, autotune cache only $tuned_s, neither $none_s"
+  serving_end
+}
+serving_end() {
   [ -n "${OUT:-}" ] && tar -C "$WORK" -czf "$OUT/gpu_serving_logs.tar.gz" logs
   echo "== gpu serving: $PASS passed, $FAIL failed"
 }
@@ -613,6 +639,36 @@ sweep() {
     echo "coalescing c32 max_queue_delay_microseconds=$d: $rate images/s = $(awk -v r="$rate" -v u="$b32_us" 'BEGIN {printf "%.1f", 100 * r * u / 32e6}')% of bare b32"
     stop
   done
+}
+
+# compare BASE_BIN_DIR: the serving figures of two server builds on one machine, rounds
+# alternating (base, this build, base, this build): autotuning on, coalescing on, no wait;
+# per build and round the 1-client p50 of iris_mlp and bert_bench b1, bert_bench 1-row at
+# 64 clients and resnet_bench 8-row at 32 clients, each with the stage means. BASE_BIN_DIR
+# holds the other build's reactant-server (same libraries); the clients are this build's.
+compare() {
+  local base=$1 round bin tag m
+  setup_work gpu-compare
+  export AUTOTUNE=true AUTOTUNE_DIR="$WORK/autotune"
+  mkdir -p "$WORK/repo"
+  for m in iris_mlp resnet_bench bert_bench; do cp -r "$FIX/bundles/$m" "$WORK/repo/"; done
+  local this=$BIN
+  for round in 1 2; do
+    for bin in "$base" "$this"; do
+      tag="r${round}_$([ "$bin" = "$base" ] && echo base || echo this)"
+      BIN=$bin serve "$tag" "$WORK/repo" auto "[iris_mlp, resnet_bench, bert_bench]" >/dev/null ||
+        { echo "$tag: server did not start"; continue; }
+      for m in iris_mlp:1:1 bert_bench:1:1 bert_bench:64:1 resnet_bench:32:8; do
+        IFS=: read -r name c rows <<<"$m"
+        stages "${tag}_${name}_c${c}_before" "$name"
+        loadgen "${tag}_${name}_c$c" "$c" 5 "$name" "$rows" >/dev/null
+        echo "$tag $name ${rows}-row $c clients: $(grep -E '^requests' "$LOGDIR/${tag}_${name}_c$c.txt" | cut -d: -f2) p50 $(loadgen_p50_us "$LOGDIR/${tag}_${name}_c$c.txt") us"
+        stages "${tag}_${name}_c$c" "$name" "${tag}_${name}_c${c}_before"
+      done
+      stop
+    done
+  done
+  BIN=$this
 }
 
 # inflight: coalescing against the bare b32 execute, autotuning on, for each number of
@@ -702,12 +758,14 @@ inflight) inflight 2>&1 | tee "${OUT:-/tmp}/gpu_inflight.log" ;;
 run) run 2>&1 | tee "${OUT:-/tmp}/gpu_acceptance.log" ;;
 overhead) overhead 2>&1 | tee "${OUT:-/tmp}/gpu_overhead.log" ;;
 serving) serving 2>&1 | tee "${OUT:-/tmp}/gpu_serving.log" ;;
+serving-load) SERVING_LOAD_ONLY=1 serving 2>&1 | tee "${OUT:-/tmp}/gpu_serving.log" ;;
+compare) compare "$2" 2>&1 | tee "${OUT:-/tmp}/gpu_compare.log" ;;
 sweep)
   shift
   sweep "$@" 2>&1 | tee "${OUT:-/tmp}/gpu_sweep.log"
   ;;
 *)
-  echo "usage: $0 stage [BUILD_DIR] | run | goldens | overhead | serving | inflight | sweep [DELAYS_US...]" >&2
+  echo "usage: $0 stage [BUILD_DIR] | run | goldens | overhead | serving | serving-load | compare BASE_BIN_DIR | inflight | sweep [DELAYS_US...]" >&2
   exit 2
   ;;
 esac

@@ -38,6 +38,14 @@ int main(int argc, char **argv) {
   // (bench/serve_rss.sh; docs/performance.md, "Peak resident memory while serving"). The
   // CPU executor's own intermediates are recycled by its BlockCache, not by malloc.
   mallopt(M_MMAP_THRESHOLD, 4 << 20);
+  // Setting the mmap threshold by hand also freezes the trim threshold at its 128 KiB
+  // default (glibc raises both together only while neither is set). Every free that leaves
+  // more than 128 KiB at the top of an arena's heap would then hand those pages back to the
+  // kernel, and the next answer or request of that size faults them in again, page by page,
+  // on the serving path (docs/performance.md, "Heap trimming on the serving path").
+  // Twice the mmap threshold is the value glibc itself pairs with it; the memory trimmer
+  // (server/memory_trimmer.h) still returns free memory after a peak.
+  mallopt(M_TRIM_THRESHOLD, 8 << 20);
   CLI::App app{"reactant-server: a KServe V2 inference server for StableHLO bundles"};
   app.require_subcommand(0, 1);
   bool version = false;

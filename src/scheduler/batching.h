@@ -55,7 +55,9 @@ struct BatchPart {
 /// zero-filling the rest. Every part's tensor has the same dtype and the same non-batch dims.
 Tensor gatherRows(std::span<const BatchPart> parts, int64_t axis, int64_t batch_rows);
 
-/// Copies rows [range.begin, range.begin + range.count) of `t` along `axis` into a new tensor.
+/// Rows [range.begin, range.begin + range.count) of `t` along `axis`: a view that shares
+/// `t`'s bytes (and keeps them alive) when those rows are contiguous, i.e. every dim before
+/// `axis` is 1 (the batch axis first, as in most programs); otherwise a copy.
 Tensor sliceRows(const Tensor &t, int64_t axis, RowRange range);
 
 } // namespace rs::scheduler

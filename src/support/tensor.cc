@@ -2,6 +2,7 @@
 #include "support/tensor.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <sstream>
 
@@ -99,6 +100,14 @@ Tensor Tensor::view(DType dtype, Shape shape, const uint8_t *data,
 Tensor Tensor::reshaped(Shape shape) const {
   Tensor t = *this;
   t.shape_ = std::move(shape);
+  return t;
+}
+
+Tensor Tensor::subview(int64_t byte_offset, Shape shape) const {
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  t.data_ = data_ + byte_offset;
+  assert(byte_offset >= 0 && byte_offset + t.byteSize() <= byteSize());
   return t;
 }
 

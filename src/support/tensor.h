@@ -62,6 +62,10 @@ public:
 
   /// Same bytes, another shape with the same element count.
   Tensor reshaped(Shape shape) const;
+  /// A view of this tensor's bytes from `byte_offset` on, holding `shape` of the same dtype,
+  /// that shares this tensor's owner (no copy). The caller keeps it inside the bytes:
+  /// byte_offset + the view's byte size <= byteSize().
+  Tensor subview(int64_t byte_offset, Shape shape) const;
   bool valid() const { return dtype_ != DType::kInvalid; }
 
 private:

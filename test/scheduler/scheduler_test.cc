@@ -70,6 +70,21 @@ TEST(Batching, GatherAndSliceRowsAlongInnerAxis) {
   EXPECT_EQ(values(s), (std::vector<int32_t>{3, 4}));
 }
 
+TEST(Batching, SliceRowsAlongTheFirstAxisIsAViewOfTheBatch) {
+  Tensor g = Tensor::zeros(DType::kI32, {4, 2});
+  for (int i = 0; i < 8; ++i)
+    g.mutableDataAs<int32_t>()[i] = i;
+  Tensor s = sliceRows(g, 0, {1, 2});
+  EXPECT_EQ(s.shape(), (Shape{2, 2}));
+  EXPECT_EQ(s.data(), g.data() + 2 * 4); // no copy
+  EXPECT_EQ(values(s), (std::vector<int32_t>{2, 3, 4, 5}));
+  // Unit dims before the batch axis keep the rows contiguous: a view too.
+  Tensor u = g.reshaped({1, 4, 2});
+  Tensor su = sliceRows(u, 1, {3, 1});
+  EXPECT_EQ(su.data(), g.data() + 6 * 4);
+  EXPECT_EQ(values(su), (std::vector<int32_t>{6, 7}));
+}
+
 TEST(Scheduler, CoalescesQueuedRequestsIntoSmallestSize) {
   FakeDevice dev;
   dev.hold = true;

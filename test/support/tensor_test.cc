@@ -20,5 +20,22 @@ TEST(Tensor, CopyOfAnEmptySpanGivesAnEmptyTensor) {
   EXPECT_EQ(t.byteSize(), 0);
 }
 
+TEST(Tensor, SubviewSharesTheBytesAndKeepsThemAlive) {
+  Tensor sub;
+  const uint8_t *base = nullptr;
+  {
+    Tensor t = Tensor::zeros(DType::kI32, {3, 2});
+    for (int i = 0; i < 6; ++i)
+      t.mutableDataAs<int32_t>()[i] = 10 + i;
+    base = t.data();
+    sub = t.subview(2 * 4, {2, 2}); // rows 1 and 2
+  }
+  // The source is gone; the view still holds its bytes.
+  EXPECT_EQ(sub.data(), base + 8);
+  EXPECT_EQ(sub.shape(), (Shape{2, 2}));
+  const int32_t *v = sub.dataAs<int32_t>();
+  EXPECT_EQ(std::vector<int32_t>(v, v + 4), (std::vector<int32_t>{12, 13, 14, 15}));
+}
+
 } // namespace
 } // namespace rs

@@ -143,9 +143,10 @@ public:
   /// Results of `main` per run.
   size_t numOutputs() const { return num_outputs_; }
   /// Whether every result lands in host memory (memory kind "pinned_host", as compiled from
-  /// a program whose results carry `mhlo.memory_kind = "pinned_host"`): runHost() then reads
-  /// the results where the program wrote them once the run has completed, instead of
-  /// copying each from the device after it.
+  /// a program whose results carry `mhlo.memory_kind = "pinned_host"`): runHost() then
+  /// returns tensors that view the results where the program wrote them once the run has
+  /// completed (each holds its result buffer until the tensor and its views are gone),
+  /// instead of copying each from the device after it.
   bool resultsInHostMemory() const { return host_results_; }
 
   /// Runs the program on `args` (main's arguments in order) and waits until it has

@@ -28,19 +28,26 @@ namespace fs = std::filesystem;
 /// "kind: first unexpected answer" lines of a report, for failure messages.
 std::string unexpectedOf(const client::LoadgenReport &r) { return r.text(); }
 
+/// A load of `requests` requests from `concurrency` clients against worker `w`'s model.
+client::LoadgenOptions loadFor(TestWorker &w, const std::string &model, int concurrency,
+                               int64_t requests) {
+  client::LoadgenOptions lo;
+  lo.grpc_url = "127.0.0.1:" + std::to_string(w.worker().grpcPort());
+  lo.http_url = "127.0.0.1:" + std::to_string(w.worker().httpPort());
+  lo.model = model;
+  lo.concurrency = concurrency;
+  lo.duration_s = 0;
+  lo.requests = requests;
+  return lo;
+}
+
 TEST(Loadgen, EveryKindGetsTheExpectedAnswer) {
   WorkerSetup o;
   o.runtime_extra = ", profile: regulated"; // same program for every request: exact checks
   auto w = startHardeningWorker(kIrisRepo, o);
   ASSERT_TRUE(w);
-  client::LoadgenOptions lo;
+  client::LoadgenOptions lo = loadFor(*w, "iris_mlp", 3, 900);
   lo.protocol = "both";
-  lo.grpc_url = "127.0.0.1:" + std::to_string(w->worker().grpcPort());
-  lo.http_url = "127.0.0.1:" + std::to_string(w->worker().httpPort());
-  lo.model = "iris_mlp";
-  lo.concurrency = 3;
-  lo.duration_s = 0;
-  lo.requests = 900;
   lo.malformed_fraction = 0.6;
   lo.shared_memory = true;
   lo.rows = 2;
@@ -74,14 +81,8 @@ TEST(Loadgen, RequestedOutputsAndBusyPolling) {
   o.runtime_extra = ", profile: regulated";
   auto w = startHardeningWorker(kIrisRepo, o);
   ASSERT_TRUE(w);
-  client::LoadgenOptions lo;
+  client::LoadgenOptions lo = loadFor(*w, "tiny_bert", 2, 40);
   lo.protocol = "grpc";
-  lo.grpc_url = "127.0.0.1:" + std::to_string(w->worker().grpcPort());
-  lo.http_url = "127.0.0.1:" + std::to_string(w->worker().httpPort());
-  lo.model = "tiny_bert";
-  lo.concurrency = 2;
-  lo.duration_s = 0;
-  lo.requests = 40;
   lo.outputs = {"pooled"};
   for (bool busy : {false, true}) {
     lo.busy_poll = busy;

@@ -85,6 +85,9 @@ Status keepRequestedOutputs(const std::vector<std::string> &names, Model &model)
   for (const std::string &name : names) {
     auto it = std::find_if(model.outputs.begin(), model.outputs.end(),
                            [&](const protocol::TensorSpec &o) { return o.name == name; });
+    if (name.empty())
+      return invalidArgument() << "loadgen: an output name is empty (give the names of "
+                               << "outputs of model '" << model.name << "')";
     if (it == model.outputs.end()) {
       std::string known;
       for (const protocol::TensorSpec &o : model.outputs)
@@ -177,6 +180,13 @@ Result<LoadgenReport> runLoad(const LoadgenOptions &options) {
   if (options.busy_poll && run.use_http)
     return invalidArgument() << "loadgen: busy polling is for gRPC only (protocol '"
                              << options.protocol << "')";
+  if (const unsigned cores =
+          options.cores > 0 ? options.cores : std::max(1u, std::thread::hardware_concurrency());
+      options.busy_poll && static_cast<unsigned>(options.concurrency) >= cores)
+    return invalidArgument() << "loadgen: busy polling spins a core per client; "
+                             << options.concurrency << " clients on " << cores
+                             << " cores leave none for the server (use fewer than " << cores
+                             << " clients, or no --busy-poll)";
   if (run.use_grpc) {
     RS_ASSIGN_OR_RETURN(run.grpc_hp, parseServerUrl(options.grpc_url, WireProtocol::kGrpc));
   }
@@ -223,6 +233,8 @@ Result<LoadgenReport> runLoad(const LoadgenOptions &options) {
   clients.clear(); // unregisters and unlinks shared memory
 
   report.kinds = std::move(run.kinds);
+  report.requested_outputs = options.outputs;
+  report.busy_poll = options.busy_poll;
   for (const auto &[name, k] : report.kinds) {
     report.requests += k.sent;
     if (!k.malformed)
@@ -255,6 +267,10 @@ std::string LoadgenReport::text() const {
      << p90_ms << " p99 " << p99_ms << " max " << max_ms << "\n";
   os << "errors " << errors << " (answers other than OK, malformed included), unexpected "
      << unexpected << "\n";
+  os << "client " << (busy_poll ? "busy-polling" : "blocking") << ", outputs ";
+  for (size_t i = 0; i < requested_outputs.size(); ++i)
+    os << (i ? "," : "") << requested_outputs[i];
+  os << (requested_outputs.empty() ? "all" : "") << "\n";
   // Names up to 36 characters ("http binary_size_overflow (bad)") keep the columns aligned.
   char header[160];
   std::snprintf(header, sizeof header, "%-36s %9s %8s %8s %8s %8s %8s %8s  codes\n", "kind", "sent",

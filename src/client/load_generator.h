@@ -103,8 +103,11 @@ struct LoadgenOptions {
   /// gRPC only: each client waits for its answer by polling its own completion queue
   /// without sleeping, instead of blocking in the call. The client's thread then never
   /// halts while a call is in flight, which separates the server's and the transport's
-  /// cost from the client's wake-up (docs/performance.md); it burns a core per client.
+  /// cost from the client's wake-up (docs/performance.md). It burns a core per client, so
+  /// the clients must be fewer than the cores (the server needs at least one).
+  /// `cores` (0: std::thread::hardware_concurrency) is what that check counts.
   bool busy_poll = false;
+  unsigned cores = 0;
   /// Tests only: when set and true, the clients stop after their current request.
   const std::atomic<bool> *cancel = nullptr;
 };
@@ -136,6 +139,10 @@ struct LoadgenReport {
   uint64_t errors = 0;     // answers other than OK (malformed ones included)
   uint64_t unexpected = 0; // lost + wrong + malformed answered otherwise than expected
   std::map<std::string, KindStats> kinds;
+  /// How the clients ran: the outputs they requested (empty: every output) and whether
+  /// they busy-polled (LoadgenOptions), so a saved report says which client gave it.
+  std::vector<std::string> requested_outputs;
+  bool busy_poll = false;
   /// (seconds since start, resident bytes) samples of the server.
   std::vector<std::pair<double, int64_t>> rss;
   /// The samples per minute and their growth (client/rss_trend.h).

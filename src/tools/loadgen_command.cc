@@ -49,10 +49,11 @@ void addLoadgenCommand(CLI::App &app) {
       ->check(CLI::Range(1, 1 << 16));
   cmd->add_flag("--no-verify", *no_verify, "Do not compare answers with the first answer");
   cmd->add_option("--outputs", o->outputs,
-                  "Request only these outputs, by name (default: every output)")
+                  "Request only these outputs: names, comma-separated (default: every output)")
       ->delimiter(',');
   cmd->add_flag("--busy-poll", o->busy_poll,
-                "gRPC: poll for each answer without sleeping (a core per client)");
+                "gRPC: poll for each answer without sleeping (a core per client; fewer "
+                "clients than cores)");
   cmd->add_option("--rtol", o->rtol,
                   "Relative tolerance for floating-point outputs (default 0: bit-exact)");
   cmd->add_option("--seed", o->seed, "Random seed (default 1)");

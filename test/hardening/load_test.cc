@@ -86,10 +86,15 @@ TEST(Loadgen, RequestedOutputsAndBusyPolling) {
   lo.outputs = {"pooled"};
   for (bool busy : {false, true}) {
     lo.busy_poll = busy;
+    lo.concurrency = busy ? 1 : 2; // a spinning client takes a core
     Result<client::LoadgenReport> r = client::runLoad(lo);
     ASSERT_TRUE(r.isOk()) << r.status().toString();
     EXPECT_EQ(r->valid_ok, 40u) << "busy_poll " << busy << "\n" << r->text();
     EXPECT_EQ(r->unexpected, 0u) << r->text();
+    EXPECT_NE(r->text().find(busy ? "client busy-polling, outputs pooled\n"
+                                  : "client blocking, outputs pooled\n"),
+              std::string::npos)
+        << r->text();
   }
   lo.busy_poll = false;
   lo.protocol = "http";
@@ -105,10 +110,19 @@ TEST(Loadgen, RequestedOutputsAndBusyPolling) {
             "loadgen: model 'tiny_bert' has no output 'logits' (its outputs: hidden, pooled)");
   lo.outputs = {"pooled", "pooled"};
   EXPECT_EQ(client::runLoad(lo).status().message(), "loadgen: output 'pooled' requested twice");
+  lo.outputs = {""};
+  EXPECT_EQ(client::runLoad(lo).status().message(),
+            "loadgen: an output name is empty (give the names of outputs of model 'tiny_bert')");
   lo.outputs = {};
   lo.busy_poll = true;
   EXPECT_EQ(client::runLoad(lo).status().message(),
             "loadgen: busy polling is for gRPC only (protocol 'http')");
+  lo.protocol = "grpc";
+  lo.concurrency = 4;
+  lo.cores = 4;
+  EXPECT_EQ(client::runLoad(lo).status().message(),
+            "loadgen: busy polling spins a core per client; 4 clients on 4 cores leave none for "
+            "the server (use fewer than 4 clients, or no --busy-poll)");
 }
 
 TEST(Sigterm, NoValidRequestIsLostAndTheProcessExitsZero) {

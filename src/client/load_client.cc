@@ -141,12 +141,8 @@ Answer ClientThread::sendGrpc(const KindSpec &kind, const WireRequest &req) {
       a.code == StatusCode::kUnavailable && a.message.find("connect") != std::string::npos;
   if (!s.ok() || kind.malformed || kind.shm)
     return a;
-  if (static_cast<size_t>(resp.outputs_size()) != run_.model.outputs.size()) {
-    a.code = StatusCode::kInternal;
-    a.message = "reply has " + std::to_string(resp.outputs_size()) + " outputs for " +
-                std::to_string(run_.model.outputs.size()) + " requested";
+  if (!outputCountMatches(static_cast<size_t>(resp.outputs_size()), a))
     return a;
-  }
   for (const protocol::TensorSpec &spec : run_.model.outputs) {
     std::string bytes;
     bool found = false;
@@ -185,6 +181,15 @@ grpc::Status ClientThread::callModelInfer(grpc::ClientContext &ctx,
     if (next == grpc::CompletionQueue::SHUTDOWN)
       return grpc::Status(grpc::StatusCode::INTERNAL, "loadgen: completion queue shut down");
   }
+}
+
+bool ClientThread::outputCountMatches(size_t got, Answer &a) const {
+  if (got == run_.model.outputs.size())
+    return true;
+  a.code = StatusCode::kInternal;
+  a.message = "reply has " + std::to_string(got) + " outputs for " +
+              std::to_string(run_.model.outputs.size()) + " requested";
+  return false;
 }
 
 bool ClientThread::refusesConnections(const HostPort &hp) {
@@ -252,12 +257,8 @@ Answer ClientThread::sendHttp(const KindSpec &kind, const WireRequest &req) {
     a.message = "reply does not decode: " + resp.status().message();
     return a;
   }
-  if (resp->outputs.size() != run_.model.outputs.size()) {
-    a.code = StatusCode::kInternal;
-    a.message = "reply has " + std::to_string(resp->outputs.size()) + " outputs for " +
-                std::to_string(run_.model.outputs.size()) + " requested";
+  if (!outputCountMatches(resp->outputs.size(), a))
     return a;
-  }
   for (const protocol::TensorSpec &spec : run_.model.outputs) {
     const Tensor *t = nullptr;
     for (const protocol::NamedTensor &o : resp->outputs)

@@ -83,11 +83,11 @@ Status keepRequestedOutputs(const std::vector<std::string> &names, Model &model)
     return Status::ok();
   std::vector<protocol::TensorSpec> kept;
   for (const std::string &name : names) {
-    auto it = std::find_if(model.outputs.begin(), model.outputs.end(),
-                           [&](const protocol::TensorSpec &o) { return o.name == name; });
     if (name.empty())
       return invalidArgument() << "loadgen: an output name is empty (give the names of "
                                << "outputs of model '" << model.name << "')";
+    auto it = std::find_if(model.outputs.begin(), model.outputs.end(),
+                           [&](const protocol::TensorSpec &o) { return o.name == name; });
     if (it == model.outputs.end()) {
       std::string known;
       for (const protocol::TensorSpec &o : model.outputs)

@@ -98,6 +98,10 @@ private:
   grpc::Status callModelInfer(grpc::ClientContext &ctx, const inference::ModelInferRequest &req,
                               inference::ModelInferResponse &resp);
 
+  /// Whether a reply with `got` outputs carries as many as were requested; if not, `a`
+  /// becomes the INTERNAL answer that says so.
+  bool outputCountMatches(size_t got, Answer &a) const;
+
   /// True when a fresh TCP connection to `hp` is refused (nothing listens there). An
   /// HTTP/1.1 GET serves as the probe on either port: on the gRPC port a listening server
   /// accepts the connection and then fails the GET some other way.
